@@ -1,0 +1,119 @@
+/* The bootgate command: a table of subcommands, each in its own cmd-*.c file. */
+#include "cmd.h"
+#include "log.h"
+
+#ifndef BOOTGATE_VERSION
+#define BOOTGATE_VERSION "0.1"
+#endif
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct bg_cmd commands[] = {
+	{ "parse", cmd_parse, "[--json | --summary] [--top N] LOG|- ...",
+	  "read boot-time figures (initcalls, probes, time to init) from console or LAVA logs" },
+	{ "diff", cmd_diff, "[--json] [--top N | --all] A.log B.log",
+	  "compare two boots initcall by initcall, quoting the kernel's own lines" },
+	{ "help", cmd_help, "[COMMAND]", "show the commands, or one command's help" },
+	{ "version", cmd_version, "", "print the version" },
+};
+
+static const struct bg_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_overview(FILE *out)
+{
+	fprintf(out, "usage: bootgate COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'bootgate help COMMAND' or 'bootgate COMMAND --help' shows one command.\n");
+}
+
+int cmd_print_help(const char *name)
+{
+	const struct bg_cmd *c = find_cmd(name);
+
+	if (!c)
+		return cmd_usage_error("help", "unknown command '%s'", name);
+	printf("usage: bootgate %s %s\n\n%s\n", c->name, c->usage, c->summary);
+	if (!strcmp(name, "parse"))
+		printf("\n"
+		       "  --json      one JSON document: {\"logs\": [one object per boot]}\n"
+		       "  --summary   one line per boot\n"
+		       "  --top N     rows in the slowest-initcall and slowest-probe tables (10)\n"
+		       "  LOG         a console capture, a dmesg dump or a LAVA job log; - is stdin\n"
+		       "\nexit: 0 every log read, 1 a log could not be read, 2 usage\n");
+	else if (!strcmp(name, "diff"))
+		printf("\n"
+		       "  --json      the rows as JSON\n"
+		       "  --top N     the N largest changes (20)\n"
+		       "  --all       every initcall and probe\n"
+		       "\nThe first boot of each log is compared. Initcalls are matched by name and\n"
+		       "occurrence, never by +off/size, which patches change.\n"
+		       "\nexit: 0 compared, 1 a log could not be read, 2 usage\n");
+	return 0;
+}
+
+int cmd_usage_error(const char *name, const char *fmt, ...)
+{
+	const struct bg_cmd *c = find_cmd(name);
+	va_list ap;
+
+	fprintf(stderr, "bootgate %s: ", name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fprintf(stderr, "usage: bootgate %s %s\n", c->name, c->usage);
+	return 2;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 2)
+		return cmd_usage_error("help", "too many arguments");
+	if (argc == 2)
+		return cmd_print_help(argv[1]);
+	print_overview(stdout);
+	return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		return cmd_usage_error("version", "takes no arguments");
+	printf("bootgate %s\n", BOOTGATE_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct bg_cmd *c;
+
+	log_init("bootgate", 0);
+	if (argc < 2) {
+		print_overview(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(1, argv + 1);
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(1, argv + 1);
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "bootgate: unknown command '%s'\n\n", argv[1]);
+		print_overview(stderr);
+		return 2;
+	}
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return cmd_print_help(c->name);
+	return c->fn(argc - 1, argv + 1);
+}
