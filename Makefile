@@ -1,0 +1,147 @@
+# bootgate: one GNU Makefile for the library, the programs, the tests and the benchmarks.
+#
+#   make              build bin/bootgate
+#   make demo         install what is missing, then run the main job on the shipped logs
+#   make check        install what is missing, then every test (unit, sanitizers,
+#                     end-to-end, fuzzing)
+#   make check-unit   the unit tests only (fast)
+#   make bench        benchmarks, side by side with reference tools
+#   make analyze      cppcheck and clang-tidy
+#   make SANITIZE=address,undefined check-unit   the unit tests under sanitizers
+#   make install PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR_INSTALL = $(DESTDIR)$(PREFIX)/bin
+# Slow things kept between runs (kernel trees, built images, bench inputs).
+BOOTGATE_CACHE ?= /var/cache/bootgate
+export BOOTGATE_CACHE
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+FUZZ_SECONDS ?= 60
+
+# git's config.mak.dev warning set, with -Werror
+DEVELOPER_CFLAGS = -Wall -Wextra -Werror -Wdeclaration-after-statement -Wformat-security \
+	-Wold-style-definition -Woverflow -Wpointer-arith -Wstrict-prototypes -Wunused \
+	-Wvla -Wshadow -fno-common -Wno-sign-compare -Wno-unused-parameter \
+	-Wno-missing-field-initializers
+
+ifdef SANITIZE
+BUILD = build/sanitize
+BIN = $(BUILD)/bin
+SAN_CFLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD = build/default
+BIN = bin
+SAN_CFLAGS =
+endif
+
+ifndef V
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+QUIET_AR = @echo '   ' AR $@;
+endif
+
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
+LIBS = -lyaml -lxxhash -lm
+TEST_LIBS = -lcmocka
+
+LIB_SRC = $(wildcard lib/*.c)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_A = $(BUILD)/libbootgate.a
+CLI_SRC = $(wildcard daemon/*.c)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
+PROGRAMS = $(BIN)/bootgate
+UNIT_SRC = $(wildcard tests/unit/t-*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+
+.PHONY: all demo check check-unit check-e2e check-sanitize check-fuzz bench analyze \
+	install clean deps deps-check deps-bench deps-analyze
+
+all: $(PROGRAMS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	$(QUIET_AR)ar rcs $@ $^
+
+$(BIN)/bootgate: $(CLI_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
+		-o $@ $< $(LIB_A) $(LIBS) $(TEST_LIBS)
+
+# ---- dependencies: each entry point installs what it needs when it is missing
+
+deps:
+	@sh scripts/deps.sh build
+deps-check:
+	@sh scripts/deps.sh build check
+deps-bench:
+	@sh scripts/deps.sh build bench
+deps-analyze:
+	@sh scripts/deps.sh build analyze
+
+# ---- the main job
+
+demo: deps
+	@$(MAKE) --no-print-directory -s all
+	@sh scripts/demo.sh
+
+# ---- tests
+
+check-unit: deps-check
+	@$(MAKE) --no-print-directory $(UNIT_BIN)
+	@SUITE=$(if $(SANITIZE),unit-sanitize,unit) sh tests/run.sh unit $(UNIT_BIN)
+
+check-sanitize: deps-check
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
+
+check-e2e: deps-check all
+	@sh tests/run.sh e2e tests/e2e/t*.sh
+
+check-fuzz: deps-check
+	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS)
+
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+build/fuzz/fuzz-bootlog: tests/fuzz/fuzz-bootlog.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-bootlog.c $(LIB_SRC) $(LIBS)
+
+check: deps-check
+	@rm -f build/check-summary
+	@$(MAKE) --no-print-directory all
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-unit
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-sanitize
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-e2e
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-fuzz
+	@sh tests/run.sh total build/check-summary
+
+# ---- benchmarks and analysis
+
+bench: deps-bench all
+	@sh tests/bench/bench-parse.sh
+
+analyze: deps-analyze
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--std=c11 --inline-suppr -Ilib lib daemon
+	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=gnu11 -Ilib
+
+# ---- install and clean
+
+install: all
+	install -d $(BINDIR_INSTALL)
+	install -m 755 $(PROGRAMS) $(BINDIR_INSTALL)
+
+clean:
+	rm -rf build bin
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

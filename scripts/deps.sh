@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs the Debian packages a make target needs, only those missing.
+# usage: scripts/deps.sh build|check|bench|analyze ...
+set -eu
+
+pkgs=""
+for set in "$@"; do
+	case "$set" in
+	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev" ;;
+	check)   pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev jq time gzip" ;;
+	bench)   pkgs="$pkgs linux-source-6.1 xz-utils perl python3" ;;
+	analyze) pkgs="$pkgs cppcheck clang-tidy" ;;
+	*) echo "deps.sh: unknown set '$set'" >&2; exit 2 ;;
+	esac
+done
+
+missing=""
+for p in $pkgs; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q $missing >/dev/null

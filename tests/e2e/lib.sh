@@ -1,0 +1,68 @@
+# Sourced by every end-to-end test (git's t/test-lib.sh in small): each test file runs
+# in its own scratch directory, each case in a subshell with "set -e", and the file
+# ends with "N passed, N failed".
+set -u
+
+TEST_NAME=$(basename "$0" .sh)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BOOTGATE=${BOOTGATE:-$ROOT/bin/bootgate}
+FIXTURES=$ROOT/tests/fixtures
+EXPECT=$ROOT/tests/e2e/expect
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-$TEST_NAME.XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+cd "$SCRATCH" || exit 1
+export LC_ALL=C
+
+test_count=0
+test_passed=0
+test_failed=0
+
+bootgate() {
+	"$BOOTGATE" "$@"
+}
+
+# test_expect_success DESCRIPTION BODY
+test_expect_success() {
+	test_count=$((test_count + 1))
+	if (set -e; eval "$2") >"$SCRATCH/.case-out" 2>&1; then
+		test_passed=$((test_passed + 1))
+		echo "ok $test_count - $TEST_NAME: $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $TEST_NAME: $1"
+		sed 's/^/#   /' "$SCRATCH/.case-out"
+	fi
+}
+
+# test_cmp EXPECTED ACTUAL
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# test_exit_code WANT COMMAND...: runs COMMAND, fails unless it exits with WANT
+test_exit_code() {
+	want=$1
+	shift
+	set +e
+	"$@"
+	got=$?
+	set -e
+	if [ "$got" != "$want" ]; then
+		echo "exit code $got, want $want: $*" >&2
+		return 1
+	fi
+}
+
+# test_grep PATTERN FILE: fails, showing FILE, when PATTERN is not in it
+test_grep() {
+	if ! grep -q -e "$1" "$2"; then
+		echo "'$1' not found in $2:" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
+test_done() {
+	echo "$test_passed passed, $test_failed failed"
+	[ "$test_failed" = 0 ]
+}

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Bad input: a clear message naming the file (and line), or an empty result with outcome
+# "truncated"; never a crash, and the other logs are still read.
+. "$(dirname "$0")/lib.sh"
+
+cp "$FIXTURES"/bootlogs/x86_64-tiny-baseline-run1.log good.log
+
+test_expect_success 'missing file: named, exit 1, the other logs still read' '
+	test_exit_code 1 bootgate parse --json nope.log good.log >out 2>err &&
+	test_grep "bootgate: warning: cannot open .nope.log.: No such file or directory" err &&
+	jq -e ".logs | length == 1 and .[0].file == \"good.log\"" out
+'
+
+test_expect_success 'a directory is not a log' '
+	mkdir adir &&
+	test_exit_code 1 bootgate parse adir 2>err &&
+	test_grep "cannot read .adir.: Is a directory" err
+'
+
+test_expect_success 'empty file: truncated, warned, exit 0' '
+	: >empty.log &&
+	bootgate parse --json empty.log >out 2>err &&
+	test_grep "warning: empty.log: empty log" err &&
+	jq -e ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0 and .kernel == null" out
+'
+
+test_expect_success 'binary file: truncated, warned' '
+	gzip -9 -c good.log >bin.log &&
+	bootgate parse --json bin.log >out 2>err &&
+	test_grep "warning: bin.log: binary data" err &&
+	jq -e ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0" out
+'
+
+test_expect_success 'a 10 MB line is skipped with its line number, the rest read' '
+	head -n 300 good.log >long.log &&
+	head -c 10485760 /dev/zero | tr "\0" "x" >>long.log &&
+	printf "\n" >>long.log &&
+	tail -n +301 good.log >>long.log &&
+	bootgate parse --json long.log >out 2>err &&
+	test_grep "warning: long.log:301: line longer than 65536 bytes, skipped" err &&
+	jq -e ".logs[0] | (.initcalls|length) == 185 and .unparsed_lines == 1 and .outcome == \"complete\"" out
+'
+
+test_expect_success 'invalid UTF-8: still valid JSON, U+FFFD in its place' '
+	printf "[    0.000000] Linux version 6.1\377+ (x)\n[    0.100000] initcall a\376_init+0x0/0x1 returned 0 after 5 usecs\n" >utf.log &&
+	bootgate parse --json utf.log >out &&
+	jq -e ".logs[0] | .kernel == \"6.1\uFFFD+\" and .initcalls[0].name == \"a\uFFFD_init\"" out
+'
+
+test_expect_success 'a LAVA log cut in the middle: where, and what came before' '
+	head -c 120000 "$FIXTURES/lava/fresh-chroot-job1-boot.log.yaml" >cut.yaml &&
+	bootgate parse --json cut.yaml >out 2>err &&
+	test_grep "warning: cut.yaml:[0-9]*:[0-9]*: .* LAVA log is cut or malformed here" err &&
+	jq -e ".logs[0] | .outcome == \"truncated\" and .kernel == \"6.1.0-57-amd64\" and (.initcalls|length) > 100" out
+'
+
+test_expect_success 'a LAVA log that is not a list' '
+	printf "%s\n" "- {\"dt\": 1, \"lvl\": \"target\", \"msg\": \"[    0.1] x\"}" "key: value" >notlist.yaml &&
+	bootgate parse --json notlist.yaml >out 2>err &&
+	test_grep "notlist.yaml:2:1:" err &&
+	jq -e ".logs[0].outcome == \"truncated\"" out
+'
+
+test_expect_success 'output that cannot be written: exit 1' '
+	test_exit_code 1 bootgate parse --json good.log >/dev/full 2>err &&
+	test_grep "No space left on device" err
+'
+
+test_done

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Runs test programs and adds up their results.
+#   tests/run.sh unit BIN...     cmocka programs
+#   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed"
+#   tests/run.sh total FILE      the sum of every suite recorded in FILE
+# With CHECK_SUMMARY set, each suite appends "suite passed failed" to that file.
+set -u
+mode=$1
+shift
+
+record() {
+	[ -n "${CHECK_SUMMARY:-}" ] && echo "$1 $2 $3" >>"$CHECK_SUMMARY"
+	echo "$1: $2 passed, $3 failed"
+}
+
+passed=0
+failed=0
+case "$mode" in
+unit)
+	suite=${SUITE:-unit}
+	for t in "$@"; do
+		out=$("$t" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+		p=${p:-0}
+		f=${f:-0}
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			echo "$t: exited $rc" >&2
+			f=1
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done
+	record "$suite" "$passed" "$failed"
+	;;
+e2e)
+	for t in "$@"; do
+		out=$(sh "$t" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+		p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+		f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed.*/\1/p')
+		p=${p:-0}
+		f=${f:-0}
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			echo "$t: exited $rc" >&2
+			f=1
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done
+	record e2e "$passed" "$failed"
+	;;
+total)
+	echo
+	echo "suite        passed  failed"
+	while read -r suite p f; do
+		printf '%-12s %6s  %6s\n' "$suite" "$p" "$f"
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done <"$1"
+	echo "$passed passed, $failed failed"
+	;;
+*)
+	echo "usage: tests/run.sh unit|e2e|total ..." >&2
+	exit 2
+	;;
+esac
+[ "$failed" = 0 ]

@@ -1,0 +1,690 @@
+/* Unit tests of the boot-log parser: every shipped real log, then each console variant. */
+#include "unit.h"
+#include "error.h"
+#include "strbuf.h"
+
+/*
+ * Expected figures for the shipped real logs, worked out independently of the parser
+ * (a Python regex over "[ts] initcall NAME+... returned R after N usecs", each
+ * (timestamp, line) counted once, and the "Run /init" timestamp).
+ */
+struct fixture_expect {
+	const char *file;
+	size_t initcalls;
+	int64_t sum_usecs;
+	const char *slowest;
+	int64_t slowest_usecs;
+	int64_t init_us;         /* -1: none */
+	enum bg_outcome outcome;
+	size_t probes;
+	const char *kernel;
+};
+
+static const struct fixture_expect fixtures[] = {
+	{ "bootlogs/arm64-tiny-baseline-run1.log", 192, 638672, "pty_init", 254718, 862956,
+	  BG_OUTCOME_COMPLETE, 3, "6.1.192+" },
+	{ "bootlogs/arm64-tiny-baseline-run2.log", 192, 362686, "pty_init", 150964, 478865,
+	  BG_OUTCOME_COMPLETE, 3, "6.1.192+" },
+	{ "bootlogs/ppc64le-tiny-baseline-run1.log", 266, 374989, "pty_init", 124945, 523644,
+	  BG_OUTCOME_COMPLETE, 1, "6.1.192+" },
+	{ "bootlogs/ppc64le-tiny-baseline-run2.log", 266, 394456, "pty_init", 130531, 563167,
+	  BG_OUTCOME_COMPLETE, 1, "6.1.192+" },
+	{ "bootlogs/x86_64-debian-6.1.0-57-noinitrd-panic.log", 670, 1645942, "crypto_algapi_init",
+	  377951, -1, BG_OUTCOME_PANIC, 13, "6.1.0-57-amd64" },
+	{ "bootlogs/x86_64-debian-6.1.0-57-run1.log", 670, 1195684, "crypto_algapi_init", 242395,
+	  2093205, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	{ "bootlogs/x86_64-debian-6.1.0-57-run2.log", 670, 1206823, "crypto_algapi_init", 329875,
+	  2645101, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	{ "bootlogs/x86_64-tiny-baseline-run1.log", 185, 293290, "pty_init", 120686, 1115802,
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	{ "bootlogs/x86_64-tiny-baseline-run2.log", 185, 159477, "pty_init", 63852, 785188,
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	{ "bootlogs/x86_64-tiny-baseline-run3.log", 185, 162705, "pty_init", 49809, 834851,
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	{ "bootlogs/x86_64-tiny-regressed-run1.log", 185, 302887, "init_kprobe_trace", 92066,
+	  1074148, BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	{ "bootlogs/x86_64-tiny-regressed-run2.log", 185, 220859, "pty_init", 62979, 890150,
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	{ "bootlogs/x86_64-tiny-regressed-run3.log", 185, 223180, "init_kprobe_trace", 49882,
+	  790752, BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	{ "lava/fresh-chroot-job1-boot.log.yaml", 670, 1978511, "crypto_algapi_init", 413361,
+	  3398610, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	{ "lava/job10-incomplete.log.yaml", 670, 1394423, "crypto_algapi_init", 245108, 2910466,
+	  BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+};
+
+static void test_fixtures(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(fixtures); i++) {
+		const struct fixture_expect *e = &fixtures[i];
+		char path[4096];
+		struct parsed *p;
+		const struct bg_boot *b;
+		const struct bg_initcall *slow;
+
+		snprintf(path, sizeof(path), "%s/%s", FIXTURES, e->file);
+		p = parse_path(path);
+		print_message("%s\n", e->file);
+		assert_int_equal(p->ret, 0);
+		assert_int_equal(p->n, 1);
+		b = p->boots[0];
+		assert_int_equal(b->nr_initcalls, e->initcalls);
+		assert_int_equal(initcall_sum(b), e->sum_usecs);
+		slow = slowest_initcall(b);
+		assert_string_equal(slow->name, e->slowest);
+		assert_int_equal(slow->usecs, e->slowest_usecs);
+		assert_int_equal(b->init_us, e->init_us);
+		assert_int_equal(b->outcome, e->outcome);
+		assert_int_equal(b->nr_probes, e->probes);
+		assert_string_equal(b->kernel, e->kernel);
+		assert_int_equal(b->unparsed_lines, 0);
+		assert_int_equal(p->warnings, 0);
+		parsed_free(p);
+	}
+}
+
+/* Details of one real log: start times, cmdline, panic line, order. */
+static void test_fixture_details(void **state)
+{
+	struct parsed *p;
+	const struct bg_boot *b;
+	const struct bg_initcall *ic;
+
+	(void)state;
+	p = parse_path(FIXTURES "/bootlogs/x86_64-tiny-regressed-run3.log");
+	b = p->boots[0];
+	ic = find_initcall(b, "init_kprobe_trace");
+	assert_non_null(ic);
+	assert_int_equal(ic->usecs, 49882);
+	assert_string_equal(ic->line, "initcall init_kprobe_trace+0x0/0x179 returned 0 after 49882 usecs");
+	assert_true(ic->start_us > 0 && ic->start_us < ic->end_us);
+	assert_string_equal(b->cmdline, "console=ttyS0 initcall_debug printk.time=1 panic=-1 "
+			    "tsc_early_khz=2300000 log_buf_len=1M");
+	/* the reference init prints "BOOT-DONE uptime=0.85 0.05" */
+	assert_int_equal(b->userspace_us, 850000);
+	/* boot order: end times never go backwards */
+	for (size_t i = 1; i < b->nr_initcalls; i++)
+		assert_true(b->initcalls[i].end_us >= b->initcalls[i - 1].end_us);
+	assert_string_equal(b->initcalls[0].name, "con_init");
+	parsed_free(p);
+
+	p = parse_path(FIXTURES "/bootlogs/x86_64-debian-6.1.0-57-noinitrd-panic.log");
+	assert_string_equal(p->boots[0]->panic, "Kernel panic - not syncing: VFS: Unable to mount "
+			    "root fs on unknown-block(0,0)");
+	parsed_free(p);
+}
+
+/* Names are not unique: both blake2s_mod_init lines of Debian's kernel are kept. */
+static void test_duplicate_names_kept(void **state)
+{
+	struct parsed *p = parse_path(FIXTURES "/bootlogs/x86_64-debian-6.1.0-57-run1.log");
+	const struct bg_boot *b = p->boots[0];
+	int n = 0;
+
+	(void)state;
+	for (size_t i = 0; i < b->nr_initcalls; i++)
+		n += !strcmp(b->initcalls[i].name, "blake2s_mod_init");
+	assert_int_equal(n, 2);
+	parsed_free(p);
+}
+
+static const char basic[] =
+	"[    0.000000] Linux version 6.1.192+ (ci@ci) (gcc) #1 SMP 2026-01-01\n"
+	"[    0.000000] Command line: console=ttyS0 initcall_debug\n"
+	"[    0.056137] Kernel command line: console=ttyS0 initcall_debug\n"
+	"[    0.109593] calling  con_init+0x0/0x219 @ 0\n"
+	"[    0.113297] initcall con_init+0x0/0x219 returned 0 after 3700 usecs\n"
+	"[    0.200000] calling  init_kprobe_trace+0x0/0xe0 @ 1\n"
+	"[    0.430080] initcall init_kprobe_trace+0x0/0xe0 returned 0 after 230080 usecs\n"
+	"[    0.594711] probe of serial8250 returned 0 after 658 usecs\n"
+	"[    0.609548] probe of serio1 returned 19 after 633 usecs\n"
+	"[    0.748606] Freeing unused kernel image (initmem) memory: 520K\n"
+	"[    0.759755] Run /init as init process\n"
+	"[    0.759760]   with arguments:\n"
+	"[    0.812000] bootgate: userspace reached\n";
+
+static void check_basic(const struct parsed *p)
+{
+	const struct bg_boot *b;
+
+	assert_int_equal(p->n, 1);
+	b = p->boots[0];
+	assert_string_equal(b->kernel, "6.1.192+");
+	assert_string_equal(b->cmdline, "console=ttyS0 initcall_debug");
+	assert_int_equal(b->nr_initcalls, 2);
+	assert_string_equal(b->initcalls[0].name, "con_init");
+	assert_null(b->initcalls[0].module);
+	assert_int_equal(b->initcalls[0].usecs, 3700);
+	assert_int_equal(b->initcalls[0].start_us, 109593);
+	assert_int_equal(b->initcalls[0].end_us, 113297);
+	assert_string_equal(b->initcalls[1].name, "init_kprobe_trace");
+	assert_int_equal(b->initcalls[1].usecs, 230080);
+	assert_int_equal(b->initcalls[1].start_us, 200000);
+	assert_int_equal(b->nr_probes, 2);
+	assert_string_equal(b->probes[0].device, "serial8250");
+	assert_int_equal(b->probes[0].usecs, 658);
+	assert_int_equal(b->probes[0].start_us, 594711 - 658);
+	assert_int_equal(b->probes[1].ret, 19);
+	assert_int_equal(b->free_initmem_us, 748606);
+	assert_int_equal(b->init_us, 759755);
+	assert_int_equal(b->userspace_us, 812000);
+	assert_int_equal(b->outcome, BG_OUTCOME_COMPLETE);
+	assert_int_equal(b->unparsed_lines, 0);
+}
+
+static void test_basic(void **state)
+{
+	struct parsed *p = parse_str(basic);
+
+	(void)state;
+	check_basic(p);
+	parsed_free(p);
+}
+
+/* The same log in other clothes must read the same. */
+static char *transform(const char *in, const char *line_prefix, const char *line_end)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	const char *s = in;
+
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+
+		bg_strbuf_addstr(&sb, line_prefix);
+		bg_strbuf_add(&sb, s, (size_t)(nl - s));
+		bg_strbuf_addstr(&sb, line_end);
+		s = nl + 1;
+	}
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+static void test_crlf_and_cr(void **state)
+{
+	char *crlf = transform(basic, "", "\r\n");
+	char *cr = transform(basic, "", "\r");
+	struct parsed *p;
+
+	(void)state;
+	p = parse_str(crlf);
+	check_basic(p);
+	parsed_free(p);
+	p = parse_str(cr);
+	check_basic(p);
+	parsed_free(p);
+	free(crlf);
+	free(cr);
+}
+
+static void test_syslog_prefix(void **state)
+{
+	char *s = transform(basic, "<6>", "\n");
+	struct parsed *p = parse_str(s);
+
+	(void)state;
+	check_basic(p);
+	parsed_free(p);
+	free(s);
+}
+
+static void test_firmware_and_escapes(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	/* SeaBIOS, iPXE, then the kernel's first line glued to escape sequences */
+	bg_strbuf_addstr(&sb, "\x1b" "c\x1b[?7l\x1b[2J\x1b[0mSeaBIOS (version 1.16.2)\r\n\r\n"
+			 "iPXE (http://ipxe.org) 00:03.0 CA00\r\n"
+			 "Booting from ROM..\x1b" "c\x1b[?7l\x1b[2J");
+	bg_strbuf_addstr(&sb, basic);
+	p = parse_str(sb.buf);
+	check_basic(p);
+	assert_int_equal(p->boots[0]->first_line, 4);
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+
+	/* colour codes inside a message, as perf prints them */
+	p = parse_str("[    0.100000] Linux version 6.1.0 (x)\n"
+		      "[    0.200000] \x1b[33minitcall foo+0x0/0x10 returned 0 after 12 usecs\x1b[m\n");
+	assert_int_equal(p->boots[0]->nr_initcalls, 1);
+	assert_int_equal(p->boots[0]->initcalls[0].usecs, 12);
+	parsed_free(p);
+}
+
+static void test_printk_time_off(void **state)
+{
+	struct parsed *p = parse_str(
+		"Linux version 6.1.192+ (ci@ci) (gcc) #1\n"
+		"calling  con_init+0x0/0x219 @ 0\n"
+		"initcall con_init+0x0/0x219 returned 0 after 3700 usecs\n"
+		"probe of serial8250 returned 0 after 658 usecs\n"
+		"Run /init as init process\n");
+	const struct bg_boot *b;
+
+	(void)state;
+	assert_int_equal(p->n, 1);
+	b = p->boots[0];
+	assert_int_equal(b->nr_initcalls, 1);
+	assert_int_equal(b->initcalls[0].usecs, 3700);
+	assert_int_equal(b->initcalls[0].start_us, -1);
+	assert_int_equal(b->initcalls[0].end_us, -1);
+	assert_int_equal(b->probes[0].start_us, -1);
+	assert_int_equal(b->init_us, -1);
+	assert_int_equal(b->outcome, BG_OUTCOME_COMPLETE);
+	parsed_free(p);
+}
+
+static void test_caller_field(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    0.000000][    T0] Linux version 6.1.192+ (ci@ci) (gcc) #1\n"
+		"[    0.224933][    T1] calling  pty_init+0x0/0x2f7 @ 1\n"
+		"[    0.291545][    T1] initcall pty_init+0x0/0x2f7 returned 0 after 66612 usecs\n"
+		"[    0.300000][   C0] probe of i8042 returned 0 after 4477 usecs\n"
+		"[    0.759755][    T1] Run /init as init process\n");
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_initcalls, 1);
+	assert_string_equal(b->initcalls[0].name, "pty_init");
+	assert_int_equal(b->initcalls[0].start_us, 224933);
+	assert_int_equal(b->initcalls[0].usecs, 66612);
+	assert_string_equal(b->probes[0].device, "i8042");
+	assert_int_equal(b->init_us, 759755);
+	parsed_free(p);
+}
+
+static void test_msecs_and_module(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    1.000000] calling  foo_init+0x0/0x40 [foo] @ 212\n"
+		"[    1.020000] initcall foo_init+0x0/0x40 [foo] returned 0 after 20 msecs\n"
+		"[    1.030000] initcall bts_init+0x0/0xb6 returned -19 after 0 usecs\n");
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_initcalls, 2);
+	assert_string_equal(b->initcalls[0].name, "foo_init");
+	assert_string_equal(b->initcalls[0].module, "foo");
+	assert_int_equal(b->initcalls[0].usecs, 20000);
+	assert_int_equal(b->initcalls[0].start_us, 1000000);
+	assert_int_equal(b->initcalls[1].ret, -19);
+	/* no banner: the kernel is unknown, the boot still counts */
+	assert_null(b->kernel);
+	assert_int_equal(b->outcome, BG_OUTCOME_TRUNCATED);
+	parsed_free(p);
+}
+
+/* Another CPU's line lands inside a dump line; a crash cuts one short. */
+static void test_spliced_and_cut_lines(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    0.000000] Linux version 6.1.0 (x)\n"
+		"[    1.163916] initcall iommu_dev_init+0x0/0x18 returned 0 after 7 usecs"
+		"[    2.711373] tsc: Refined TSC clocksource calibration: 2300.000 MHz\n"
+		"[    1.200000] initcall cut_init+0x0/0x18 returned 0 aft\n"
+		"[    1.300000] calling  half\n"
+		"[    1.400000] probe of dev0 returned 0 af<6>[    1.400100] initcall "
+		"b_init+0x0/0x9 returned 0 after 9 usecs\n");
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_initcalls, 2);
+	assert_string_equal(b->initcalls[0].name, "iommu_dev_init");
+	assert_int_equal(b->initcalls[0].usecs, 7);
+	assert_string_equal(b->initcalls[1].name, "b_init");
+	assert_int_equal(b->initcalls[1].end_us, 1400100);
+	assert_int_equal(b->nr_probes, 0);
+	assert_int_equal(b->unparsed_lines, 3);
+	parsed_free(p);
+}
+
+/* The console, then a dump of the ring buffer: each line is counted once. */
+static void test_dump_counted_once(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	/* with the reference init's markers */
+	bg_strbuf_addstr(&sb, basic);
+	bg_strbuf_addstr(&sb, "BOOT-DONE uptime=0.83 0.06\nDMESG-BEGIN\n");
+	bg_strbuf_addstr(&sb, basic);
+	bg_strbuf_addstr(&sb, "DMESG-END\n[    1.227381] reboot: Restarting system\n");
+	p = parse_str(sb.buf);
+	check_basic(p);
+	parsed_free(p);
+
+	/* a plain dmesg appended without markers: the banner comes again */
+	bg_strbuf_reset(&sb);
+	bg_strbuf_addstr(&sb, basic);
+	bg_strbuf_addstr(&sb, basic);
+	p = parse_str(sb.buf);
+	check_basic(p);
+	parsed_free(p);
+
+	/* live console without the debug lines; the dump alone carries them */
+	bg_strbuf_reset(&sb);
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.192+ (ci@ci) (gcc) #1 SMP 2026-01-01\n"
+			 "[    0.759755] Run /init as init process\n"
+			 "DMESG-BEGIN\n");
+	bg_strbuf_addstr(&sb, basic);
+	bg_strbuf_addstr(&sb, "DMESG-END\n");
+	p = parse_str(sb.buf);
+	check_basic(p);
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+/* Without printk time, the same line twice in a dump is still counted once. */
+static void test_dump_without_time(void **state)
+{
+	struct parsed *p = parse_str(
+		"Linux version 6.1.0 (x)\n"
+		"initcall a_init+0x0/0x1 returned 0 after 5 usecs\n"
+		"Run /init as init process\n"
+		"DMESG-BEGIN\n"
+		"Linux version 6.1.0 (x)\n"
+		"initcall a_init+0x0/0x1 returned 0 after 5 usecs\n"
+		"initcall dbg_init+0x0/0x1 returned 0 after 6 usecs\n"
+		"initcall dbg_init+0x0/0x1 returned 0 after 6 usecs\n"
+		"Run /init as init process\n"
+		"DMESG-END\n");
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(p->n, 1);
+	/* a_init once; dbg_init (only in the dump) twice, as the kernel printed it */
+	assert_int_equal(b->nr_initcalls, 3);
+	assert_string_equal(b->initcalls[0].name, "a_init");
+	assert_string_equal(b->initcalls[2].name, "dbg_init");
+	parsed_free(p);
+}
+
+static void test_several_boots(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	bg_strbuf_addstr(&sb, basic);
+	bg_strbuf_addstr(&sb, "[    1.227381] reboot: Restarting system\nSeaBIOS (version 1.16.2)\n");
+	bg_strbuf_addstr(&sb, basic);
+	bg_strbuf_addstr(&sb, "[    1.227381] reboot: Power down\n");
+	/* a third boot that hangs before init: same kernel, no reboot line */
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.192+ (ci@ci) (gcc) #1 SMP 2026-01-01\n"
+			 "[    0.109593] calling  con_init+0x0/0x219 @ 0\n");
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.192+ (ci@ci) (gcc) #1 SMP 2026-01-01\n"
+			 "[    0.200000] Kernel panic - not syncing: Attempted to kill init!\n");
+	p = parse_str(sb.buf);
+	assert_int_equal(p->n, 4);
+	assert_int_equal(p->boots[0]->index, 0);
+	assert_int_equal(p->boots[1]->index, 1);
+	assert_int_equal(p->boots[1]->nr_initcalls, 2);
+	assert_int_equal(p->boots[1]->outcome, BG_OUTCOME_COMPLETE);
+	assert_int_equal(p->boots[2]->outcome, BG_OUTCOME_TRUNCATED);
+	assert_int_equal(p->boots[2]->nr_initcalls, 0);
+	assert_int_equal(p->boots[3]->outcome, BG_OUTCOME_PANIC);
+	assert_string_equal(p->boots[3]->panic, "Kernel panic - not syncing: Attempted to kill init!");
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+static void test_problems_and_markers(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    0.000000] Linux version 6.1.0 (x)\n"
+		"[    0.500000] WARNING: CPU: 0 PID: 1 at kernel/foo.c:12 foo+0x1/0x2\n"
+		"[    0.600000] BUG: unable to handle page fault for address: 0000\n"
+		"[    0.600100] Oops: 0000 [#1] SMP\n"
+		"[    0.700000] Run /sbin/init as init process\n"
+		"bootgate: userspace reached uptime_us=712345\n");
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_problems, 3);
+	assert_int_equal(b->problems_total, 3);
+	assert_string_equal(b->problems[1], "BUG: unable to handle page fault for address: 0000");
+	assert_int_equal(b->init_us, 700000);
+	assert_int_equal(b->userspace_us, 712345);
+	assert_int_equal(b->outcome, BG_OUTCOME_COMPLETE);
+	parsed_free(p);
+}
+
+/* Async initcalls interleave: each "initcall" finds its own "calling". */
+static void test_interleaved_calls(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    1.000000] calling  a_init+0x0/0x1 @ 1\n"
+		"[    1.000100] calling  b_init+0x0/0x1 @ 77\n"
+		"[    1.000300] initcall b_init+0x0/0x1 returned 0 after 200 usecs\n"
+		"[    1.000900] initcall a_init+0x0/0x1 returned 0 after 900 usecs\n"
+		"[    1.001000] initcall c_init+0x0/0x1 returned 0 after 1 usecs\n");
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_initcalls, 3);
+	assert_string_equal(b->initcalls[0].name, "b_init");
+	assert_int_equal(b->initcalls[0].start_us, 1000100);
+	assert_string_equal(b->initcalls[1].name, "a_init");
+	assert_int_equal(b->initcalls[1].start_us, 1000000);
+	assert_int_equal(b->initcalls[2].start_us, -1);
+	parsed_free(p);
+}
+
+/* Feeding a real log one byte at a time gives what feeding it whole gives. */
+static void test_streaming_any_split(void **state)
+{
+	struct parsed whole = { 0 }, bytes = { 0 };
+	struct bg_bootlog *log;
+	FILE *f = fopen(FIXTURES "/bootlogs/x86_64-debian-6.1.0-57-run2.log", "rb");
+	char *buf = malloc(1 << 20);
+	size_t len;
+
+	(void)state;
+	assert_non_null(f);
+	len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+
+	log = bg_bootlog_new("whole", unit_keep_boot, &whole);
+	bg_bootlog_feed(log, buf, len);
+	bg_bootlog_finish(log);
+	bg_bootlog_free(log);
+
+	log = bg_bootlog_new("bytes", unit_keep_boot, &bytes);
+	for (size_t i = 0; i < len; i++)
+		bg_bootlog_feed(log, buf + i, 1);
+	bg_bootlog_finish(log);
+	bg_bootlog_free(log);
+
+	assert_int_equal(whole.n, 1);
+	assert_int_equal(bytes.n, 1);
+	assert_int_equal(bytes.boots[0]->nr_initcalls, 670);
+	assert_int_equal(initcall_sum(bytes.boots[0]), initcall_sum(whole.boots[0]));
+	assert_int_equal(bytes.boots[0]->init_us, whole.boots[0]->init_us);
+	assert_int_equal(bytes.boots[0]->last_line, whole.boots[0]->last_line);
+	for (unsigned i = 0; i < whole.n; i++)
+		bg_boot_free(whole.boots[i]);
+	for (unsigned i = 0; i < bytes.n; i++)
+		bg_boot_free(bytes.boots[i]);
+	free(buf);
+}
+
+/* ---- LAVA job logs ---- */
+
+static void test_lava_escapes(void **state)
+{
+	struct parsed *p = parse_str(
+		"- {\"dt\": \"2026-11-29T23:22:46.608606\", \"lvl\": \"info\", \"msg\": \"lava-dispatcher\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:46.6\", \"lvl\": \"results\", \"msg\": {\"case\": \"x\", "
+		"\"size\": ! \"8247232\"}}\n"
+		"- {\"dt\": \"2026-11-29T23:22:54.4\", \"lvl\": \"target\", \"msg\": \"Probing EDD... "
+		"o\\ec\\e[?7l\\e[2J[    0.000000] Linux version 6.1.0-57-amd64 (debian)\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:54.5\", \"lvl\": \"target\", \"msg\": \"[    0.056137] "
+		"Kernel command line: console=ttyS0 foo=\\\\\\\"a b\\\\\\\"\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:54.6\", \"lvl\": \"target\", \"msg\": \"[    0.200000] "
+		"initcall caf\\xE9_init+0x0/0x1 returned 0 after 42 usecs\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:54.6\", \"lvl\": \"target\", \"msg\": ! \"123\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:54.7\", \"lvl\": \"debug\", \"msg\": \"[    0.300000] "
+		"initcall not_console+0x0/0x1 returned 0 after 9 usecs\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:55.0\", \"lvl\": \"target\", \"msg\": \"[    0.900000] "
+		"Run /init as init process\"}\n"
+		"- {\"dt\": \"2026-11-29T23:22:58.7\", \"lvl\": \"feedback\", \"msg\": \"[    3.696336] "
+		"probe of late returned 0 after 5 usecs\", \"ns\": \"common\"}\n");
+	const struct bg_boot *b;
+
+	(void)state;
+	assert_int_equal(p->ret, 0);
+	assert_int_equal(p->warnings, 0);
+	assert_int_equal(p->n, 1);
+	b = p->boots[0];
+	assert_string_equal(b->kernel, "6.1.0-57-amd64");
+	assert_string_equal(b->cmdline, "console=ttyS0 foo=\"a b\"");
+	assert_int_equal(b->nr_initcalls, 1);
+	assert_string_equal(b->initcalls[0].name, "caf\xc3\xa9_init");
+	assert_int_equal(b->initcalls[0].usecs, 42);
+	assert_int_equal(b->init_us, 900000);
+	assert_int_equal(b->nr_probes, 1);
+	assert_int_equal(b->outcome, BG_OUTCOME_COMPLETE);
+	parsed_free(p);
+}
+
+static void test_lava_cut(void **state)
+{
+	FILE *f = fopen(FIXTURES "/lava/fresh-chroot-job1-boot.log.yaml", "rb");
+	char *buf = malloc(1 << 20);
+	size_t len;
+	struct parsed *p;
+
+	(void)state;
+	assert_non_null(f);
+	len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	assert_true(len > 200000);
+	/* cut inside entry 700, in the middle of its message */
+	{
+		size_t off = 0;
+		unsigned line = 1;
+
+		while (line < 700)
+			line += buf[off++] == '\n';
+		len = off + 60;
+	}
+	p = parse_mem(buf, len);
+	assert_int_equal(p->ret, 0);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->warnings, 1);
+	assert_non_null(strstr(p->warning, "mem:700:"));
+	assert_non_null(strstr(p->warning, "cut or malformed"));
+	/* what came before the cut is kept: the boot had started, init not reached */
+	assert_string_equal(p->boots[0]->kernel, "6.1.0-57-amd64");
+	assert_true(p->boots[0]->nr_initcalls > 100);
+	assert_int_equal(p->boots[0]->outcome, BG_OUTCOME_TRUNCATED);
+	parsed_free(p);
+	free(buf);
+}
+
+/* ---- bad input ---- */
+
+static void test_empty_and_binary(void **state)
+{
+	struct parsed *p;
+	char bin[4096];
+
+	(void)state;
+	p = parse_mem("", 0);
+	assert_int_equal(p->ret, 0);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->outcome, BG_OUTCOME_TRUNCATED);
+	assert_int_equal(p->boots[0]->nr_initcalls, 0);
+	assert_non_null(strstr(p->warning, "empty log"));
+	parsed_free(p);
+
+	for (size_t i = 0; i < sizeof(bin); i++)
+		bin[i] = (char)((i * 7919u) >> 3);
+	p = parse_mem(bin, sizeof(bin));
+	assert_int_equal(p->ret, 0);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->outcome, BG_OUTCOME_TRUNCATED);
+	assert_non_null(strstr(p->warning, "binary data"));
+	parsed_free(p);
+}
+
+static void test_long_line(void **state)
+{
+	size_t big = 10u << 20;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 (x)\n[    0.100000] ");
+	bg_strbuf_grow(&sb, big);
+	memset(sb.buf + sb.len, 'x', big);
+	sb.len += big;
+	sb.buf[sb.len] = '\0';
+	bg_strbuf_addstr(&sb, "\n[    0.200000] initcall a_init+0x0/0x1 returned 0 after 5 usecs\n");
+	p = parse_mem(sb.buf, sb.len);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->nr_initcalls, 1);
+	assert_int_equal(p->boots[0]->unparsed_lines, 1);
+	assert_int_equal(p->warnings, 1);
+	assert_non_null(strstr(p->warning, "mem:2: "));
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+static void test_invalid_utf8(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    0.000000] Linux version 6.1.0\xff\xfe (x)\n"
+		"[    0.100000] initcall bad\xc3(_init+0x0/0x1 returned 0 after 5 usecs\n");
+
+	(void)state;
+	assert_int_equal(p->boots[0]->nr_initcalls, 1);
+	assert_string_equal(p->boots[0]->initcalls[0].name, "bad\xc3(_init");
+	assert_string_equal(p->boots[0]->kernel, "6.1.0\xff\xfe");
+	parsed_free(p);
+}
+
+static void test_missing_file(void **state)
+{
+	struct parsed *p = parse_path("/nonexistent/boot.log");
+
+	(void)state;
+	assert_int_equal(p->ret, -1);
+	assert_int_equal(p->n, 0);
+	assert_string_equal(bg_error_last(), "cannot open '/nonexistent/boot.log': No such file or directory");
+	parsed_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_fixture_details),
+		cmocka_unit_test(test_duplicate_names_kept),
+		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_crlf_and_cr),
+		cmocka_unit_test(test_syslog_prefix),
+		cmocka_unit_test(test_firmware_and_escapes),
+		cmocka_unit_test(test_printk_time_off),
+		cmocka_unit_test(test_caller_field),
+		cmocka_unit_test(test_msecs_and_module),
+		cmocka_unit_test(test_spliced_and_cut_lines),
+		cmocka_unit_test(test_dump_counted_once),
+		cmocka_unit_test(test_dump_without_time),
+		cmocka_unit_test(test_several_boots),
+		cmocka_unit_test(test_problems_and_markers),
+		cmocka_unit_test(test_interleaved_calls),
+		cmocka_unit_test(test_streaming_any_split),
+		cmocka_unit_test(test_lava_escapes),
+		cmocka_unit_test(test_lava_cut),
+		cmocka_unit_test(test_empty_and_binary),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_missing_file),
+	};
+
+	return cmocka_run_group_tests_name("bootlog", tests, NULL, NULL);
+}

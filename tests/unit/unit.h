@@ -1,0 +1,102 @@
+/* Shared helpers of the unit tests: cmocka, and parsing a string or a fixture into boots. */
+#ifndef BG_UNIT_H
+#define BG_UNIT_H
+
+#include "compat.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "bootlog.h"
+
+#define MAX_BOOTS 64
+
+struct parsed {
+	struct bg_boot *boots[MAX_BOOTS];
+	unsigned n;
+	unsigned warnings;
+	char warning[1024];       /* the last one: "where: msg" */
+	int ret;
+};
+
+static inline int unit_keep_boot(const struct bg_boot *b, void *data)
+{
+	struct parsed *p = data;
+
+	if (p->n < MAX_BOOTS)
+		p->boots[p->n++] = bg_boot_clone(b);
+	return 0;
+}
+
+static inline void unit_keep_warning(const char *where, const char *msg, void *data)
+{
+	struct parsed *p = data;
+
+	p->warnings++;
+	snprintf(p->warning, sizeof(p->warning), "%s: %s", where, msg);
+}
+
+static inline struct parsed *parse_mem(const char *buf, size_t len)
+{
+	struct parsed *p = calloc(1, sizeof(*p));
+	struct bg_bootlog *log = bg_bootlog_new("mem", unit_keep_boot, p);
+
+	bg_bootlog_set_warning(log, unit_keep_warning);
+	bg_bootlog_keep_lines(log, true);
+	p->ret = bg_bootlog_parse_mem(log, buf, len);
+	bg_bootlog_free(log);
+	return p;
+}
+
+static inline struct parsed *parse_str(const char *s)
+{
+	return parse_mem(s, strlen(s));
+}
+
+static inline struct parsed *parse_path(const char *path)
+{
+	struct parsed *p = calloc(1, sizeof(*p));
+	struct bg_bootlog *log = bg_bootlog_new(path, unit_keep_boot, p);
+
+	bg_bootlog_set_warning(log, unit_keep_warning);
+	bg_bootlog_keep_lines(log, true);
+	p->ret = bg_bootlog_parse_path(log, path);
+	bg_bootlog_free(log);
+	return p;
+}
+
+static inline void parsed_free(struct parsed *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		bg_boot_free(p->boots[i]);
+	free(p);
+}
+
+static inline int64_t initcall_sum(const struct bg_boot *b)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < b->nr_initcalls; i++)
+		sum += b->initcalls[i].usecs;
+	return sum;
+}
+
+static inline const struct bg_initcall *slowest_initcall(const struct bg_boot *b)
+{
+	const struct bg_initcall *best = NULL;
+
+	for (size_t i = 0; i < b->nr_initcalls; i++)
+		if (!best || b->initcalls[i].usecs > best->usecs)
+			best = &b->initcalls[i];
+	return best;
+}
+
+static inline const struct bg_initcall *find_initcall(const struct bg_boot *b, const char *name)
+{
+	for (size_t i = 0; i < b->nr_initcalls; i++)
+		if (!strcmp(b->initcalls[i].name, name))
+			return &b->initcalls[i];
+	return NULL;
+}
+
+#endif
