@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 		print_overview(stderr);
 		return 2;
 	}
-	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return cmd_print_help(c->name);
 	return c->fn(argc - 1, argv + 1);

@@ -101,7 +101,7 @@ static void collect(struct side *s)
 		add_value(s, "boot.", "userspace", b->userspace_us, NULL);
 	qsort(s->v, s->n, sizeof(*s->v), cmp_value);
 	for (size_t i = 1, k = 1; i < s->n; i++) {
-		if (strcmp(s->v[i].metric, s->v[i - k].metric)) {
+		if (strcmp(s->v[i].metric, s->v[i - k].metric) != 0) {
 			k = 1;
 			continue;
 		}

@@ -158,7 +158,7 @@ int cmd_parse(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct parse_ctx c = { .top = 10 };
-	struct bg_json out;
+	struct bg_json out = { 0 };
 	int opt, failed = 0;
 
 	while ((opt = getopt_long(argc, argv, "jt:s", opts, NULL)) != -1) {

@@ -65,7 +65,7 @@ int bg_bootlog_parse_lava(struct bg_bootlog *p,
 
 	if (!r)
 		return bg_error("'%s': cannot set up the YAML parser", bg_bootlog_name(p));
-	msg.max = BG_BOOTLOG_MAX_LINE * 4;
+	msg.max = (size_t)BG_BOOTLOG_MAX_LINE * 4;
 	for (;;) {
 		if (bg_yaml_next(r, &ev) < 0) {
 			yaml_error(p, entries);

@@ -1179,7 +1179,7 @@ bool bg_bootlog_is_lava(const char *buf, size_t len)
 		buf += 3;
 	while (buf < end && (*buf == ' ' || *buf == '\n' || *buf == '\r' || *buf == '\t'))
 		buf++;
-	if (end - buf < 4 || memcmp(buf, "- {", 3))
+	if (end - buf < 4 || memcmp(buf, "- {", 3) != 0)
 		return false;
 	nl = memchr(buf, '\n', (size_t)(end - buf));
 	n = (size_t)((nl ? nl : end) - buf);
