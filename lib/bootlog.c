@@ -35,7 +35,7 @@ struct bg_bootlog {
 	uint64_t lineno;                /* lines ended so far (by LF) */
 	uint64_t bytes;
 	uint64_t nul_bytes;
-	bool chunk_has_esc;             /* the data being fed holds an ESC byte somewhere */
+	bool chunk_has_esc;             /* the line being read may hold an ESC byte */
 	bool keep_lines;                /* copy each event's own line into the boot */
 	struct bg_strbuf scratch;       /* a line without its escape sequences */
 
@@ -389,6 +389,25 @@ static size_t read_timestamp(const char *s, const char *end, int64_t *us)
 	const char *q = s + 1;
 	int64_t sec = 0, frac = 0;
 	int sd = 0, fd = 0;
+
+	/* the kernel's own "[%5lu.%06lu]", seconds padded to five: read it at once */
+	if (end - s >= 14 && s[6] == '.' && s[13] == ']' && is_digit(s[5])) {
+		const char *f = s + 7;
+		int k = 1;
+
+		while (k < 5 && s[k] == ' ')
+			k++;
+		for (; k < 6 && is_digit(s[k]); k++)
+			sec = sec * 10 + (s[k] - '0');
+		if (k == 6 && is_digit(f[0]) && is_digit(f[1]) && is_digit(f[2]) &&
+		    is_digit(f[3]) && is_digit(f[4]) && is_digit(f[5])) {
+			frac = (f[0] - '0') * 100000 + (f[1] - '0') * 10000 + (f[2] - '0') * 1000 +
+			       (f[3] - '0') * 100 + (f[4] - '0') * 10 + (f[5] - '0');
+			*us = sec * 1000000 + frac;
+			return 14;
+		}
+		sec = 0;
+	}
 
 	while (q < end && *q == ' ')
 		q++;
@@ -1025,22 +1044,31 @@ static void add_partial(struct bg_bootlog *p, const char *s, size_t len)
 	bg_strbuf_add(&p->partial, s, len);
 }
 
+/* What one pass over a line found besides its end. */
+struct line_scan {
+	const char *cr;           /* first CR, or NULL */
+	struct brackets br;
+	bool esc;                 /* an ESC byte: escape sequences to strip */
+	bool nul;                 /* a NUL byte: counted for the "binary data" warning */
+};
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 
 /*
  * Finds the end of the line at s (its LF, or len) in one pass, noting on the way its
- * first CR and its first two '[': one scan instead of a memchr for each.
+ * first CR, its first two '[', and whether it holds ESC or NUL: one scan instead of a
+ * memchr for each.
  */
-static size_t scan_line(const char *s, size_t len, const char **cr, struct brackets *br)
+static size_t scan_line(const char *s, size_t len, struct line_scan *ls)
 {
 	const __m128i lf = _mm_set1_epi8('\n'), crv = _mm_set1_epi8('\r'),
-		      lb = _mm_set1_epi8('[');
+		      lb = _mm_set1_epi8('['), esc = _mm_set1_epi8(0x1b),
+		      zero = _mm_setzero_si128();
 	size_t i = 0;
-	unsigned nl_mask, other;
+	unsigned nl_mask, other, rare;
 
-	*cr = NULL;
-	br->first = br->second = NULL;
+	memset(ls, 0, sizeof(*ls));
 	for (;; i += 16) {
 		if (i + 16 <= len) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
@@ -1048,8 +1076,10 @@ static size_t scan_line(const char *s, size_t len, const char **cr, struct brack
 			nl_mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
 			other = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, crv),
 									 _mm_cmpeq_epi8(v, lb)));
+			rare = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, esc),
+									_mm_cmpeq_epi8(v, zero)));
 		} else {
-			nl_mask = other = 0;
+			nl_mask = other = rare = 0;
 			for (size_t k = 0; i + k < len; k++) {
 				char c = s[i + k];
 
@@ -1059,20 +1089,31 @@ static size_t scan_line(const char *s, size_t len, const char **cr, struct brack
 				}
 				if (c == '\r' || c == '[')
 					other |= 1u << k;
+				if (c == 0x1b || c == '\0')
+					rare |= 1u << k;
 			}
 		}
-		if (nl_mask)
+		if (nl_mask) {
 			other &= (nl_mask & -nl_mask) - 1;
+			rare &= (nl_mask & -nl_mask) - 1;
+		}
+		while (unlikely(rare)) {
+			if (s[i + (unsigned)__builtin_ctz(rare)])
+				ls->esc = true;
+			else
+				ls->nul = true;
+			rare &= rare - 1;
+		}
 		while (other) {
 			const char *at = s + i + (unsigned)__builtin_ctz(other);
 
 			if (*at == '\r') {
-				if (!*cr)
-					*cr = at;
-			} else if (!br->first) {
-				br->first = at;
-			} else if (!br->second) {
-				br->second = at;
+				if (!ls->cr)
+					ls->cr = at;
+			} else if (!ls->br.first) {
+				ls->br.first = at;
+			} else if (!ls->br.second) {
+				ls->br.second = at;
 			}
 			other &= other - 1;
 		}
@@ -1083,52 +1124,52 @@ static size_t scan_line(const char *s, size_t len, const char **cr, struct brack
 	}
 }
 #else
-static size_t scan_line(const char *s, size_t len, const char **cr, struct brackets *br)
+static size_t scan_line(const char *s, size_t len, struct line_scan *ls)
 {
 	const char *nl = memchr(s, '\n', len);
 	size_t seg = nl ? (size_t)(nl - s) : len;
 
-	*cr = memchr(s, '\r', seg);
-	br->first = memchr(s, '[', seg);
-	br->second = br->first ? memchr(br->first + 1, '[', (size_t)(s + seg - br->first - 1)) : NULL;
+	ls->cr = memchr(s, '\r', seg);
+	ls->br.first = memchr(s, '[', seg);
+	ls->br.second = ls->br.first ?
+		memchr(ls->br.first + 1, '[', (size_t)(s + seg - ls->br.first - 1)) : NULL;
+	ls->esc = memchr(s, 0x1b, seg) != NULL;
+	ls->nul = memchr(s, '\0', seg) != NULL;
 	return seg;
 }
 #endif
 
 int bg_bootlog_feed(struct bg_bootlog *p, const char *buf, size_t len)
 {
-	/* rare bytes are looked for once per chunk, not once per line */
-	bool has_nul = memchr(buf, '\0', len) != NULL;
-
-	p->chunk_has_esc = memchr(buf, 0x1b, len) != NULL;
 	p->bytes += len;
 	while (len && !p->stop) {
-		struct brackets br;
-		const char *cr;
-		size_t seg = scan_line(buf, len, &cr, &br), next;
+		struct line_scan ls;
+		size_t seg = scan_line(buf, len, &ls), next;
 		bool lf = seg < len;
 
-		if (cr && lf && (size_t)(cr - buf) + 1 == seg) {
+		if (ls.cr && lf && (size_t)(ls.cr - buf) + 1 == seg) {
 			seg--;                          /* CRLF: one line end */
 			next = seg + 2;
-		} else if (cr) {
-			seg = (size_t)(cr - buf);       /* a lone CR ends a line too */
+		} else if (ls.cr) {
+			seg = (size_t)(ls.cr - buf);    /* a lone CR ends a line too */
 			next = seg + 1;
 			lf = false;
-			if (br.first && br.first > cr)
-				br.first = br.second = NULL;
-			else if (br.second && br.second > cr)
-				br.second = NULL;
+			if (ls.br.first && ls.br.first > ls.cr)
+				ls.br.first = ls.br.second = NULL;
+			else if (ls.br.second && ls.br.second > ls.cr)
+				ls.br.second = NULL;
 		} else if (lf) {
 			next = seg + 1;
 		} else {
 			add_partial(p, buf, seg);       /* no line end in this chunk */
 			break;
 		}
-		if (unlikely(has_nul) && memchr(buf, '\0', seg)) {
+		if (unlikely(ls.nul)) {
 			for (size_t i = 0; i < seg; i++)
 				p->nul_bytes += buf[i] == '\0';
 		}
+		/* ls.esc covers the bytes up to the LF, past a lone CR too: a safe hint */
+		p->chunk_has_esc = ls.esc;
 		if (p->partial.len || p->overlong) {
 			add_partial(p, buf, seg);
 			flush_partial(p);
@@ -1136,7 +1177,7 @@ int bg_bootlog_feed(struct bg_bootlog *p, const char *buf, size_t len)
 			p->overlong = true;
 			flush_partial(p);
 		} else if (seg) {
-			on_line(p, buf, seg, &br);
+			on_line(p, buf, seg, &ls.br);
 		}
 		if (lf)
 			p->lineno++;

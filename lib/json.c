@@ -227,10 +227,25 @@ void bg_strbuf_addint(struct bg_strbuf *sb, int64_t v)
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	size_t n;
 
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	/* two digits per division: integers are most of the bytes of a large JSON output */
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+
+		u /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (u >= 10) {
+		*--p = pairs[u * 2 + 1];
+		*--p = pairs[u * 2];
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (v < 0)
 		*--p = '-';
 	n = (size_t)(tmp + sizeof(tmp) - p);
