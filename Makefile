@@ -17,7 +17,7 @@ BOOTGATE_CACHE ?= /var/cache/bootgate
 export BOOTGATE_CACHE
 
 CC ?= cc
-CFLAGS ?= -O2 -g
+CFLAGS ?= -O3 -g
 FUZZ_SECONDS ?= 60
 
 # git's config.mak.dev warning set, with -Werror

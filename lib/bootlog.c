@@ -19,6 +19,8 @@
 #define SEEN_MAX (1u << 20)         /* cap of the duplicate filter, per boot */
 #define READ_CHUNK (1u << 20)
 
+struct seen_slot;
+
 struct pending_call {
 	uint64_t key;
 	int64_t ts;
@@ -47,7 +49,7 @@ struct bg_bootlog {
 	unsigned nr_boots;
 	int stop;                       /* nonzero return of on_boot */
 
-	uint64_t *seen;                 /* open-addressing set of event keys, 0 = empty */
+	struct seen_slot *seen;         /* open-addressing set of the events of this boot */
 	size_t seen_size, seen_used;
 	bool seen_full_warned;
 
@@ -177,6 +179,28 @@ static void warn_at_line(struct bg_bootlog *p, const char *fmt, ...)
 
 /* ---- the duplicate filter ---- */
 
+enum seen_kind {
+	SEEN_EMPTY,
+	SEEN_TEXT,          /* a line, by the hash of its time and text */
+	SEEN_INITCALL,      /* an initcall, by its fields: index into boot.initcalls */
+	SEEN_PROBE,         /* likewise for probes */
+};
+
+struct seen_slot {
+	uint64_t key;
+	uint32_t index;
+	uint32_t kind;
+};
+
+/* An event as read from a line, before it is kept: what a duplicate must match. */
+struct event_fields {
+	const char *name;       /* function or device */
+	size_t namelen;
+	const char *mod;
+	size_t modlen;
+	int64_t ret, usecs, ts;
+};
+
 static void seen_clear(struct bg_bootlog *p)
 {
 	if (p->seen_used)
@@ -185,58 +209,76 @@ static void seen_clear(struct bg_bootlog *p)
 	p->seen_full_warned = false;
 }
 
-static bool seen_lookup(const struct bg_bootlog *p, uint64_t key, size_t *slot)
-{
-	size_t mask = p->seen_size - 1;
-	size_t i = key & mask;
-
-	while (p->seen[i]) {
-		if (p->seen[i] == key) {
-			*slot = i;
-			return true;
-		}
-		i = (i + 1) & mask;
-	}
-	*slot = i;
-	return false;
-}
-
 static void seen_grow(struct bg_bootlog *p)
 {
-	uint64_t *old = p->seen;
-	size_t old_size = p->seen_size, slot;
+	struct seen_slot *old = p->seen;
+	size_t old_size = p->seen_size, mask;
 
 	p->seen_size = old_size ? old_size * 2 : 4096;
+	mask = p->seen_size - 1;
 	p->seen = xcalloc(p->seen_size, sizeof(*p->seen));
 	for (size_t i = 0; i < old_size; i++) {
-		if (old[i]) {
-			seen_lookup(p, old[i], &slot);
-			p->seen[slot] = old[i];
-		}
+		size_t j;
+
+		if (old[i].kind == SEEN_EMPTY)
+			continue;
+		for (j = old[i].key & mask; p->seen[j].kind != SEEN_EMPTY; j = (j + 1) & mask)
+			;
+		p->seen[j] = old[i];
 	}
 	free(old);
 }
 
-/*
- * Whether an event line was already counted in this boot. Timestamped lines are unique
- * by (time, text), so their second copy (the dump) is always a duplicate. Lines without
- * printk time are only remembered from the live console and only looked up in a dump,
- * since a kernel may print the same untimed line twice.
- */
-static bool is_duplicate(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+static bool same_text(const char *kept, const char *s, size_t len)
 {
-	uint64_t key;
-	size_t slot;
+	if (!kept)
+		return !s;
+	return s && !strncmp(kept, s, len) && kept[len] == '\0';
+}
+
+static bool same_event(const struct bg_bootlog *p, const struct seen_slot *slot,
+		       const struct event_fields *f)
+{
+	const struct bg_boot *b = &p->boot;
+
+	if (slot->kind == SEEN_INITCALL) {
+		const struct bg_initcall *ic = &b->initcalls[slot->index];
+
+		return ic->end_us == f->ts && ic->usecs == f->usecs && ic->ret == f->ret &&
+		       same_text(ic->name, f->name, f->namelen) &&
+		       same_text(ic->module, f->mod, f->modlen);
+	}
+	if (slot->kind == SEEN_PROBE) {
+		const struct bg_probe *pr = &b->probes[slot->index];
+
+		return pr->end_us == f->ts && pr->usecs == f->usecs && pr->ret == f->ret &&
+		       same_text(pr->device, f->name, f->namelen);
+	}
+	return true;   /* SEEN_TEXT: the 64-bit hash of time and text is the identity */
+}
+
+/*
+ * Whether an event was already counted in this boot, remembering it otherwise (as the
+ * event kept at index). Timestamped events are unique by time and content, so their
+ * second copy (the dump) is always a duplicate. Events without printk time are only
+ * remembered from the live console and only looked up in a dump, since a kernel may
+ * print the same untimed line twice.
+ */
+static bool seen_before(struct bg_bootlog *p, enum seen_kind kind, uint64_t key, uint32_t index,
+			const struct event_fields *f, int64_t ts)
+{
 	bool add = ts >= 0 || !p->replay;
 	bool check = ts >= 0 || p->replay;
+	size_t mask, i;
 
-	key = bg_hash64_seed(msg, len, ts >= 0 ? (uint64_t)ts : 0x9e3779b97f4a7c15ull);
-	if (!key)
-		key = 1;
 	if (!p->seen_size)
 		seen_grow(p);
-	if (seen_lookup(p, key, &slot))
-		return check;
+	mask = p->seen_size - 1;
+	for (i = key & mask; p->seen[i].kind != SEEN_EMPTY; i = (i + 1) & mask) {
+		if (check && p->seen[i].key == key && p->seen[i].kind == kind &&
+		    same_event(p, &p->seen[i], f))
+			return true;
+	}
 	if (!add)
 		return false;
 	if (p->seen_used >= SEEN_MAX) {
@@ -248,11 +290,36 @@ static bool is_duplicate(struct bg_bootlog *p, int64_t ts, const char *msg, size
 	}
 	if ((p->seen_used + 1) * 2 > p->seen_size) {
 		seen_grow(p);
-		seen_lookup(p, key, &slot);
+		mask = p->seen_size - 1;
+		for (i = key & mask; p->seen[i].kind != SEEN_EMPTY; i = (i + 1) & mask)
+			;
 	}
-	p->seen[slot] = key;
+	p->seen[i] = (struct seen_slot){ key, index, kind };
 	p->seen_used++;
 	return false;
+}
+
+/* A line's identity: hashing its time and text. */
+static bool is_duplicate(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	uint64_t key = bg_hash64_seed(msg, len, ts >= 0 ? (uint64_t)ts : 0x9e3779b97f4a7c15ull);
+
+	return seen_before(p, SEEN_TEXT, key, 0, NULL, ts);
+}
+
+/* An initcall's or a probe's identity: mixing its numbers; the names are compared. */
+static bool event_seen_before(struct bg_bootlog *p, enum seen_kind kind, uint32_t index,
+			      const struct event_fields *f)
+{
+	uint64_t key = (uint64_t)f->ts * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)f->usecs * 0xc2b2ae3d27d4eb4full ^
+		       (uint64_t)f->ret * 0x165667b19e3779f9ull ^ f->namelen * 0x27d4eb2f165667c5ull;
+
+	key ^= key >> 29;
+	/* untimed events are identified by their text too: the numbers alone say little */
+	if (f->ts < 0)
+		key ^= bg_hash64(f->name, f->namelen);
+	return seen_before(p, kind, key, index, f, f->ts);
 }
 
 /* ---- boots ---- */
@@ -597,6 +664,12 @@ static void on_initcall(struct bg_bootlog *p, int64_t ts, const char *msg, size_
 	else if (!STARTS(q, (size_t)(end - q), " usecs"))
 		goto bad;
 
+	{
+		struct event_fields f = { s, namelen, mod, modlen, ret, usecs, ts };
+
+		if (event_seen_before(p, SEEN_INITCALL, (uint32_t)b->nr_initcalls, &f))
+			return;
+	}
 	ALLOC_GROW(b->initcalls, b->nr_initcalls + 1, b->alloc_initcalls);
 	ic = &b->initcalls[b->nr_initcalls++];
 	ic->name = keep(p, s, namelen);
@@ -639,6 +712,12 @@ static void on_probe(struct bg_bootlog *p, int64_t ts, const char *msg, size_t l
 			usecs *= 1000;
 		else if (!STARTS(u, (size_t)(end - u), " usecs"))
 			goto bad;
+	}
+	{
+		struct event_fields f = { s, (size_t)(q - s), NULL, 0, ret, usecs, ts };
+
+		if (event_seen_before(p, SEEN_PROBE, (uint32_t)b->nr_probes, &f))
+			return;
 	}
 	ALLOC_GROW(b->probes, b->nr_probes + 1, b->alloc_probes);
 	pr = &b->probes[b->nr_probes++];
@@ -790,11 +869,11 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 			on_calling(p, ts, msg, len);
 		return;
 	case 'i':
-		if (STARTS(msg, len, "initcall ") && !DUP())
-			on_initcall(p, ts, msg, len);
+		if (STARTS(msg, len, "initcall "))
+			on_initcall(p, ts, msg, len);   /* checks for duplicates itself */
 		return;
 	case 'p':
-		if (STARTS(msg, len, "probe of ") && !DUP())
+		if (STARTS(msg, len, "probe of "))
 			on_probe(p, ts, msg, len);
 		return;
 	case 'R':
