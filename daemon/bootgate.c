@@ -14,6 +14,9 @@ static const struct bg_cmd commands[] = {
 	  "read boot-time figures (initcalls, probes, time to init) from console or LAVA logs" },
 	{ "diff", cmd_diff, "[--json] [--top N | --all] A.log B.log",
 	  "compare two boots initcall by initcall, quoting the kernel's own lines" },
+	{ "bench-bisect", cmd_bench_bisect,
+	  "[--json] [--k N] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
+	  "bootgate's noise-aware bisection against plain git bisect on simulated histories" },
 	{ "help", cmd_help, "[COMMAND]", "show the commands, or one command's help" },
 	{ "version", cmd_version, "", "print the version" },
 };
@@ -30,7 +33,7 @@ static void print_overview(FILE *out)
 {
 	fprintf(out, "usage: bootgate COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'bootgate help COMMAND' or 'bootgate COMMAND --help' shows one command.\n");
 }
 
@@ -48,6 +51,21 @@ int cmd_print_help(const char *name)
 		       "  --top N     rows in the slowest-initcall and slowest-probe tables (10)\n"
 		       "  LOG         a console capture, a dmesg dump or a LAVA job log; - is stdin\n"
 		       "\nexit: 0 every log read, 1 a log could not be read, 2 usage\n");
+	else if (!strcmp(name, "bench-bisect"))
+		printf("\n"
+		       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"
+		       "  --json      the figures as JSON\n"
+		       "  --k N       parallel workers for bootgate's bisection (1)\n"
+		       "\nWith --generate, writes a corpus to stdout instead:\n"
+		       "  --N N       commits after the good one (128)\n"
+		       "  --d D       the regression, as a fraction (0.05)\n"
+		       "  --cv CV     boot-time noise, coefficient of variation (0.05)\n"
+		       "  --hang P    share of boots that hang (0.01)\n"
+		       "  --bf P      share of commits that do not build (0.05)\n"
+		       "  --base MS   median boot time of the good commits (2500)\n"
+		       "  --histories N   (1000)    --seed S   (1)\n"
+		       "  --steps F,F,... a regression made of several commits, fractions of D\n"
+		       "\nexit: 0 every corpus read, 1 a corpus could not be read, 2 usage\n");
 	else if (!strcmp(name, "diff"))
 		printf("\n"
 		       "  --json      the rows as JSON\n"

@@ -1,0 +1,254 @@
+/* bootgate bench-bisect: bootgate's bisection against plain git bisect on simulated histories. */
+#include <getopt.h>
+#include <math.h>
+
+#include "cmd.h"
+#include "bisect-bench.h"
+#include "error.h"
+#include "json.h"
+#include "log.h"
+#include "stats.h"
+
+static double parse_real(const char *opt, const char *arg, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= lo && v <= hi))
+		exit(cmd_usage_error("bench-bisect", "%s takes a number from %g to %g, not '%s'",
+				     opt, lo, hi, arg));
+	return v;
+}
+
+static void parse_steps(struct bg_bb_gen *g, const char *arg)
+{
+	char buf[256], *p = buf;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	g->nsteps = 0;
+	while (*p) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (g->nsteps == ARRAY_SIZE(g->steps))
+			exit(cmd_usage_error("bench-bisect", "--steps takes at most %zu fractions",
+					     ARRAY_SIZE(g->steps)));
+		g->steps[g->nsteps++] = parse_real("--steps", p, 0, 1);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+}
+
+struct row {
+	const char *name;
+	unsigned k;
+	double accuracy, lo, hi, in_set, mean_set, mean_boots, mean_builds, mean_rounds, unknown;
+	unsigned p95;
+};
+
+static void to_row(const struct bg_bb_score *s, struct row *r)
+{
+	double n = s->histories ? (double)s->histories : 1;
+
+	r->name = bg_bb_algo_name(s->algo);
+	r->k = s->k;
+	r->accuracy = (double)s->correct / n;
+	bg_stats_wilson(s->correct, s->histories, 1.959963984540054, &r->lo, &r->hi);
+	r->in_set = (double)s->in_set / n;
+	r->mean_set = s->set_size / n;
+	r->mean_boots = s->boots / n;
+	r->p95 = bg_bb_score_boots_quantile(s, 0.95);
+	r->mean_builds = s->builds / n;
+	r->mean_rounds = s->rounds / n;
+	r->unknown = (double)s->unknown / n;
+}
+
+static void print_row(const struct row *r)
+{
+	char name[32];
+
+	if (!strcmp(r->name, "bootgate"))
+		snprintf(name, sizeof(name), "bootgate k=%u", r->k);
+	else
+		snprintf(name, sizeof(name), "%s", r->name);
+	printf("  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f %6.1f%%\n", name,
+	       100 * r->accuracy, 100 * r->lo, 100 * r->hi, 100 * r->in_set, r->mean_set,
+	       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown);
+}
+
+static void json_row(struct bg_json *j, const struct row *r)
+{
+	bg_json_object_begin(j);
+	bg_json_key(j, "name");
+	bg_json_str(j, r->name);
+	bg_json_key(j, "k");
+	bg_json_int(j, r->k);
+	bg_json_key(j, "accuracy");
+	bg_json_double(j, r->accuracy);
+	bg_json_key(j, "accuracy_ci");
+	bg_json_array_begin(j);
+	bg_json_double(j, r->lo);
+	bg_json_double(j, r->hi);
+	bg_json_array_end(j);
+	bg_json_key(j, "in_set");
+	bg_json_double(j, r->in_set);
+	bg_json_key(j, "mean_set");
+	bg_json_double(j, r->mean_set);
+	bg_json_key(j, "mean_boots");
+	bg_json_double(j, r->mean_boots);
+	bg_json_key(j, "p95_boots");
+	bg_json_int(j, r->p95);
+	bg_json_key(j, "mean_builds");
+	bg_json_double(j, r->mean_builds);
+	bg_json_key(j, "mean_rounds");
+	bg_json_double(j, r->mean_rounds);
+	bg_json_key(j, "unknown");
+	bg_json_double(j, r->unknown);
+	bg_json_object_end(j);
+}
+
+int cmd_bench_bisect(int argc, char **argv)
+{
+	enum { O_N = 256, O_D, O_CV, O_HANG, O_BF, O_BASE, O_HIST, O_SEED, O_STEPS };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "k", required_argument, NULL, 'k' },
+		{ "generate", no_argument, NULL, 'g' },
+		{ "N", required_argument, NULL, O_N },
+		{ "d", required_argument, NULL, O_D },
+		{ "cv", required_argument, NULL, O_CV },
+		{ "hang", required_argument, NULL, O_HANG },
+		{ "bf", required_argument, NULL, O_BF },
+		{ "base", required_argument, NULL, O_BASE },
+		{ "histories", required_argument, NULL, O_HIST },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "steps", required_argument, NULL, O_STEPS },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bg_bb_gen gen;
+	struct bg_json out;
+	bool json = false, generate = false;
+	unsigned k = 1;
+	int opt, failed = 0;
+
+	bg_bb_gen_init(&gen);
+	while ((opt = getopt_long(argc, argv, "jk:g", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'k':
+			k = (unsigned)cmd_parse_count("bench-bisect", "--k", optarg);
+			if (k < 1 || k > 64)
+				return cmd_usage_error("bench-bisect", "--k takes 1 to 64 workers");
+			break;
+		case 'g':
+			generate = true;
+			break;
+		case O_N:
+			gen.N = (int)parse_real("--N", optarg, 2, 100000);
+			break;
+		case O_D:
+			gen.d = parse_real("--d", optarg, 0, 10);
+			break;
+		case O_CV:
+			gen.cv = parse_real("--cv", optarg, 0, 5);
+			break;
+		case O_HANG:
+			gen.hang = parse_real("--hang", optarg, 0, 0.99);
+			break;
+		case O_BF:
+			gen.bf = parse_real("--bf", optarg, 0, 0.99);
+			break;
+		case O_BASE:
+			gen.base = parse_real("--base", optarg, 1e-3, 1e9);
+			break;
+		case O_HIST:
+			gen.histories = (unsigned)parse_real("--histories", optarg, 1, 1e7);
+			break;
+		case O_SEED:
+			gen.seed = cmd_parse_count("bench-bisect", "--seed", optarg);
+			break;
+		case O_STEPS:
+			parse_steps(&gen, optarg);
+			break;
+		default:
+			return cmd_usage_error("bench-bisect", "unknown option");
+		}
+	}
+	if (generate) {
+		if (optind < argc)
+			return cmd_usage_error("bench-bisect", "--generate writes to stdout and "
+					       "takes no corpus");
+		if (bg_bb_generate(stdout, &gen) < 0 || fflush(stdout) == EOF) {
+			log_warn("cannot write the corpus");
+			return 1;
+		}
+		return 0;
+	}
+	if (optind >= argc)
+		return cmd_usage_error("bench-bisect", "no corpus given");
+
+	if (json) {
+		fflush(stdout);
+		bg_json_init(&out, STDOUT_FILENO, 3);
+		bg_json_object_begin(&out);
+		bg_json_key(&out, "corpora");
+		bg_json_array_begin(&out);
+	}
+	for (int i = optind; i < argc; i++) {
+		struct bg_bb_corpus c;
+		struct bg_bb_score s[2];
+		struct row r[2];
+
+		if (bg_bb_parse(argv[i], &c) < 0) {
+			log_warnx("%s", bg_error_last());
+			failed = 1;
+			continue;
+		}
+		fprintf(stderr, "bench-bisect: %s: %zu histories\n", argv[i], c.n);
+		bg_bb_run(&c, BG_BB_BOOTGATE, k, &s[0]);
+		bg_bb_run(&c, BG_BB_GIT_BISECT, 1, &s[1]);
+		to_row(&s[0], &r[0]);
+		to_row(&s[1], &r[1]);
+		if (json) {
+			bg_json_object_begin(&out);
+			bg_json_key(&out, "file");
+			bg_json_str(&out, argv[i]);
+			bg_json_key(&out, "scenario");
+			bg_json_str(&out, c.scenario);
+			bg_json_key(&out, "histories");
+			bg_json_int(&out, (int64_t)c.n);
+			bg_json_key(&out, "algorithms");
+			bg_json_array_begin(&out);
+			json_row(&out, &r[0]);
+			json_row(&out, &r[1]);
+			bg_json_array_end(&out);
+			bg_json_object_end(&out);
+		} else {
+			printf("%s: %zu histories%s%s\n", argv[i], c.n, c.scenario ? ", " : "",
+			       c.scenario ? c.scenario : "");
+			printf("  %-14s %7s %14s %7s %6s %8s %6s %7s %7s %7s\n", "algorithm",
+			       "accuracy", "(95% CI)", "in set", "set", "boots", "p95", "builds",
+			       "rounds", "unknown");
+			print_row(&r[0]);
+			print_row(&r[1]);
+		}
+		bg_bb_score_release(&s[0]);
+		bg_bb_score_release(&s[1]);
+		bg_bb_corpus_release(&c);
+	}
+	if (json) {
+		bg_json_array_end(&out);
+		bg_json_object_end(&out);
+		if (bg_json_finish(&out) < 0) {
+			log_warnx("%s", bg_error_last());
+			return 1;
+		}
+	}
+	return failed;
+}
