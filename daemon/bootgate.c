@@ -14,6 +14,9 @@ static const struct bg_cmd commands[] = {
 	  "read boot-time figures (initcalls, probes, time to init) from console or LAVA logs" },
 	{ "diff", cmd_diff, "[--json] [--top N | --all] A.log B.log",
 	  "compare two boots initcall by initcall, quoting the kernel's own lines" },
+	{ "compare", cmd_compare,
+	  "[--json] [--top N | --all] [--threshold PATTERN=PCT%[:US]]... --base LOG... --cand LOG...",
+	  "same, different or unknown for every metric of two sets of boots" },
 	{ "bench-bisect", cmd_bench_bisect,
 	  "[--json] [--k N] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
 	  "bootgate's noise-aware bisection against plain git bisect on simulated histories" },
@@ -51,6 +54,17 @@ int cmd_print_help(const char *name)
 		       "  --top N     rows in the slowest-initcall and slowest-probe tables (10)\n"
 		       "  LOG         a console capture, a dmesg dump or a LAVA job log; - is stdin\n"
 		       "\nexit: 0 every log read, 1 a log could not be read, 2 usage\n");
+	else if (!strcmp(name, "compare"))
+		printf("\n"
+		       "  --base LOG...   boots of the base kernel (every boot of every log)\n"
+		       "  --cand LOG...   boots of the candidate\n"
+		       "  --json          every metric's verdict, and the attribution, as JSON\n"
+		       "  --top N         rows shown (20); --all shows the metrics judged same too\n"
+		       "  --threshold P=PCT%%[:US]  a practical threshold for metrics matching P\n"
+		       "                  (a name or a prefix ending in *), e.g. 'initcall.*=10%%:2000'\n"
+		       "\nDefaults: boot.* 2%% and 1 ms; initcall.* and probe.* 5%% and 1 ms.\n"
+		       "Boots that never reached init are left out and counted.\n"
+		       "\nexit: 0 compared, 1 a log could not be read, 2 usage\n");
 	else if (!strcmp(name, "bench-bisect"))
 		printf("\n"
 		       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"

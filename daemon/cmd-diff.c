@@ -7,6 +7,7 @@
 #include "json.h"
 #include "log.h"
 #include "strbuf.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 struct side_value {
@@ -69,50 +70,23 @@ static int cmp_value(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void add_value(struct side *s, const char *prefix, const char *name, int64_t usecs,
-		      const char *line)
+static void add_value(const char *metric, int64_t usecs, const char *line, void *data)
 {
+	struct side *s = data;
 	struct side_value *v;
 
 	ALLOC_GROW(s->v, s->n + 1, s->alloc);
 	v = &s->v[s->n];
-	v->metric = xasprintf("%s%s", prefix, name);
+	v->metric = xstrdup(metric);
 	v->usecs = usecs;
 	v->line = line;
 	v->order = s->n++;
 }
 
-/*
- * The metrics of a boot, sorted by name. Names are not unique keys (two
- * activate_jump_labels): the second occurrence in boot order becomes "NAME#2".
- */
+/* The metrics of a boot, sorted by name for merging. */
 static void collect(struct side *s)
 {
-	const struct bg_boot *b = s->boot;
-
-	for (size_t i = 0; i < b->nr_initcalls; i++)
-		add_value(s, "initcall.", b->initcalls[i].name, b->initcalls[i].usecs,
-			  b->initcalls[i].line);
-	for (size_t i = 0; i < b->nr_probes; i++)
-		add_value(s, "probe.", b->probes[i].device, b->probes[i].usecs, b->probes[i].line);
-	if (b->init_us >= 0)
-		add_value(s, "boot.", "init", b->init_us, NULL);
-	if (b->userspace_us >= 0)
-		add_value(s, "boot.", "userspace", b->userspace_us, NULL);
-	qsort(s->v, s->n, sizeof(*s->v), cmp_value);
-	for (size_t i = 1, k = 1; i < s->n; i++) {
-		if (strcmp(s->v[i].metric, s->v[i - k].metric) != 0) {
-			k = 1;
-			continue;
-		}
-		k++;
-		{
-			char *numbered = xasprintf("%s#%zu", s->v[i].metric, k);
-
-			free(s->v[i].metric);
-			s->v[i].metric = numbered;
-		}
-	}
+	bg_boot_metrics(s->boot, add_value, s);
 	qsort(s->v, s->n, sizeof(*s->v), cmp_value);
 }
 

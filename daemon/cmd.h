@@ -14,6 +14,7 @@ struct bg_cmd {
 int cmd_parse(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_bench_bisect(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);

@@ -1,0 +1,99 @@
+/*
+ * The verdict: given boots of a base and of a candidate kernel, for every metric
+ * (initcall.*, probe.*, boot.init, boot.userspace) say same, different or unknown, with
+ * the effect, its interval, p, the sample sizes and how many more boots would settle it;
+ * when boot.init moved, name the initcalls and probes that explain it.
+ */
+#ifndef BG_VERDICT_H
+#define BG_VERDICT_H
+
+#include "compat.h"
+#include "bootlog.h"
+
+/*
+ * Calls fn for each metric of a boot in boot order: "initcall.NAME" ("initcall.NAME#2"
+ * for a second initcall of that name), "probe.DEV", "boot.init", "boot.userspace".
+ */
+void bg_boot_metrics(const struct bg_boot *b,
+		     void (*fn)(const char *metric, int64_t usecs, const char *line, void *data),
+		     void *data);
+
+struct bg_series {
+	char *metric;
+	double *v;               /* µs */
+	size_t n, alloc;
+};
+
+/* The values of every metric over a set of boots. */
+struct bg_sample_set {
+	struct bg_series *s;
+	size_t n, alloc;
+	unsigned boots;          /* boots that counted (init reached) */
+	unsigned excluded;       /* boots that did not: panic, hang, cut log */
+};
+
+void bg_sample_set_init(struct bg_sample_set *set);
+void bg_sample_set_release(struct bg_sample_set *set);
+/* Adds a boot's metrics; a boot that never reached init is only counted as excluded. */
+void bg_sample_set_add_boot(struct bg_sample_set *set, const struct bg_boot *b);
+/* One value; -1 (bg_error_last says why) for NaN, negative or absurd values. */
+int bg_sample_set_add(struct bg_sample_set *set, const char *metric, double usecs);
+const struct bg_series *bg_sample_set_find(const struct bg_sample_set *set, const char *metric);
+
+/* A practical threshold: a change must be at least pct of the base and abs_us. */
+struct bg_threshold {
+	char *pattern;           /* a metric name, or a prefix ending in '*' */
+	double pct;              /* fraction: 0.05 is 5% */
+	double abs_us;
+};
+
+struct bg_compare_config {
+	struct bg_threshold *thresholds;   /* first match wins; then the defaults */
+	size_t nthresholds;
+	double alpha;            /* false discovery rate over the metrics, before the looks */
+	double beta;             /* miss rate for "same" */
+};
+
+void bg_compare_config_init(struct bg_compare_config *cfg);
+void bg_compare_config_release(struct bg_compare_config *cfg);
+/* "PATTERN=PCT%[:ABS_US]", e.g. "initcall.*=10%:2000"; -1 with a message when malformed. */
+int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec);
+/* The threshold that applies to a metric. */
+struct bg_threshold bg_compare_threshold(const struct bg_compare_config *cfg, const char *metric);
+
+enum bg_verdict_kind { BG_SAME, BG_DIFFERENT, BG_UNKNOWN };
+
+struct bg_verdict {
+	char *metric;
+	enum bg_verdict_kind verdict;
+	double base_median, cand_median;
+	double delta, delta_pct;  /* Hodges-Lehmann shift (µs) and its share of the base */
+	double ci_lo, ci_hi;      /* 95% interval of delta */
+	double p, q;              /* Welch's t on log values; q after Benjamini-Hochberg */
+	size_t n_base, n_cand;
+	unsigned more_boots;      /* per side, to settle an unknown (0 at the cap) */
+};
+
+struct bg_attribution {
+	char *metric;
+	double delta;             /* µs */
+	double share;             /* of the boot.init shift */
+};
+
+struct bg_comparison {
+	struct bg_verdict *v;     /* sorted: different, unknown, same; by |delta| within */
+	size_t n;
+	struct bg_attribution *a;
+	size_t na;
+};
+
+int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *cand,
+	       const struct bg_compare_config *cfg, struct bg_comparison *out);
+void bg_comparison_release(struct bg_comparison *c);
+const char *bg_verdict_name(enum bg_verdict_kind v);
+
+/* Boots per side at the looks: 5, 10, 20, ... 320. */
+#define BG_VERDICT_FIRST_LOOK 5
+#define BG_VERDICT_LOOKS 7
+
+#endif
