@@ -18,7 +18,7 @@ static const struct bg_cmd commands[] = {
 	  "[--json] [--top N | --all] [--threshold PATTERN=PCT%[:US]]... --base LOG... --cand LOG...",
 	  "same, different or unknown for every metric of two sets of boots" },
 	{ "bench-bisect", cmd_bench_bisect,
-	  "[--json] [--k N] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
+	  "[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
 	  "bootgate's noise-aware bisection against plain git bisect on simulated histories" },
 	{ "help", cmd_help, "[COMMAND]", "show the commands, or one command's help" },
 	{ "version", cmd_version, "", "print the version" },
@@ -70,6 +70,8 @@ int cmd_print_help(const char *name)
 		       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"
 		       "  --json      the figures as JSON\n"
 		       "  --k N       parallel workers for bootgate's bisection (1)\n"
+		       "  --all-steps check beside every culprit for further steps (else only when\n"
+		       "              the step found clearly explains less than 80%% of the shift)\n"
 		       "\nWith --generate, writes a corpus to stdout instead:\n"
 		       "  --N N       commits after the good one (128)\n"
 		       "  --d D       the regression, as a fraction (0.05)\n"

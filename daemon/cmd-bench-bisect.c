@@ -48,6 +48,8 @@ struct row {
 	unsigned k;
 	double accuracy, lo, hi, in_set, mean_set, mean_boots, mean_builds, mean_rounds, unknown;
 	unsigned p95;
+	bool multi;                 /* a corpus of regressions made of several commits */
+	double recall, false_culprits;
 };
 
 static void to_row(const struct bg_bb_score *s, struct row *r)
@@ -65,6 +67,9 @@ static void to_row(const struct bg_bb_score *s, struct row *r)
 	r->mean_builds = s->builds / n;
 	r->mean_rounds = s->rounds / n;
 	r->unknown = (double)s->unknown / n;
+	r->multi = s->steps > s->histories;
+	r->recall = s->steps ? (double)s->steps_found / (double)s->steps : 0;
+	r->false_culprits = (double)s->false_culprits / n;
 }
 
 static void print_row(const struct row *r)
@@ -75,9 +80,13 @@ static void print_row(const struct row *r)
 		snprintf(name, sizeof(name), "bootgate k=%u", r->k);
 	else
 		snprintf(name, sizeof(name), "%s", r->name);
-	printf("  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f %6.1f%%\n", name,
+	printf("  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f %6.1f%%", name,
 	       100 * r->accuracy, 100 * r->lo, 100 * r->hi, 100 * r->in_set, r->mean_set,
 	       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown);
+	if (r->multi)
+		printf("   steps found %.1f%%, false culprits %.2f", 100 * r->recall,
+		       r->false_culprits);
+	printf("\n");
 }
 
 static void json_row(struct bg_json *j, const struct row *r)
@@ -108,6 +117,12 @@ static void json_row(struct bg_json *j, const struct row *r)
 	bg_json_double(j, r->mean_rounds);
 	bg_json_key(j, "unknown");
 	bg_json_double(j, r->unknown);
+	if (r->multi) {
+		bg_json_key(j, "steps_found");
+		bg_json_double(j, r->recall);
+		bg_json_key(j, "false_culprits");
+		bg_json_double(j, r->false_culprits);
+	}
 	bg_json_object_end(j);
 }
 
@@ -118,6 +133,7 @@ int cmd_bench_bisect(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "k", required_argument, NULL, 'k' },
 		{ "generate", no_argument, NULL, 'g' },
+		{ "all-steps", no_argument, NULL, 'a' },
 		{ "N", required_argument, NULL, O_N },
 		{ "d", required_argument, NULL, O_D },
 		{ "cv", required_argument, NULL, O_CV },
@@ -131,12 +147,12 @@ int cmd_bench_bisect(int argc, char **argv)
 	};
 	struct bg_bb_gen gen;
 	struct bg_json out;
-	bool json = false, generate = false;
+	bool json = false, generate = false, all_steps = false;
 	unsigned k = 1;
 	int opt, failed = 0;
 
 	bg_bb_gen_init(&gen);
-	while ((opt = getopt_long(argc, argv, "jk:g", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jk:ga", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -148,6 +164,9 @@ int cmd_bench_bisect(int argc, char **argv)
 			break;
 		case 'g':
 			generate = true;
+			break;
+		case 'a':
+			all_steps = true;
 			break;
 		case O_N:
 			gen.N = (int)parse_real("--N", optarg, 2, 100000);
@@ -211,8 +230,8 @@ int cmd_bench_bisect(int argc, char **argv)
 			continue;
 		}
 		fprintf(stderr, "bench-bisect: %s: %zu histories\n", argv[i], c.n);
-		bg_bb_run(&c, BG_BB_BOOTGATE, k, &s[0]);
-		bg_bb_run(&c, BG_BB_GIT_BISECT, 1, &s[1]);
+		bg_bb_run(&c, BG_BB_BOOTGATE, k, all_steps, &s[0]);
+		bg_bb_run(&c, BG_BB_GIT_BISECT, 1, false, &s[1]);
 		to_row(&s[0], &r[0]);
 		to_row(&s[1], &r[1]);
 		if (json) {

@@ -448,21 +448,13 @@ static int oracle_boot(struct oracle *o, int commit, double *v)
 	return 0;
 }
 
-static void run_bootgate(struct oracle *o, unsigned k, int *first, int *last, bool *unknown)
+static void serve(struct oracle *o, struct bg_bisect *b, const struct bg_bisect_config *cfg)
 {
 	const struct bg_bb_history *h = o->h;
-	struct bg_bisect_config cfg;
-	struct bg_bisect *b;
 	struct bg_bisect_request req[64];
-	struct bg_bisect_counts counts;
 	size_t n;
 
-	bg_bisect_config_init(&cfg, h->commits);
-	cfg.sigma = h->sigma;     /* as CI history would know it */
-	cfg.workers = k > 64 ? 64 : k;
-	/* the smallest regression worth a report: half the planted one */
-	cfg.threshold = 0.5 * fabs(log(bg_bb_level(h, h->commits - 1)) - o->log_base);
-	b = bg_bisect_new(&cfg);
+	(void)cfg;
 	while (bg_bisect_next(b, req, ARRAY_SIZE(req), &n) == BG_BISECT_MEASURE) {
 		for (size_t i = 0; i < n; i++) {
 			unsigned got = 0, tries = 0;
@@ -486,13 +478,48 @@ static void run_bootgate(struct oracle *o, unsigned k, int *first, int *last, bo
 			}
 		}
 	}
+}
+
+void bg_bb_bisect(const struct bg_bb_history *h, const struct bg_bisect_config *cfg,
+		  struct bg_bisect_result *res, struct bg_bisect_counts *counts)
+{
+	struct oracle o = { h, xcalloc((size_t)h->commits, sizeof(uint64_t)),
+			    log(bg_bb_level(h, 0)), 0, 0, 0, 0, 0 };
+	struct bg_bisect_config c = *cfg;
+	struct bg_bisect *b;
+
+	c.commits = h->commits;
+	b = bg_bisect_new(&c);
+	serve(&o, b, &c);
+	*res = *bg_bisect_result(b);
+	bg_bisect_counts(b, counts);
+	bg_bisect_free(b);
+	free(o.next_j);
+}
+
+/* bootgate's engine as CI would run it: the noise known from history. */
+static void run_bootgate(struct oracle *o, unsigned k, bool all_steps,
+			 struct bg_bisect_result *res)
+{
+	const struct bg_bb_history *h = o->h;
+	struct bg_bisect_config cfg;
+	struct bg_bisect *b;
+	struct bg_bisect_counts counts;
+
+	bg_bisect_config_init(&cfg, h->commits);
+	cfg.sigma = h->sigma;
+	cfg.workers = k > 64 ? 64 : k;
+	if (all_steps)
+		cfg.steps = BG_BISECT_ALL_STEPS;
+	/* the smallest regression worth a report: half the planted one */
+	cfg.threshold = 0.5 * fabs(log(bg_bb_level(h, h->commits - 1)) - o->log_base);
+	b = bg_bisect_new(&cfg);
+	serve(o, b, &cfg);
 	bg_bisect_counts(b, &counts);
 	o->builds = counts.builds;
 	o->failed_builds = counts.failed_builds;
 	o->rounds = counts.rounds;
-	*first = bg_bisect_result(b)->first;
-	*last = bg_bisect_result(b)->last;
-	*unknown = bg_bisect_result(b)->outcome != BG_BISECT_FOUND;
+	*res = *bg_bisect_result(b);
 	bg_bisect_free(b);
 }
 
@@ -598,7 +625,39 @@ const char *bg_bb_algo_name(enum bg_bb_algo a)
 	return a == BG_BB_BOOTGATE ? "bootgate" : "git-bisect";
 }
 
-void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k,
+/* Scores a report against a history's truth. */
+static void score(struct bg_bb_score *s, const struct bg_bb_history *h,
+		  const struct bg_bisect_result *r)
+{
+	bool all = true;
+	size_t matched = 0;
+
+	if (!h->ntruth)
+		return;
+	for (size_t t = 0; t < h->ntruth; t++) {
+		int f, l;
+		bool hit = false;
+
+		bg_bb_ideal(h, h->truth[t], &f, &l);
+		for (unsigned i = 0; i < r->nculprits; i++)
+			hit |= r->culprits[i].first == f && r->culprits[i].last == l;
+		if (!r->nculprits && t == 0)
+			hit = r->first == f && r->last == l;
+		all &= hit;
+		s->steps_found += hit;
+		matched += hit;
+	}
+	s->steps += h->ntruth;
+	s->false_culprits += r->nculprits > matched ? r->nculprits - matched : 0;
+	s->correct += all && (r->nculprits <= h->ntruth);
+	for (size_t t = 0; t < h->ntruth; t++)
+		if (r->first <= h->truth[t] && h->truth[t] <= r->last) {
+			s->in_set++;
+			break;
+		}
+}
+
+void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k, bool all_steps,
 	       struct bg_bb_score *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -609,20 +668,20 @@ void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k,
 		const struct bg_bb_history *h = &c->h[i];
 		struct oracle o = { h, xcalloc((size_t)h->commits, sizeof(uint64_t)),
 				    log(bg_bb_level(h, 0)), 0, 0, 0, 0, 0 };
-		int first, last, ifirst = 0, ilast = -1;
-		bool unknown = false;
+		struct bg_bisect_result r;
 
-		if (algo == BG_BB_BOOTGATE)
-			run_bootgate(&o, k, &first, &last, &unknown);
-		else
-			run_git_bisect(&o, &first, &last);
-		if (h->ntruth) {
-			bg_bb_ideal(h, h->truth[0], &ifirst, &ilast);
-			s->correct += first == ifirst && last == ilast;
-			s->in_set += first <= h->truth[0] && h->truth[0] <= last;
+		memset(&r, 0, sizeof(r));
+		if (algo == BG_BB_BOOTGATE) {
+			run_bootgate(&o, k, all_steps, &r);
+		} else {
+			run_git_bisect(&o, &r.first, &r.last);
+			r.outcome = BG_BISECT_FOUND;
+			r.culprits[0] = (struct bg_bisect_culprit){ r.first, r.last, 1, 0, 0 };
+			r.nculprits = 1;
 		}
-		s->unknown += unknown;
-		s->set_size += last - first + 1;
+		score(s, h, &r);
+		s->unknown += r.outcome != BG_BISECT_FOUND;
+		s->set_size += r.last - r.first + 1;
 		s->boots += o.boots;
 		s->boot_counts[s->histories] = o.boots;
 		s->builds += o.builds;

@@ -64,13 +64,33 @@ enum bg_bb_algo { BG_BB_BOOTGATE, BG_BB_GIT_BISECT };
 struct bg_bb_score {
 	enum bg_bb_algo algo;
 	unsigned k;
+	/*
+	 * correct: the report is exactly the ideal set of the culprit, or for a regression
+	 * made of several commits, exactly the ideal sets of all its steps; in_set: the
+	 * (first) reported set holds a culprit.
+	 */
 	size_t histories, correct, in_set, unknown;
+	size_t steps, steps_found, false_culprits;   /* several steps: recall, extras */
 	double set_size, boots, builds, rounds, hung, failed_builds;
 	unsigned *boot_counts;  /* per history, for percentiles */
 };
 
-/* Runs one algorithm over every history of a corpus. */
-void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k,
+struct bg_bisect_config;
+struct bg_bisect_result;
+struct bg_bisect_counts;
+
+/*
+ * Bisects one history with bootgate's engine configured by cfg (its commits set from
+ * the history), serving the history's samples; fills the result and the counts.
+ */
+void bg_bb_bisect(const struct bg_bb_history *h, const struct bg_bisect_config *cfg,
+		  struct bg_bisect_result *res, struct bg_bisect_counts *counts);
+
+/*
+ * Runs one algorithm over every history of a corpus; all_steps makes bootgate check the
+ * ranges beside every culprit for further steps.
+ */
+void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k, bool all_steps,
 	       struct bg_bb_score *s);
 void bg_bb_score_release(struct bg_bb_score *s);
 /* The boots at percentile q (sorted[floor(q (n-1))]). */

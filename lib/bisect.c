@@ -21,6 +21,13 @@
 #define SEG_MIN 1e-4          /* segments probed inside */
 #define Z_CONFIRM 2.326348    /* one-sided 1% for "the regression reproduces" */
 #define Z_SAME 2.935199       /* one-sided 1% over the 6 looks for "it does not" */
+#define EXPLAINED 0.8         /* look for more steps when one explains less than this */
+#define MAX_DEPTH 6           /* residual ranges within residual ranges */
+#define SUB_BUDGET 600        /* boots for bisecting one residual range */
+#define CHECK_FIRST_LOOK 5    /* residual checks: 5, 10, 20, 40, 80 boots per side */
+#define CHECK_LOOKS 5
+#define Z_CHECK_DIFF 3.090232 /* two-sided 1% over the looks */
+#define Z_CHECK_SAME 2.326348 /* one-sided 5% over the looks */
 
 struct commit {
 	double *v;            /* ln values, in the order they came */
@@ -35,11 +42,27 @@ struct split {
 	unsigned nl, nr;
 };
 
-enum phase { PH_START, PH_CONFIRM, PH_BISECT, PH_DONE };
+enum phase { PH_START, PH_CONFIRM, PH_BISECT, PH_CHECK, PH_DONE };
+
+struct range {
+	int lo, hi;                     /* lo known good, hi known bad (relative to lo) */
+	unsigned depth;
+	bool check;                     /* test lo against hi first; else bisect lo..hi */
+};
 
 struct bg_bisect {
 	struct bg_bisect_config cfg;
 	int N;                          /* the last commit */
+	int lo, hi;                     /* the range being bisected */
+	unsigned depth;                 /* 0: the whole history; more: a residual range */
+	/* ranges waiting: residual checks (x vs y) to run, then ranges to bisect */
+	struct range *todo;
+	size_t ntodo, alloc_todo;
+	struct range check;             /* the residual check in progress */
+	unsigned check_look;            /* its boots per side */
+	double total_shift;             /* ln shift between the whole history's endpoints */
+	unsigned range_boots;           /* boots when the current range began */
+	double cur_step, cur_step_se;   /* the MAP split's step in the current range */
 	struct commit *c;
 	enum phase phase;
 	unsigned confirm_target;
@@ -80,6 +103,8 @@ void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits)
 	cfg->max_boots = 4000;
 	cfg->confirm_max = 96;
 	cfg->confirm = true;
+	cfg->steps = BG_BISECT_STEPS_GATED;
+	cfg->min_frac = 0.25;
 }
 
 struct bg_bisect *bg_bisect_new(const struct bg_bisect_config *cfg)
@@ -89,6 +114,8 @@ struct bg_bisect *bg_bisect_new(const struct bg_bisect_config *cfg)
 
 	b->cfg = *cfg;
 	b->N = n - 1;
+	b->lo = 0;
+	b->hi = b->N;
 	if (!b->cfg.workers)
 		b->cfg.workers = 1;
 	if (!b->cfg.max_builds) {
@@ -126,6 +153,7 @@ void bg_bisect_free(struct bg_bisect *b)
 	free(b->mass);
 	free(b->cum);
 	free(b->split);
+	free(b->todo);
 	free(b);
 }
 
@@ -275,13 +303,13 @@ static double upper_median(const double *v, unsigned n, double *scratch)
 /* Cleans every commit's values and fills ts[], sn, ss, sq for the tested commits. */
 static void clean_stats(struct bg_bisect *b)
 {
-	const struct commit *g = &b->c[0], *r = &b->c[b->N];
+	const struct commit *g = &b->c[b->lo], *r = &b->c[b->hi];
 	double sigma = b->cfg.sigma, gmed = 0, rmed = 0, robust = 0;
 	bool reject = false;
 	unsigned maxn = 1, nres = 0;
 	double *scratch, *res = NULL, *kept;
 
-	for (int i = 0; i <= b->N; i++)
+	for (int i = b->lo; i <= b->hi; i++)
 		if (b->c[i].n > maxn)
 			maxn = b->c[i].n;
 	scratch = xmalloc(maxn * sizeof(double));
@@ -295,11 +323,11 @@ static void clean_stats(struct bg_bisect *b)
 		/* no noise from history: the pooled MAD of the commits' residuals */
 		unsigned total = 0;
 
-		for (int i = 0; i <= b->N; i++)
+		for (int i = b->lo; i <= b->hi; i++)
 			if (b->c[i].n >= 2)
 				total += b->c[i].n;
 		res = xmalloc((total ? total : 1) * sizeof(double));
-		for (int i = 0; i <= b->N; i++) {
+		for (int i = b->lo; i <= b->hi; i++) {
 			const struct commit *c = &b->c[i];
 			double md;
 
@@ -316,7 +344,7 @@ static void clean_stats(struct bg_bisect *b)
 	}
 
 	b->T = 0;
-	for (int i = 0; i <= b->N; i++) {
+	for (int i = b->lo; i <= b->hi; i++) {
 		const struct commit *c = &b->c[i];
 		double scale = sigma > 0 ? sigma : robust, sum = 0, sq = 0;
 		unsigned n = 0;
@@ -424,9 +452,9 @@ static double cdf(const struct bg_bisect *b, int m)
 	unsigned j;
 	int a, c;
 
-	if (m <= 0)
+	if (m <= b->lo)
 		return 0;
-	if (m >= b->N)
+	if (m >= b->hi)
 		return 1;
 	j = seg_of(b, m);
 	a = b->ts[j];
@@ -530,6 +558,149 @@ static void add_candidate(struct candidate **cands, size_t *n, size_t *alloc, do
 	(*cands)[(*n)++] = (struct candidate){ score, F, commit };
 }
 
+/* ---- several steps ---- */
+
+static enum bg_bisect_status next_task(struct bg_bisect *b, struct bg_bisect_request *req,
+				       size_t *nreq);
+static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_request *req,
+					  size_t *nreq);
+
+static double mean_of(const struct commit *c)
+{
+	return bg_stats_mean(c->v, c->n);
+}
+
+/* The noise of one boot's ln value: known from history, else the current fit's. */
+static double noise(const struct bg_bisect *b)
+{
+	return b->cfg.sigma > 0 ? b->cfg.sigma : fmax(b->split[0].sd, 1e-9);
+}
+
+static void push(struct bg_bisect *b, int lo, int hi, unsigned depth, bool check)
+{
+	ALLOC_GROW(b->todo, b->ntodo + 1, b->alloc_todo);
+	b->todo[b->ntodo++] = (struct range){ lo, hi, depth, check };
+}
+
+/*
+ * Does the step just found leave part of its range's shift unexplained? Only then are
+ * the ranges on both sides checked: on a single step that would cost many boots for
+ * nothing. The step is measured at the culprit's own edges (pooled levels would mix in
+ * the other steps), and both estimates are taken at their least favourable, 2 standard
+ * errors away.
+ */
+static bool explains_little(const struct bg_bisect *b, int first, int last)
+{
+	const struct commit *l = &b->c[b->lo], *h = &b->c[b->hi];
+	const struct commit *before = &b->c[first - 1], *after = &b->c[last];
+	double span, span_se, step, step_se;
+
+	if (b->cfg.steps == BG_BISECT_ALL_STEPS)
+		return true;
+	if (b->cfg.steps == BG_BISECT_ONE_STEP || !l->n || !h->n || !before->n || !after->n)
+		return false;
+	span = mean_of(h) - mean_of(l);
+	step = mean_of(after) - mean_of(before);
+	if (span < 0) {
+		span = -span;
+		step = -step;
+	}
+	span_se = noise(b) * sqrt(1.0 / l->n + 1.0 / h->n);
+	step_se = noise(b) * sqrt(1.0 / before->n + 1.0 / after->n);
+	return step + 2 * step_se < EXPLAINED * (span - 2 * span_se);
+}
+
+/* A step is found in the current range: record it, and maybe look on both sides. */
+static enum bg_bisect_status found(struct bg_bisect *b, struct bg_bisect_request *req,
+				   size_t *nreq, int first, int last, double prob)
+{
+	struct bg_bisect_result *r = &b->result;
+
+	if (r->nculprits < BG_BISECT_MAX_CULPRITS)
+		r->culprits[r->nculprits++] = (struct bg_bisect_culprit){
+			first, last, prob, b->cur_step, b->cur_step_se };
+	if (b->depth < MAX_DEPTH && explains_little(b, first, last)) {
+		if (first - 1 > b->lo)
+			push(b, b->lo, first - 1, b->depth + 1, true);
+		if (last < b->hi)
+			push(b, last, b->hi, b->depth + 1, true);
+	}
+	return next_task(b, req, nreq);
+}
+
+/*
+ * A residual check: do commits x and y differ by at least min_frac of the whole shift?
+ * Both are booted 5, 10, 20, 40, 80 times as needed (the error split over the looks);
+ * different starts a bisection of x..y, same or the last look moves on.
+ */
+static enum bg_bisect_status check_round(struct bg_bisect *b, struct bg_bisect_request *req,
+					 size_t *nreq)
+{
+	const struct commit *x = &b->c[b->check.lo], *y = &b->c[b->check.hi];
+	double diff, se, target = b->cfg.min_frac * fabs(b->total_shift);
+
+	if (x->n < b->check_look || y->n < b->check_look) {
+		unsigned want = 0;
+
+		for (int i = 0; i < 2; i++) {
+			int commit = i ? b->check.hi : b->check.lo;
+			unsigned have = b->c[commit].n;
+
+			if (have < b->check_look) {
+				request(b, req, nreq, commit, b->check_look - have);
+				want += b->check_look - have;
+			}
+		}
+		b->counts.rounds += ceil_div(want, b->cfg.workers);
+		return BG_BISECT_MEASURE;
+	}
+	diff = mean_of(y) - mean_of(x);
+	se = noise(b) * sqrt(1.0 / x->n + 1.0 / y->n);
+	if (fabs(diff) > Z_CHECK_DIFF * se) {
+		push(b, b->check.lo, b->check.hi, b->check.depth, false);
+		return next_task(b, req, nreq);
+	}
+	if (fabs(diff) + Z_CHECK_SAME * se < target ||
+	    b->check_look * 2 > CHECK_FIRST_LOOK << (CHECK_LOOKS - 1))
+		return next_task(b, req, nreq);
+	b->check_look *= 2;
+	return check_round(b, req, nreq);
+}
+
+/* Takes the next residual check or range; when none is left, the answer is complete. */
+static enum bg_bisect_status next_task(struct bg_bisect *b, struct bg_bisect_request *req,
+				       size_t *nreq)
+{
+	struct bg_bisect_result *r = &b->result;
+	double explained = 0;
+
+	while (b->ntodo) {
+		struct range t = b->todo[--b->ntodo];
+
+		if (t.check) {
+			b->check = t;
+			b->check_look = CHECK_FIRST_LOOK;
+			b->phase = PH_CHECK;
+			return check_round(b, req, nreq);
+		}
+		b->lo = t.lo;
+		b->hi = t.hi;
+		b->depth = t.depth;
+		b->range_boots = b->counts.boots;
+		b->phase = PH_BISECT;
+		return bisect_round(b, req, nreq);
+	}
+	if (!r->nculprits)
+		return finish(b, BG_BISECT_UNKNOWN, 1, b->N, 0);
+	for (unsigned i = 0; i < r->nculprits; i++)
+		explained += r->culprits[i].step;
+	r->step = r->culprits[0].step;
+	r->step_se = r->culprits[0].step_se;
+	r->unexplained = b->total_shift - explained;
+	return finish(b, BG_BISECT_FOUND, r->culprits[0].first, r->culprits[0].last,
+		      r->culprits[0].probability);
+}
+
 /* One round of the bisection: stop, or choose the probes and their boots. */
 static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_request *req,
 					  size_t *nreq)
@@ -543,9 +714,11 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	bool interior_resolved = true, edges_ok;
 
 	clean_stats(b);
-	if (b->T < 2 || b->ts[0] != 0 || b->ts[b->T - 1] != b->N) {
+	if (b->depth == 0 && b->c[0].n && b->c[b->N].n)
+		b->total_shift = mean_of(&b->c[b->N]) - mean_of(&b->c[0]);
+	if (b->T < 2 || b->ts[0] != b->lo || b->ts[b->T - 1] != b->hi) {
 		/* an endpoint without a single value yet: boot it */
-		request(b, req, nreq, b->ts[0] == 0 && b->T ? b->N : 0, 1);
+		request(b, req, nreq, b->c[b->lo].n ? b->hi : b->lo, 1);
 		b->counts.rounds++;
 		return BG_BISECT_MEASURE;
 	}
@@ -561,13 +734,22 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 		if (!b->c[i].unbuildable)
 			interior_resolved = false;
 	edges_ok = b->c[a].n >= MIN_EDGE_BOOTS && b->c[c].n >= MIN_EDGE_BOOTS;
-	b->result.step = b->split[j].mr - b->split[j].ml;
-	b->result.step_se = b->split[j].sd *
-			    sqrt(1.0 / fmax(b->split[j].nl, 1) + 1.0 / fmax(b->split[j].nr, 1));
+	b->cur_step = b->split[j].mr - b->split[j].ml;
+	b->cur_step_se = b->split[j].sd *
+			 sqrt(1.0 / fmax(b->split[j].nl, 1) + 1.0 / fmax(b->split[j].nr, 1));
 	if (pmax >= 1 - b->cfg.eps && interior_resolved && edges_ok)
-		return finish(b, BG_BISECT_FOUND, a + 1, c, pmax);
-	if (b->counts.boots >= b->cfg.max_boots || b->counts.builds >= b->cfg.max_builds)
-		return finish(b, BG_BISECT_UNKNOWN, a + 1, c, pmax);
+		return found(b, req, nreq, a + 1, c, pmax);
+	if (b->counts.boots >= b->cfg.max_boots || b->counts.builds >= b->cfg.max_builds) {
+		if (b->depth == 0) {
+			b->result.step = b->cur_step;
+			b->result.step_se = b->cur_step_se;
+			return finish(b, BG_BISECT_UNKNOWN, a + 1, c, pmax);
+		}
+		b->ntodo = 0;   /* out of budget: report the steps found so far */
+		return next_task(b, req, nreq);
+	}
+	if (b->depth > 0 && b->counts.boots - b->range_boots >= SUB_BUDGET)
+		return next_task(b, req, nreq);
 	if (pmax >= 1 - b->cfg.eps && interior_resolved) {
 		/* the answer stands; make sure both of its edges were booted enough */
 		b->counts.rounds++;
@@ -626,6 +808,10 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	}
 	if (!ncands) {
 		free(cands);
+		if (b->depth > 0)
+			return next_task(b, req, nreq);
+		b->result.step = b->cur_step;
+		b->result.step_se = b->cur_step_se;
 		return finish(b, BG_BISECT_UNKNOWN, a + 1, c, pmax);
 	}
 	qsort(cands, ncands, sizeof(*cands), cmp_candidate_desc);
@@ -717,6 +903,8 @@ enum bg_bisect_status bg_bisect_next(struct bg_bisect *b, struct bg_bisect_reque
 	}
 	case PH_BISECT:
 		return bisect_round(b, req, n);
+	case PH_CHECK:
+		return check_round(b, req, n);
 	case PH_DONE:
 		break;
 	}

@@ -26,9 +26,18 @@ struct bg_bisect_config {
 	unsigned max_builds;    /* budget; 0: 3 * ceil(log2 N) + 30 */
 	unsigned confirm_max;   /* endpoint boots allowed to confirm the regression */
 	bool confirm;           /* re-check the endpoints before bisecting */
+	enum {
+		BG_BISECT_ONE_STEP,     /* stop at the first culprit */
+		BG_BISECT_STEPS_GATED,  /* look for more when one clearly explains < 80% */
+		BG_BISECT_ALL_STEPS,    /* always check the ranges beside every culprit */
+	} steps;
+	double min_frac;        /* smallest step looked for, as a share of the whole shift */
 };
 
-/* The defaults: eps 0.005, n0 3, 4000 boots, confirmation up to 96 boots per endpoint. */
+/*
+ * The defaults: eps 0.005, n0 3, 4000 boots, confirmation up to 96 boots per endpoint,
+ * further steps of at least 25% of the shift looked for.
+ */
 void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits);
 
 enum bg_bisect_status {
@@ -54,13 +63,25 @@ enum bg_bisect_outcome {
 	BG_BISECT_INFRA,            /* more than a third of the boots hung or failed */
 };
 
+#define BG_BISECT_MAX_CULPRITS 16
+
+struct bg_bisect_culprit {
+	int first, last;            /* one culprit, or a skip set ending in one */
+	double probability;
+	double step, step_se;       /* ln level after minus before */
+};
+
 struct bg_bisect_result {
 	enum bg_bisect_outcome outcome;
-	int first, last;            /* the reported set of commits */
+	int first, last;            /* the reported set of commits (the first step found) */
 	double probability;         /* posterior mass of the set */
 	double step;                /* ln level after minus before the set */
 	double step_se;
 	double endpoint_shift;      /* ln level of the last commit minus the first */
+	/* every step found, the first one included, in the order found */
+	struct bg_bisect_culprit culprits[BG_BISECT_MAX_CULPRITS];
+	unsigned nculprits;
+	double unexplained;         /* ln shift no step found accounts for */
 };
 
 struct bg_bisect;

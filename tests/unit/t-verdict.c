@@ -1,0 +1,274 @@
+/* Unit tests of the verdict: the A/A false-positive rate, a real shift, thresholds, input. */
+#include <math.h>
+
+#include "unit.h"
+#include "error.h"
+#include "verdict.h"
+
+/* A fixed-seed normal generator for the simulated boots. */
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+/* A kernel's boot: 20 initcalls of various sizes and noise, and boot.init around them. */
+static const double medians[20] = { 66600, 32800, 13500, 8400, 7200, 4100, 3000, 2200, 1500,
+				    1100, 900, 700, 500, 300, 200, 120, 90, 40, 12, 3 };
+
+static void simulate(struct bg_sample_set *s, unsigned boots, double extra_kprobe)
+{
+	char name[32];
+
+	for (unsigned b = 0; b < boots; b++) {
+		double total = 500000;
+
+		for (int i = 0; i < 20; i++) {
+			double cv = 0.1 + 0.02 * i, v = medians[i] * exp(cv * normal());
+
+			if (i == 17)
+				v += extra_kprobe;
+			snprintf(name, sizeof(name), "initcall.f%02d", i);
+			assert_int_equal(bg_sample_set_add(s, name, round(v)), 0);
+			total += v;
+		}
+		assert_int_equal(bg_sample_set_add(s, "boot.init", round(total * exp(0.02 * normal()))), 0);
+	}
+}
+
+static const struct bg_verdict *find(const struct bg_comparison *c, const char *metric)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].metric, metric))
+			return &c->v[i];
+	return NULL;
+}
+
+/* 1000 comparisons of two samples of the same kernel: "different" at most 1% of them. */
+static void test_a_a(void **state)
+{
+	struct bg_compare_config cfg;
+	unsigned flagged = 0, same = 0;
+
+	(void)state;
+	rng_state = 20261130;
+	bg_compare_config_init(&cfg);
+	for (int t = 0; t < 1000; t++) {
+		struct bg_sample_set a, b;
+		struct bg_comparison c;
+		bool any = false;
+
+		bg_sample_set_init(&a);
+		bg_sample_set_init(&b);
+		simulate(&a, 10, 0);
+		simulate(&b, 10, 0);
+		assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+		assert_int_equal(c.n, 21);
+		for (size_t i = 0; i < c.n; i++) {
+			any |= c.v[i].verdict == BG_DIFFERENT;
+			same += c.v[i].verdict == BG_SAME;
+		}
+		flagged += any;
+		bg_comparison_release(&c);
+		bg_sample_set_release(&a);
+		bg_sample_set_release(&b);
+	}
+	print_message("A/A: %u of 1000 comparisons flagged, %u metric verdicts same\n", flagged,
+		      same);
+	assert_true(flagged <= 10);
+	/* and the test is not blind: most metrics are settled as same at 10 boots */
+	assert_true(same > 1000 * 21 / 2);
+	bg_compare_config_release(&cfg);
+}
+
+/* A 50 ms delay in one initcall: different, and it explains boot.init. */
+static void test_real_shift(void **state)
+{
+	struct bg_compare_config cfg;
+	struct bg_sample_set a, b;
+	struct bg_comparison c;
+	const struct bg_verdict *v;
+
+	(void)state;
+	rng_state = 7;
+	bg_compare_config_init(&cfg);
+	bg_sample_set_init(&a);
+	bg_sample_set_init(&b);
+	simulate(&a, 20, 0);
+	simulate(&b, 20, 50000);
+	assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+	v = find(&c, "initcall.f17");
+	assert_non_null(v);
+	assert_int_equal(v->verdict, BG_DIFFERENT);
+	assert_true(v->delta > 49000 && v->delta < 51000);
+	assert_true(v->ci_lo > 40000 && v->ci_hi < 60000);
+	assert_int_equal(v->n_base, 20);
+	assert_true(v->q < 1e-6);
+	/* the most changed metric is listed first */
+	assert_string_equal(c.v[0].metric, "initcall.f17");
+	v = find(&c, "boot.init");
+	assert_int_equal(v->verdict, BG_DIFFERENT);
+	assert_int_equal(c.na, 1);
+	assert_string_equal(c.a[0].metric, "initcall.f17");
+	assert_true(c.a[0].share > 0.7 && c.a[0].share < 1.4);
+	bg_comparison_release(&c);
+	bg_sample_set_release(&a);
+	bg_sample_set_release(&b);
+	bg_compare_config_release(&cfg);
+}
+
+/* Durations on the 4 ms jiffies grid: five boots are not enough to call them different. */
+static void test_jiffies_grid(void **state)
+{
+	struct bg_compare_config cfg;
+	struct bg_sample_set a, b;
+	struct bg_comparison c;
+	double x[] = { 0, 0, 0, 4000, 0 }, y[] = { 4000, 4000, 0, 4000, 4000 };
+
+	(void)state;
+	bg_compare_config_init(&cfg);
+	bg_sample_set_init(&a);
+	bg_sample_set_init(&b);
+	for (int i = 0; i < 5; i++) {
+		bg_sample_set_add(&a, "initcall.param_sysfs_init", x[i]);
+		bg_sample_set_add(&b, "initcall.param_sysfs_init", y[i]);
+	}
+	assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+	assert_int_equal(c.v[0].verdict, BG_UNKNOWN);
+	assert_int_equal(c.v[0].more_boots, 5);
+	bg_comparison_release(&c);
+	bg_sample_set_release(&a);
+	bg_sample_set_release(&b);
+	bg_compare_config_release(&cfg);
+}
+
+static void test_empty_and_few(void **state)
+{
+	struct bg_compare_config cfg;
+	struct bg_sample_set a, b;
+	struct bg_comparison c;
+
+	(void)state;
+	bg_compare_config_init(&cfg);
+	bg_sample_set_init(&a);
+	bg_sample_set_init(&b);
+	/* nothing at all: nothing to say, no crash */
+	assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+	assert_int_equal(c.n, 0);
+	bg_comparison_release(&c);
+	/* a metric on one side only, and three noisy boots against three */
+	bg_sample_set_add(&a, "boot.userspace", 900000);
+	for (int i = 0; i < 3; i++) {
+		bg_sample_set_add(&a, "boot.init", 800000 + 150000 * (i % 2) - 40000 * i);
+		bg_sample_set_add(&b, "boot.init", 900000 - 130000 * (i % 2) + 35000 * i);
+	}
+	assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+	assert_int_equal(c.n, 2);
+	for (size_t i = 0; i < c.n; i++) {
+		assert_int_equal(c.v[i].verdict, BG_UNKNOWN);
+		if (!strcmp(c.v[i].metric, "boot.userspace")) {
+			assert_int_equal(c.v[i].n_cand, 0);
+			assert_int_equal(c.v[i].more_boots, 5);
+			assert_true(isnan(c.v[i].p));
+		} else {
+			assert_int_equal(c.v[i].more_boots, 2);
+		}
+	}
+	bg_comparison_release(&c);
+	bg_sample_set_release(&a);
+	bg_sample_set_release(&b);
+	bg_compare_config_release(&cfg);
+}
+
+static void test_bad_values(void **state)
+{
+	struct bg_sample_set a;
+
+	(void)state;
+	bg_sample_set_init(&a);
+	assert_int_equal(bg_sample_set_add(&a, "boot.init", NAN), -1);
+	assert_string_equal(bg_error_last(), "sample 1 of 'boot.init' is not a number");
+	assert_int_equal(bg_sample_set_add(&a, "initcall.x", -5), -1);
+	assert_string_equal(bg_error_last(), "sample 1 of 'initcall.x' is negative (-5)");
+	assert_int_equal(bg_sample_set_add(&a, "initcall.x", 1e15), -1);
+	assert_int_equal(a.n, 0);
+	bg_sample_set_release(&a);
+}
+
+static void test_thresholds(void **state)
+{
+	struct bg_compare_config cfg;
+	struct bg_threshold t;
+
+	(void)state;
+	bg_compare_config_init(&cfg);
+	t = bg_compare_threshold(&cfg, "boot.init");
+	assert_true(t.pct == 0.02 && t.abs_us == 1000);
+	t = bg_compare_threshold(&cfg, "initcall.pty_init");
+	assert_true(t.pct == 0.05 && t.abs_us == 1000);
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "initcall.*=10%:2000"), 0);
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "probe.i8042=1%"), 0);
+	t = bg_compare_threshold(&cfg, "initcall.pty_init");
+	assert_true(t.pct == 0.10 && t.abs_us == 2000);
+	t = bg_compare_threshold(&cfg, "probe.i8042");
+	assert_true(t.pct == 0.01 && t.abs_us == 0);
+	t = bg_compare_threshold(&cfg, "probe.serio0");
+	assert_true(t.pct == 0.05);
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "initcall.x=ten"), -1);
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "=5%"), -1);
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "x=5%:-3"), -1);
+	bg_compare_config_release(&cfg);
+}
+
+/* The names a boot's metrics get: repeated initcall names are numbered in boot order. */
+static void collect_name(const char *metric, int64_t usecs, const char *line, void *data)
+{
+	char *buf = data;
+
+	(void)line;
+	snprintf(buf + strlen(buf), 1024 - strlen(buf), "%s=%" PRId64 " ", metric, usecs);
+}
+
+static void test_metric_names(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    0.000000] Linux version 6.1.0 (x)\n"
+		"[    0.100000] initcall dup_init+0x0/0x76 returned 0 after 5 usecs\n"
+		"[    0.200000] initcall other_init+0x0/0x1 returned 0 after 6 usecs\n"
+		"[    0.300000] initcall dup_init+0x0/0x1e returned 0 after 7 usecs\n"
+		"[    0.400000] probe of serio0 returned 0 after 8 usecs\n"
+		"[    0.500000] Run /init as init process\n");
+	char buf[1024] = "";
+
+	(void)state;
+	bg_boot_metrics(p->boots[0], collect_name, buf);
+	assert_string_equal(buf, "initcall.dup_init=5 initcall.other_init=6 initcall.dup_init#2=7 "
+			    "probe.serio0=8 boot.init=500000 ");
+	parsed_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_a),
+		cmocka_unit_test(test_real_shift),
+		cmocka_unit_test(test_jiffies_grid),
+		cmocka_unit_test(test_empty_and_few),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_metric_names),
+	};
+
+	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
