@@ -63,6 +63,7 @@ struct bg_bisect {
 	double total_shift;             /* ln shift between the whole history's endpoints */
 	unsigned range_boots;           /* boots when the current range began */
 	double cur_step, cur_step_se;   /* the MAP split's step in the current range */
+	bool confirmed;                 /* the endpoints were found to differ */
 	struct commit *c;
 	enum phase phase;
 	unsigned confirm_target;
@@ -97,7 +98,7 @@ void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->commits = commits;
 	cfg->workers = 1;
-	cfg->build_cost = 1.0;
+	cfg->build_cost = 5.0;   /* an incremental kernel build costs about 5 QEMU boots */
 	cfg->eps = 0.005;
 	cfg->n0 = 3;
 	cfg->max_boots = 4000;
@@ -248,7 +249,7 @@ static bool too_much_infra(const struct bg_bisect *b)
 
 /* ---- confirming the regression on the endpoints ---- */
 
-enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT };
+enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT, V_PROMISING };
 
 /*
  * Does the last commit's level exceed the first's? DIFFERENT when the shift is
@@ -256,6 +257,15 @@ enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT };
  * (one-sided 5%) stays below the threshold. The known noise gives a z test; without it,
  * Welch's t.
  */
+static double endpoints_shift(const struct bg_bisect *b)
+{
+	const struct commit *g = &b->c[0], *r = &b->c[b->N];
+
+	if (!g->n || !r->n)
+		return 0;
+	return bg_stats_mean(r->v, r->n) - bg_stats_mean(g->v, g->n);
+}
+
 static enum verdict3 endpoints_verdict(const struct bg_bisect *b)
 {
 	const struct commit *g = &b->c[0], *r = &b->c[b->N];
@@ -280,7 +290,10 @@ static enum verdict3 endpoints_verdict(const struct bg_bisect *b)
 	if (diff + zs * se < b->cfg.threshold)
 		return V_SAME;
 	/* significant, but maybe smaller than the threshold: more boots may tell */
-	return diff - zc * se > 0 ? V_SIGNIFICANT : V_UNKNOWN;
+	if (diff - zc * se > 0)
+		return V_SIGNIFICANT;
+	/* not significant yet, but as large as the threshold: the bisection will boot more */
+	return diff >= b->cfg.threshold ? V_PROMISING : V_UNKNOWN;
 }
 
 /* ---- the posterior ---- */
@@ -716,6 +729,13 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	clean_stats(b);
 	if (b->depth == 0 && b->c[0].n && b->c[b->N].n)
 		b->total_shift = mean_of(&b->c[b->N]) - mean_of(&b->c[0]);
+	if (b->depth == 0 && b->cfg.confirm && !b->confirmed) {
+		enum verdict3 v = endpoints_verdict(b);
+
+		if (v == V_SAME)
+			return finish(b, BG_BISECT_NOT_REPRODUCIBLE, 1, b->N, 0);
+		b->confirmed = v == V_DIFFERENT || v == V_SIGNIFICANT;
+	}
 	if (b->T < 2 || b->ts[0] != b->lo || b->ts[b->T - 1] != b->hi) {
 		/* an endpoint without a single value yet: boot it */
 		request(b, req, nreq, b->c[b->lo].n ? b->hi : b->lo, 1);
@@ -737,8 +757,17 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	b->cur_step = b->split[j].mr - b->split[j].ml;
 	b->cur_step_se = b->split[j].sd *
 			 sqrt(1.0 / fmax(b->split[j].nl, 1) + 1.0 / fmax(b->split[j].nr, 1));
-	if (pmax >= 1 - b->cfg.eps && interior_resolved && edges_ok)
+	if (pmax >= 1 - b->cfg.eps && interior_resolved && edges_ok) {
+		if (b->depth == 0 && b->cfg.confirm && !b->confirmed &&
+		    (fabs(b->cur_step) - Z_CONFIRM * b->cur_step_se <= 0 ||
+		     fabs(b->cur_step) < b->cfg.threshold)) {
+			/* a culprit whose step is not significant is no culprit */
+			b->result.step = b->cur_step;
+			b->result.step_se = b->cur_step_se;
+			return finish(b, BG_BISECT_UNKNOWN, a + 1, c, pmax);
+		}
 		return found(b, req, nreq, a + 1, c, pmax);
+	}
 	if (b->counts.boots >= b->cfg.max_boots || b->counts.builds >= b->cfg.max_builds) {
 		if (b->depth == 0) {
 			b->result.step = b->cur_step;
@@ -881,15 +910,29 @@ enum bg_bisect_status bg_bisect_next(struct bg_bisect *b, struct bg_bisect_reque
 
 		switch (v) {
 		case V_DIFFERENT:
+			b->confirmed = true;
 			b->phase = PH_BISECT;
 			break;
 		case V_SAME:
 			return finish(b, BG_BISECT_NOT_REPRODUCIBLE, 1, b->N, 0);
+		case V_PROMISING:
+			/*
+			 * As large as the threshold but not yet significant: bisect now. Every
+			 * round keeps checking the endpoints, and the culprit's step has to be
+			 * significant before it is reported.
+			 */
+			b->phase = PH_BISECT;
+			break;
 		case V_SIGNIFICANT:
 		case V_UNKNOWN:
 			if (b->confirm_target * 2 > b->cfg.confirm_max) {
-				/* out of confirmation boots: a significant shift is still bisected */
-				if (v == V_SIGNIFICANT) {
+				/*
+				 * Out of confirmation boots. A significant shift is bisected; so is
+				 * one that is merely upward, since the culprit's own step must then
+				 * be significant before it is reported.
+				 */
+				b->confirmed = v == V_SIGNIFICANT;
+				if (v == V_SIGNIFICANT || endpoints_shift(b) > 0) {
 					b->phase = PH_BISECT;
 					return bisect_round(b, req, n);
 				}
