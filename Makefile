@@ -19,6 +19,7 @@ export BOOTGATE_CACHE
 CC ?= cc
 CFLAGS ?= -O3 -g
 FUZZ_SECONDS ?= 60
+FUZZ_BB_SECONDS ?= 20
 
 # git's config.mak.dev warning set, with -Werror
 DEVELOPER_CFLAGS = -Wall -Wextra -Werror -Wdeclaration-after-statement -Wformat-security \
@@ -107,14 +108,16 @@ check-e2e: deps-check all
 	@sh tests/run.sh e2e tests/e2e/t*.sh
 
 check-fuzz: deps-check
-	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog build/fuzz/fuzz-bb
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) \
+		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) tests/corpora/*.bb
 
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-build/fuzz/fuzz-bootlog: tests/fuzz/fuzz-bootlog.c $(LIB_SRC) $(wildcard lib/*.h)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-bootlog.c $(LIB_SRC) $(LIBS)
+	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
 
 check: deps-check
 	@rm -f build/check-summary
@@ -129,6 +132,7 @@ check: deps-check
 
 bench: deps-bench all
 	@sh tests/bench/bench-parse.sh
+	@sh tests/bench/bench-bisect.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

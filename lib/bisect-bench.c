@@ -160,8 +160,9 @@ static int check_history(const char *name, const struct bg_bb_history *h)
 int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb_corpus *c)
 {
 	char **tok = xmalloc(MAX_TOKENS * sizeof(*tok));
-	struct bg_strbuf line = BG_STRBUF_INIT;
+	struct bg_strbuf line = BG_STRBUF_INIT, orig = BG_STRBUF_INIT;
 	struct bg_bb_history *h = NULL;
+	const char *scenario;
 	const char *p = text, *end = text + len;
 	size_t lineno = 0;
 	bool versioned = false;
@@ -183,6 +184,9 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 			FAIL("%s:%zu: binary data", name, lineno);
 		if ((hash = strchr(line.buf, '#')))
 			*hash = '\0';
+		bg_strbuf_reset(&orig);
+		bg_strbuf_addstr(&orig, line.buf);
+		scenario = orig.buf;
 		ntok = tokenize(line.buf, tok, MAX_TOKENS, &too_many);
 		if (too_many)
 			FAIL("%s:%zu: more than %d words on one line", name, lineno, MAX_TOKENS);
@@ -198,13 +202,13 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 			continue;
 		}
 		if (!strcmp(tok[0], "scenario")) {
-			const char *rest = p - (nl ? 1 : 0) - n;   /* the original line */
-			const char *s = strstr(rest, "scenario") + 8;
+			/* the free text after the word, from the line as it was */
+			const char *s = scenario + strspn(scenario, " \t");
 
+			s += strlen("scenario");
+			s += strspn(s, " \t");
 			free(c->scenario);
-			while (*s == ' ' || *s == '\t')
-				s++;
-			c->scenario = xstrndup(s, (size_t)(rest + n - s));
+			c->scenario = xstrdup(s);
 			if ((hash = strchr(c->scenario, '#')))
 				*hash = '\0';
 			continue;
@@ -308,6 +312,7 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 out:
 	free(tok);
 	bg_strbuf_release(&line);
+	bg_strbuf_release(&orig);
 	if (ret < 0)
 		bg_bb_corpus_release(c);
 	return ret;

@@ -7,8 +7,8 @@ pkgs=""
 for set in "$@"; do
 	case "$set" in
 	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev" ;;
-	check)   pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev jq time gzip" ;;
-	bench)   pkgs="$pkgs linux-source-6.1 xz-utils perl python3" ;;
+	check)   pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev jq time gzip bc" ;;
+	bench)   pkgs="$pkgs linux-source-6.1 xz-utils perl python3 jq bc" ;;
 	analyze) pkgs="$pkgs cppcheck clang-tidy" ;;
 	*) echo "deps.sh: unknown set '$set'" >&2; exit 2 ;;
 	esac

@@ -1,19 +1,21 @@
 #!/bin/sh
-# Fuzzes the boot-log parser for a while, seeded with the real logs; fails on a crash,
-# a leak, or a log that reads differently when split.
-#   tests/fuzz/run.sh FUZZER SECONDS
+# Runs a libFuzzer target for a while, seeded with the given files (each also cut in
+# 16 KiB pieces, which the fuzzer mutates faster); fails on a crash, a leak, or a broken
+# property the target checks.
+#   tests/fuzz/run.sh FUZZER SECONDS SEED...
 set -u
 fuzzer=$1
 seconds=$2
+shift 2
+name=$(basename "$fuzzer")
 work=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/corpus" "$work/seeds"
-cp tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml "$work/seeds/"
-# and every log cut in 16 KiB pieces: small inputs are mutated much faster
-for f in tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml; do
+for f in "$@"; do
+	cp "$f" "$work/seeds/"
 	split -b 16384 "$f" "$work/seeds/piece-$(basename "$f")-"
 done
-echo "fuzzing the parser for ${seconds}s"
+echo "$name: fuzzing for ${seconds}s"
 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=32768 \
 	-detect_leaks=1 -print_final_stats=1 -artifact_prefix="$work/" \
 	"$work/corpus" "$work/seeds" >"$work/log" 2>&1
@@ -23,10 +25,10 @@ if [ $rc != 0 ]; then
 	tail -n 40 "$work/log"
 	mkdir -p build/fuzz/crashes
 	cp "$work"/crash-* "$work"/leak-* build/fuzz/crashes/ 2>/dev/null
-	echo "fuzz: crash or leak (input kept in build/fuzz/crashes)"
-	[ -n "${CHECK_SUMMARY:-}" ] && echo "fuzz 0 1" >>"$CHECK_SUMMARY"
+	echo "$name: crash or leak (input kept in build/fuzz/crashes)"
+	[ -n "${CHECK_SUMMARY:-}" ] && echo "$name 0 1" >>"$CHECK_SUMMARY"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-[ -n "${CHECK_SUMMARY:-}" ] && echo "fuzz 1 0" >>"$CHECK_SUMMARY"
+[ -n "${CHECK_SUMMARY:-}" ] && echo "$name 1 0" >>"$CHECK_SUMMARY"
 echo "1 passed, 0 failed"

@@ -264,6 +264,20 @@ static void test_corpus_errors(void **state)
 	}
 }
 
+/* Found by fuzzing: a last line read past the end of a buffer that is not a C string. */
+static void test_corpus_unterminated(void **state)
+{
+	static const char text[] = "bbench 1\nscenario N=128 # a comment";
+	char *buf = malloc(sizeof(text) - 1);
+	struct bg_bb_corpus c;
+
+	(void)state;
+	memcpy(buf, text, sizeof(text) - 1);
+	assert_int_equal(bg_bb_parse_mem("u.bb", buf, sizeof(text) - 1, &c), -1);
+	assert_string_equal(bg_error_last(), "u.bb: no history in the corpus");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_two_steps),
 		cmocka_unit_test(test_protocol),
 		cmocka_unit_test(test_corpus_errors),
+		cmocka_unit_test(test_corpus_unterminated),
 	};
 
 	return cmocka_run_group_tests_name("bisect", tests, NULL, NULL);

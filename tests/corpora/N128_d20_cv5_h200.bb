@@ -1,0 +1,1602 @@
+bbench 1
+scenario N=128 d=0.2 cv=0.05 hang=0.01 build_fail=0.05 histories=200 seed=7
+history 0 commits 129 seed 309689372594955804
+truth 50
+level 0 49 2500.000000
+level 50 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 43 70 83
+end
+history 1 commits 129 seed 18202251888219992167
+truth 51
+level 0 50 2500.000000
+level 51 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 42 68 77 82 91 93
+end
+history 2 commits 129 seed 5542548474937000830
+truth 42
+level 0 41 2500.000000
+level 42 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 9 17 65 103 123
+end
+history 3 commits 129 seed 13832569298683816731
+truth 2
+level 0 1 2500.000000
+level 2 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 10 40 44 46 55 65 115
+end
+history 4 commits 129 seed 12573459981241691367
+truth 86
+level 0 85 2500.000000
+level 86 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 6 12 16 26 51 55 120
+end
+history 5 commits 129 seed 14759952275221517517
+truth 70
+level 0 69 2500.000000
+level 70 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 12 32 44 65 94 96 106 117 119 123
+end
+history 6 commits 129 seed 7323128767701567576
+truth 24
+level 0 23 2500.000000
+level 24 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 10 11 12 23 119
+end
+history 7 commits 129 seed 7908035866942121081
+truth 25
+level 0 24 2500.000000
+level 25 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 46 48 70 97 118
+end
+history 8 commits 129 seed 9460873523619286286
+truth 37
+level 0 36 2500.000000
+level 37 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 76 80 100 108 117
+end
+history 9 commits 129 seed 3253138364940081141
+truth 113
+level 0 112 2500.000000
+level 113 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 25 42 48 53 114 115 118 125
+end
+history 10 commits 129 seed 4673972625769997409
+truth 104
+level 0 103 2500.000000
+level 104 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 8 60 63 125
+end
+history 11 commits 129 seed 13764641786604136534
+truth 75
+level 0 74 2500.000000
+level 75 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 19 63 64 96
+end
+history 12 commits 129 seed 9547569459055189777
+truth 13
+level 0 12 2500.000000
+level 13 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 23 36 46 50 79 85 92
+end
+history 13 commits 129 seed 5173777790322569292
+truth 41
+level 0 40 2500.000000
+level 41 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 49 52 100 123
+end
+history 14 commits 129 seed 7364487420461360290
+truth 102
+level 0 101 2500.000000
+level 102 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 17 32 34 44 55 59 89 106 107
+end
+history 15 commits 129 seed 18199151747935938019
+truth 51
+level 0 50 2500.000000
+level 51 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 44 45 48 66 81
+end
+history 16 commits 129 seed 6927963133753752314
+truth 67
+level 0 66 2500.000000
+level 67 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 6 14 27 30 86 101 102 113 126
+end
+history 17 commits 129 seed 4485413506108829492
+truth 83
+level 0 82 2500.000000
+level 83 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 17 25 78 101 113
+end
+history 18 commits 129 seed 5701805256596514280
+truth 111
+level 0 110 2500.000000
+level 111 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 19 26 36 61 98 117 122 124
+end
+history 19 commits 129 seed 11929391411399530982
+truth 126
+level 0 125 2500.000000
+level 126 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 4 12 14 16 18 22 46 53 55 56 71 92 103
+end
+history 20 commits 129 seed 10018609645890411965
+truth 93
+level 0 92 2500.000000
+level 93 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 6 14 17
+end
+history 21 commits 129 seed 5185210260534254857
+truth 76
+level 0 75 2500.000000
+level 76 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 31 44 58 61 78
+end
+history 22 commits 129 seed 6474307232414180783
+truth 50
+level 0 49 2500.000000
+level 50 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 10 34 57 85
+end
+history 23 commits 129 seed 13890798367117858192
+truth 97
+level 0 96 2500.000000
+level 97 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 19 21 66 87 110 111
+end
+history 24 commits 129 seed 13113103124132451709
+truth 94
+level 0 93 2500.000000
+level 94 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 36 68 97 98 118
+end
+history 25 commits 129 seed 1012428308590884162
+truth 116
+level 0 115 2500.000000
+level 116 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 32 47 54 80 103 104
+end
+history 26 commits 129 seed 14955674313281721713
+truth 10
+level 0 9 2500.000000
+level 10 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 23 81 115
+end
+history 27 commits 129 seed 15099648617843203762
+truth 68
+level 0 67 2500.000000
+level 68 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 7 52 56 121
+end
+history 28 commits 129 seed 7129147055523433439
+truth 120
+level 0 119 2500.000000
+level 120 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 24 63 70 74 89 101 107 123
+end
+history 29 commits 129 seed 7755305757047089265
+truth 104
+level 0 103 2500.000000
+level 104 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 52 63 84 85
+end
+history 30 commits 129 seed 7321139251790634973
+truth 118
+level 0 117 2500.000000
+level 118 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 16 21 25 49 53 64 92 115
+end
+history 31 commits 129 seed 6940444046513875614
+truth 100
+level 0 99 2500.000000
+level 100 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 19 30 96 97
+end
+history 32 commits 129 seed 2214091045502265324
+truth 3
+level 0 2 2500.000000
+level 3 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 9 32 50 51 84 85
+end
+history 33 commits 129 seed 12968435063138173262
+truth 67
+level 0 66 2500.000000
+level 67 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 33 51 57 61 63 68 91 92
+end
+history 34 commits 129 seed 15654816998817526312
+truth 107
+level 0 106 2500.000000
+level 107 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 51 64 86 91 92 123
+end
+history 35 commits 129 seed 10003619012086359012
+truth 106
+level 0 105 2500.000000
+level 106 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 7 24 47 74 87 98 100
+end
+history 36 commits 129 seed 17157176654763604414
+truth 43
+level 0 42 2500.000000
+level 43 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 55 81 114
+end
+history 37 commits 129 seed 12478634497818264144
+truth 112
+level 0 111 2500.000000
+level 112 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 18 20 30 34 40 46 63 115
+end
+history 38 commits 129 seed 18102928677862931063
+truth 4
+level 0 3 2500.000000
+level 4 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 20 25 47 84 87
+end
+history 39 commits 129 seed 18027055575712020601
+truth 125
+level 0 124 2500.000000
+level 125 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 6 7 119
+end
+history 40 commits 129 seed 2324169477757392351
+truth 59
+level 0 58 2500.000000
+level 59 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 21 41 63 72 97 101 121 125
+end
+history 41 commits 129 seed 5087885844037353641
+truth 87
+level 0 86 2500.000000
+level 87 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 24 32 61 81 87 119
+end
+history 42 commits 129 seed 7145380098266098521
+truth 20
+level 0 19 2500.000000
+level 20 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 49 61 81 100 109
+end
+history 43 commits 129 seed 6426861926595324291
+truth 14
+level 0 13 2500.000000
+level 14 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 66 67 99 117
+end
+history 44 commits 129 seed 15802345668863319835
+truth 36
+level 0 35 2500.000000
+level 36 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 56 69 89 93 121
+end
+history 45 commits 129 seed 8502082979026086693
+truth 119
+level 0 118 2500.000000
+level 119 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 22 42 78 84 91 118
+end
+history 46 commits 129 seed 2135210864413801718
+truth 32
+level 0 31 2500.000000
+level 32 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 31 39 40 44 49 117
+end
+history 47 commits 129 seed 5817019775265029577
+truth 102
+level 0 101 2500.000000
+level 102 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 57 91 103
+end
+history 48 commits 129 seed 723420850818418535
+truth 105
+level 0 104 2500.000000
+level 105 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 20 57 58 59 62 95 102 107 126
+end
+history 49 commits 129 seed 669653267128770657
+truth 86
+level 0 85 2500.000000
+level 86 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 30 33 114
+end
+history 50 commits 129 seed 2911020603143825965
+truth 13
+level 0 12 2500.000000
+level 13 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 7 23 53 107 111 115 127
+end
+history 51 commits 129 seed 2090307878429737513
+truth 61
+level 0 60 2500.000000
+level 61 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 21 39 40 64 81 122 123
+end
+history 52 commits 129 seed 6287600717057802343
+truth 56
+level 0 55 2500.000000
+level 56 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 34 49 60 88 124 125
+end
+history 53 commits 129 seed 2662622012121948621
+truth 123
+level 0 122 2500.000000
+level 123 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 33 64 73
+end
+history 54 commits 129 seed 10567840164676282002
+truth 57
+level 0 56 2500.000000
+level 57 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 28 64 67 79 92 98 107 117 121
+end
+history 55 commits 129 seed 17519883216833992123
+truth 13
+level 0 12 2500.000000
+level 13 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 7 55 72 75 76 92 114 116 126
+end
+history 56 commits 129 seed 17186299848003394957
+truth 81
+level 0 80 2500.000000
+level 81 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 25 55 61 83
+end
+history 57 commits 129 seed 12726386790677795755
+truth 111
+level 0 110 2500.000000
+level 111 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 13 108 125
+end
+history 58 commits 129 seed 1409510046259246857
+truth 39
+level 0 38 2500.000000
+level 39 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 64 81 82 88 92 117
+end
+history 59 commits 129 seed 16860012446680845049
+truth 16
+level 0 15 2500.000000
+level 16 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 37 62 126
+end
+history 60 commits 129 seed 14528672511899232464
+truth 42
+level 0 41 2500.000000
+level 42 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 23 39 42 64 68 77 103
+end
+history 61 commits 129 seed 5213607338890738385
+truth 70
+level 0 69 2500.000000
+level 70 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 32 84 99 106 109 123
+end
+history 62 commits 129 seed 8403335873852870705
+truth 74
+level 0 73 2500.000000
+level 74 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 24 31 53 61 88 90 113
+end
+history 63 commits 129 seed 18355549658191235196
+truth 91
+level 0 90 2500.000000
+level 91 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 2 12 25 52 65 69 75 83 87 126
+end
+history 64 commits 129 seed 13776016240152483453
+truth 43
+level 0 42 2500.000000
+level 43 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 35 44 45 57
+end
+history 65 commits 129 seed 6084952758207686105
+truth 64
+level 0 63 2500.000000
+level 64 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 13 86 93 106 109
+end
+history 66 commits 129 seed 14978985928545273356
+truth 106
+level 0 105 2500.000000
+level 106 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 14 30 61 76 85 95 97 104
+end
+history 67 commits 129 seed 18173058328458571708
+truth 122
+level 0 121 2500.000000
+level 122 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 2 18 52 59 73 86 108
+end
+history 68 commits 129 seed 13955419469730194806
+truth 105
+level 0 104 2500.000000
+level 105 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 55 56 74 87
+end
+history 69 commits 129 seed 11348987090011794066
+truth 105
+level 0 104 2500.000000
+level 105 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 26 85 86 105
+end
+history 70 commits 129 seed 14106491290065007072
+truth 123
+level 0 122 2500.000000
+level 123 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 22 42 45 76 82 87 101 114 123
+end
+history 71 commits 129 seed 12129471431612714160
+truth 60
+level 0 59 2500.000000
+level 60 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 33 43 53 67 97 109 123
+end
+history 72 commits 129 seed 1270000062359187148
+truth 122
+level 0 121 2500.000000
+level 122 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 48 72 77 78 85 118
+end
+history 73 commits 129 seed 16687836041132712928
+truth 72
+level 0 71 2500.000000
+level 72 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 43 70 86 99
+end
+history 74 commits 129 seed 276673346374537107
+truth 4
+level 0 3 2500.000000
+level 4 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 32 33 125
+end
+history 75 commits 129 seed 17224008188284803209
+truth 21
+level 0 20 2500.000000
+level 21 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 37 59 64 66 69 75 100 119
+end
+history 76 commits 129 seed 12047236698915170503
+truth 126
+level 0 125 2500.000000
+level 126 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 12 20 27 62 67 69 106 111 117
+end
+history 77 commits 129 seed 13286461886913834727
+truth 31
+level 0 30 2500.000000
+level 31 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 22 26 47 92 118 127
+end
+history 78 commits 129 seed 3794771885388074236
+truth 88
+level 0 87 2500.000000
+level 88 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 26 27 33 47 79 86 93
+end
+history 79 commits 129 seed 16756567094973041060
+truth 20
+level 0 19 2500.000000
+level 20 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 14 45 54 67
+end
+history 80 commits 129 seed 8799816565438213169
+truth 125
+level 0 124 2500.000000
+level 125 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 38 90 98 100 101
+end
+history 81 commits 129 seed 16506263752076752045
+truth 66
+level 0 65 2500.000000
+level 66 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 47 52 72 89 124
+end
+history 82 commits 129 seed 6013638913944742904
+truth 73
+level 0 72 2500.000000
+level 73 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 17 19 34 64 66 77 86 101 125
+end
+history 83 commits 129 seed 9852887355400938941
+truth 24
+level 0 23 2500.000000
+level 24 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 20 37 46 52 82 87 103 116 121 124
+end
+history 84 commits 129 seed 1175248250019429470
+truth 8
+level 0 7 2500.000000
+level 8 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 13 15 34 45 47 49 80 84 96 112 116
+end
+history 85 commits 129 seed 12720528952534770828
+truth 80
+level 0 79 2500.000000
+level 80 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 68 127
+end
+history 86 commits 129 seed 5460511233974634294
+truth 124
+level 0 123 2500.000000
+level 124 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 30 72 79 110 115 125
+end
+history 87 commits 129 seed 3768987426259844653
+truth 26
+level 0 25 2500.000000
+level 26 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 22 28 87 91
+end
+history 88 commits 129 seed 16294080414329993673
+truth 69
+level 0 68 2500.000000
+level 69 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 26 50 103 122
+end
+history 89 commits 129 seed 9503255370872443247
+truth 28
+level 0 27 2500.000000
+level 28 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 2 7 18 65 99
+end
+history 90 commits 129 seed 9781936329712376042
+truth 56
+level 0 55 2500.000000
+level 56 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 57 61 63 99
+end
+history 91 commits 129 seed 17216842239919967172
+truth 46
+level 0 45 2500.000000
+level 46 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 56 60 99 105
+end
+history 92 commits 129 seed 12026299186860549942
+truth 77
+level 0 76 2500.000000
+level 77 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 64 84 88 120
+end
+history 93 commits 129 seed 3239591632848899914
+truth 95
+level 0 94 2500.000000
+level 95 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 12 21 55 66 90 98 108 117 124 126
+end
+history 94 commits 129 seed 16045449960380394587
+truth 119
+level 0 118 2500.000000
+level 119 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 7 17 36 45 49 79 89 91 119 120 126
+end
+history 95 commits 129 seed 8075897251854199343
+truth 38
+level 0 37 2500.000000
+level 38 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 125
+end
+history 96 commits 129 seed 10699388505712900886
+truth 5
+level 0 4 2500.000000
+level 5 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 17 19 48 111 120
+end
+history 97 commits 129 seed 1412507214446524237
+truth 103
+level 0 102 2500.000000
+level 103 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 15 26 31 34 41 61 96
+end
+history 98 commits 129 seed 15386592657536924246
+truth 112
+level 0 111 2500.000000
+level 112 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 15 30 37 42 48 60 72 77 82 121
+end
+history 99 commits 129 seed 3600496713613757046
+truth 20
+level 0 19 2500.000000
+level 20 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 10 20 37 43 122
+end
+history 100 commits 129 seed 7817221335777077706
+truth 78
+level 0 77 2500.000000
+level 78 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 11 25 27 46 80 86 113 118 119
+end
+history 101 commits 129 seed 1486073888583661482
+truth 37
+level 0 36 2500.000000
+level 37 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 25 64 91
+end
+history 102 commits 129 seed 14895456419861346597
+truth 36
+level 0 35 2500.000000
+level 36 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 63 91 95
+end
+history 103 commits 129 seed 12227478241412240617
+truth 127
+level 0 126 2500.000000
+level 127 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 22 74 105 111
+end
+history 104 commits 129 seed 12321207928352957772
+truth 62
+level 0 61 2500.000000
+level 62 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 49 56 66 93 100 116 119
+end
+history 105 commits 129 seed 14904416555709583741
+truth 35
+level 0 34 2500.000000
+level 35 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 25 34 48 125
+end
+history 106 commits 129 seed 4700015249055073508
+truth 91
+level 0 90 2500.000000
+level 91 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 12 17 20 23 36 45 55 56 82 91 114 116
+end
+history 107 commits 129 seed 4859795372374903246
+truth 36
+level 0 35 2500.000000
+level 36 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 2 61 84 105 107 109 125
+end
+history 108 commits 129 seed 15934694316791373417
+truth 74
+level 0 73 2500.000000
+level 74 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 14 26 36 58 80 84 108
+end
+history 109 commits 129 seed 13504909038720175580
+truth 8
+level 0 7 2500.000000
+level 8 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 49 109 121
+end
+history 110 commits 129 seed 10719626975566486760
+truth 101
+level 0 100 2500.000000
+level 101 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 15 25 31 60 66 90 104 117
+end
+history 111 commits 129 seed 9735872045648457526
+truth 24
+level 0 23 2500.000000
+level 24 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 21 54 84 89 90 104
+end
+history 112 commits 129 seed 5057848686156580708
+truth 34
+level 0 33 2500.000000
+level 34 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 13 14 21 36 41 45 74
+end
+history 113 commits 129 seed 8779895398990071315
+truth 79
+level 0 78 2500.000000
+level 79 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 10 17 23 27 28 42 72 80
+end
+history 114 commits 129 seed 11828114989062926087
+truth 51
+level 0 50 2500.000000
+level 51 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 7 56 65 112
+end
+history 115 commits 129 seed 2477035081551291877
+truth 92
+level 0 91 2500.000000
+level 92 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 31 74 82 87 110 122
+end
+history 116 commits 129 seed 5468536529396786707
+truth 38
+level 0 37 2500.000000
+level 38 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 18 24 89 118
+end
+history 117 commits 129 seed 14753190563104131480
+truth 55
+level 0 54 2500.000000
+level 55 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 6 28 50 63 97 106 124
+end
+history 118 commits 129 seed 7534580643749070818
+truth 33
+level 0 32 2500.000000
+level 33 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 31 46 62 70 74 102 112
+end
+history 119 commits 129 seed 849250164723399190
+truth 86
+level 0 85 2500.000000
+level 86 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 7 18 36 58 63 88 103 124
+end
+history 120 commits 129 seed 15366170463904863525
+truth 101
+level 0 100 2500.000000
+level 101 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 13 43 63 123
+end
+history 121 commits 129 seed 17729545454762220895
+truth 60
+level 0 59 2500.000000
+level 60 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 48 53 79 96
+end
+history 122 commits 129 seed 14555108688791355172
+truth 116
+level 0 115 2500.000000
+level 116 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 29 126
+end
+history 123 commits 129 seed 5367067865530828862
+truth 117
+level 0 116 2500.000000
+level 117 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 22 46 47 59 84 100
+end
+history 124 commits 129 seed 17551007117455329303
+truth 40
+level 0 39 2500.000000
+level 40 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 20 33 45 61 72 74
+end
+history 125 commits 129 seed 8178440847959857046
+truth 104
+level 0 103 2500.000000
+level 104 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 42 53 71 76 122 127
+end
+history 126 commits 129 seed 16987146434229737214
+truth 110
+level 0 109 2500.000000
+level 110 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 45 96 110 115 116
+end
+history 127 commits 129 seed 565620426990472412
+truth 9
+level 0 8 2500.000000
+level 9 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 14 23 25 82 119 124
+end
+history 128 commits 129 seed 11622623958277413932
+truth 21
+level 0 20 2500.000000
+level 21 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 32 39 56 93 117 127
+end
+history 129 commits 129 seed 15748609158429876255
+truth 12
+level 0 11 2500.000000
+level 12 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 20 46 47 66 72 75 96
+end
+history 130 commits 129 seed 14396790224025085437
+truth 89
+level 0 88 2500.000000
+level 89 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 10 27 37 71 89 111 112
+end
+history 131 commits 129 seed 10932094867269761186
+truth 98
+level 0 97 2500.000000
+level 98 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 20 47 49 107 110 127
+end
+history 132 commits 129 seed 14553954003850625873
+truth 4
+level 0 3 2500.000000
+level 4 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 19 33 35 44 83 85
+end
+history 133 commits 129 seed 11526947556246416283
+truth 56
+level 0 55 2500.000000
+level 56 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 54 58 68 76 79 80 108 114 119
+end
+history 134 commits 129 seed 6807971243222997393
+truth 43
+level 0 42 2500.000000
+level 43 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 21 77 81 90 111 113 122
+end
+history 135 commits 129 seed 7999157710192626160
+truth 60
+level 0 59 2500.000000
+level 60 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 4 7 53 64 84 88 92 121
+end
+history 136 commits 129 seed 12297127425095642918
+truth 76
+level 0 75 2500.000000
+level 76 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 31 62 102 126
+end
+history 137 commits 129 seed 57071793226404042
+truth 91
+level 0 90 2500.000000
+level 91 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 16 53 76 90 107
+end
+history 138 commits 129 seed 7155410478694350784
+truth 90
+level 0 89 2500.000000
+level 90 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 16 51 66 80 95 108
+end
+history 139 commits 129 seed 5709498415643928351
+truth 97
+level 0 96 2500.000000
+level 97 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 2 10 15 24 27 31 38 39 42 87 118
+end
+history 140 commits 129 seed 12749762217933716933
+truth 124
+level 0 123 2500.000000
+level 124 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 79 101 102 121 122 123 125
+end
+history 141 commits 129 seed 5367579186640755071
+truth 111
+level 0 110 2500.000000
+level 111 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 39 67 71 90 94 99 114
+end
+history 142 commits 129 seed 6592910329803539581
+truth 43
+level 0 42 2500.000000
+level 43 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 54 62 77 86 91 111
+end
+history 143 commits 129 seed 4762362028819195987
+truth 121
+level 0 120 2500.000000
+level 121 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 10 11 24 26 45 59 84 98
+end
+history 144 commits 129 seed 16807040803216305774
+truth 11
+level 0 10 2500.000000
+level 11 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 15 35 61 76 81 90 92 104 124
+end
+history 145 commits 129 seed 3715483400040752837
+truth 106
+level 0 105 2500.000000
+level 106 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 22 33 43 65 104
+end
+history 146 commits 129 seed 17907572356386307767
+truth 31
+level 0 30 2500.000000
+level 31 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 5 33 63 66 75
+end
+history 147 commits 129 seed 16219667684583422525
+truth 58
+level 0 57 2500.000000
+level 58 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 6 13 24 43 51 59 109 111 115 117 127
+end
+history 148 commits 129 seed 8332881172418878781
+truth 83
+level 0 82 2500.000000
+level 83 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 14 113
+end
+history 149 commits 129 seed 16535074282396329140
+truth 98
+level 0 97 2500.000000
+level 98 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 16 20 73 95 123
+end
+history 150 commits 129 seed 7921062219453730008
+truth 81
+level 0 80 2500.000000
+level 81 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 18 22 54 78 83 87
+end
+history 151 commits 129 seed 9533993026920239002
+truth 1
+level 0 0 2500.000000
+level 1 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 23 42 47 50 94
+end
+history 152 commits 129 seed 12421401931067774036
+truth 27
+level 0 26 2500.000000
+level 27 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 57 61 70 82
+end
+history 153 commits 129 seed 9086429724437060901
+truth 111
+level 0 110 2500.000000
+level 111 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 4 15 18 48 66 72 93
+end
+history 154 commits 129 seed 2977717107237225549
+truth 44
+level 0 43 2500.000000
+level 44 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 16 40 43 64
+end
+history 155 commits 129 seed 13296244803220862173
+truth 109
+level 0 108 2500.000000
+level 109 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 31 39 49 54 65 72 75 96 98
+end
+history 156 commits 129 seed 3805537287716905099
+truth 59
+level 0 58 2500.000000
+level 59 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 40 61 79 87 113
+end
+history 157 commits 129 seed 11468824624845961701
+truth 7
+level 0 6 2500.000000
+level 7 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 32 50 102
+end
+history 158 commits 129 seed 13433142930128557893
+truth 104
+level 0 103 2500.000000
+level 104 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 38 40 43 48 83
+end
+history 159 commits 129 seed 2990509856778094954
+truth 2
+level 0 1 2500.000000
+level 2 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 21 36 67 68 94 102 125
+end
+history 160 commits 129 seed 17444642452981106592
+truth 12
+level 0 11 2500.000000
+level 12 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 2 13 27 46 80
+end
+history 161 commits 129 seed 4744296002272112246
+truth 123
+level 0 122 2500.000000
+level 123 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 43 50 63 108 122
+end
+history 162 commits 129 seed 7547900091781364811
+truth 97
+level 0 96 2500.000000
+level 97 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 17 38 102 109
+end
+history 163 commits 129 seed 3020102687287138598
+truth 112
+level 0 111 2500.000000
+level 112 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 18 31 76 114 119
+end
+history 164 commits 129 seed 431975576830779352
+truth 91
+level 0 90 2500.000000
+level 91 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 7 14 31 38 50 87 91 95 110
+end
+history 165 commits 129 seed 1131307424370306191
+truth 126
+level 0 125 2500.000000
+level 126 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 16 18 21 26 36 46 47 48 54 64 71 76 77 105
+end
+history 166 commits 129 seed 16729540647340747229
+truth 122
+level 0 121 2500.000000
+level 122 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 50 59 72 73 81 123 124
+end
+history 167 commits 129 seed 227208386987070785
+truth 75
+level 0 74 2500.000000
+level 75 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 37 47 50 63 66 99 101 115
+end
+history 168 commits 129 seed 10582553266587901612
+truth 59
+level 0 58 2500.000000
+level 59 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 11 26 35 72 87
+end
+history 169 commits 129 seed 7564999733956015011
+truth 44
+level 0 43 2500.000000
+level 44 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 14 23 49 57 75 97 103
+end
+history 170 commits 129 seed 18221025990336964920
+truth 31
+level 0 30 2500.000000
+level 31 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 72 86 92 101 107 124 127
+end
+history 171 commits 129 seed 3846479173399237646
+truth 41
+level 0 40 2500.000000
+level 41 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 32 85
+end
+history 172 commits 129 seed 13384774454109670376
+truth 104
+level 0 103 2500.000000
+level 104 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 99 101
+end
+history 173 commits 129 seed 6824586193413369570
+truth 37
+level 0 36 2500.000000
+level 37 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 11 91
+end
+history 174 commits 129 seed 5707368268472843316
+truth 30
+level 0 29 2500.000000
+level 30 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 21 23 48 57 98 115 126
+end
+history 175 commits 129 seed 12662937812271536571
+truth 21
+level 0 20 2500.000000
+level 21 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 23 38 39 40 67 93
+end
+history 176 commits 129 seed 14172991674024476842
+truth 36
+level 0 35 2500.000000
+level 36 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 21 67 70 72 84 90 98 108 123
+end
+history 177 commits 129 seed 6682680520164995566
+truth 49
+level 0 48 2500.000000
+level 49 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 2 7 42 50 67 86 93 94 114 121
+end
+history 178 commits 129 seed 1089956431721066021
+truth 98
+level 0 97 2500.000000
+level 98 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 45 98 103 123 124
+end
+history 179 commits 129 seed 4885550830838354278
+truth 123
+level 0 122 2500.000000
+level 123 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 27 52 54 71 123
+end
+history 180 commits 129 seed 8825115161356191312
+truth 14
+level 0 13 2500.000000
+level 14 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 10 11 14 22 29 55 61 121
+end
+history 181 commits 129 seed 1779823551930057945
+truth 16
+level 0 15 2500.000000
+level 16 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 27 55 57 60 64 65 123 125
+end
+history 182 commits 129 seed 3512112475500842834
+truth 114
+level 0 113 2500.000000
+level 114 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 36 51 71 73 93 111 116
+end
+history 183 commits 129 seed 1351328662820864185
+truth 28
+level 0 27 2500.000000
+level 28 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 86 94 100 118
+end
+history 184 commits 129 seed 14583998787055832531
+truth 112
+level 0 111 2500.000000
+level 112 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 6 17 23 27 44 59 66 74 76 103
+end
+history 185 commits 129 seed 12700756459655245615
+truth 75
+level 0 74 2500.000000
+level 75 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 81 100
+end
+history 186 commits 129 seed 2682309785509518271
+truth 122
+level 0 121 2500.000000
+level 122 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 25 31 58 92 106 111 124
+end
+history 187 commits 129 seed 14566650941488294628
+truth 106
+level 0 105 2500.000000
+level 106 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 31 36 48 67 81 93 99
+end
+history 188 commits 129 seed 7798930105625371120
+truth 97
+level 0 96 2500.000000
+level 97 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 3 11 22 44 65 74 77 79 103 114 115 122
+end
+history 189 commits 129 seed 14024266738890384571
+truth 66
+level 0 65 2500.000000
+level 66 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 23 59 114
+end
+history 190 commits 129 seed 10788020696470872048
+truth 106
+level 0 105 2500.000000
+level 106 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 29 40 42 47 79 94 97 114
+end
+history 191 commits 129 seed 17501320743308806919
+truth 69
+level 0 68 2500.000000
+level 69 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 1 14 31 62 74 105 111 115 116
+end
+history 192 commits 129 seed 4613831012773529548
+truth 112
+level 0 111 2500.000000
+level 112 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 8 13 44 81 94 99
+end
+history 193 commits 129 seed 2090515171795298305
+truth 57
+level 0 56 2500.000000
+level 57 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 51 71 99
+end
+history 194 commits 129 seed 12178755470647768542
+truth 105
+level 0 104 2500.000000
+level 105 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 6 9 35 109
+end
+history 195 commits 129 seed 9448486385555451430
+truth 122
+level 0 121 2500.000000
+level 122 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 14 28 32 76 80 99
+end
+history 196 commits 129 seed 1313507896358458874
+truth 128
+level 0 127 2500.000000
+level 128 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 53 78 103 117
+end
+history 197 commits 129 seed 8917874354375060919
+truth 8
+level 0 7 2500.000000
+level 8 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 17 33 45 56 68 72 84 127
+end
+history 198 commits 129 seed 7701646604269936078
+truth 95
+level 0 94 2500.000000
+level 95 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 13 21 61 65 91 94 102 114 115
+end
+history 199 commits 129 seed 15967341896746498055
+truth 34
+level 0 33 2500.000000
+level 34 128 3000.000000
+noise lognorm 0.049969
+hang 0.01
+build_fail 9 29 33 46 51 94 108 119
+end
