@@ -12,3 +12,10 @@ echo "== The slowest initcalls of one boot"
 $bg parse --top 5 bootlogs/x86_64-tiny-regressed-run1.log
 echo "== A planted 50 ms delay in init_kprobe_trace(), baseline against regressed"
 $bg diff --top 3 bootlogs/x86_64-tiny-baseline-run2.log bootlogs/x86_64-tiny-regressed-run3.log
+echo
+echo "== The verdict on three boots against three: too few to say, and how many more would"
+$bg compare --top 4 --base bootlogs/x86_64-tiny-baseline-run*.log \
+	--cand bootlogs/x86_64-tiny-regressed-run*.log
+echo
+echo "== Bisecting a 5% regression at 5% noise over 128 commits: bootgate and plain git bisect"
+$bg bench-bisect ../corpora/N128_d5_cv5_h200.bb 2>/dev/null
