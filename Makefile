@@ -43,8 +43,8 @@ QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR = @echo '   ' AR $@;
 endif
 
-ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
-LIBS = -lyaml -lxxhash -lm
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
+LIBS = -lyaml -lxxhash -lgit2 -lcrypto -ljansson -lm
 TEST_LIBS = -lcmocka
 
 LIB_SRC = $(wildcard lib/*.c)
@@ -52,7 +52,9 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libbootgate.a
 CLI_SRC = $(wildcard daemon/*.c)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
-PROGRAMS = $(BIN)/bootgate
+WORKER_SRC = $(wildcard workers/*.c)
+WORKERS = $(WORKER_SRC:workers/%.c=$(BIN)/%)
+PROGRAMS = $(BIN)/bootgate $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
@@ -72,6 +74,10 @@ $(LIB_A): $(LIB_OBJ)
 $(BIN)/bootgate: $(CLI_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LIBS)
+
+$(BIN)/bootgate-%: $(BUILD)/workers/bootgate-%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -113,7 +119,7 @@ check-fuzz: deps-check
 		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) tests/corpora/*.bb
 
-FUZZ_CFLAGS = -std=gnu11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
@@ -148,4 +154,4 @@ install: all
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(WORKER_SRC:%.c=$(BUILD)/%.d)

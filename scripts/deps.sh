@@ -6,7 +6,7 @@ set -eu
 pkgs=""
 for set in "$@"; do
 	case "$set" in
-	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev" ;;
+	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev" ;;
 	check)   pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev jq time gzip bc" ;;
 	bench)   pkgs="$pkgs linux-source-6.1 xz-utils perl python3 jq bc" ;;
 	analyze) pkgs="$pkgs cppcheck clang-tidy" ;;

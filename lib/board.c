@@ -1,0 +1,100 @@
+/* Board files (board.h). */
+#include <limits.h>
+
+#include "board.h"
+#include "error.h"
+#include "xmalloc.h"
+
+const char *bg_lab_dir(void)
+{
+	static char dir[PATH_MAX + 32];
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (getenv("BOOTGATE_LAB"))
+		return getenv("BOOTGATE_LAB");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return "lab-configs";
+	exe[n] = '\0';
+	/* .../bin/bootgate (or .../build/sanitize/bin/...) -> .../lab-configs */
+	for (int up = 0; up < 4; up++) {
+		if (!(slash = strrchr(exe, '/')))
+			break;
+		*slash = '\0';
+		snprintf(dir, sizeof(dir), "%s/lab-configs", exe);
+		if (access(dir, R_OK) == 0)
+			return dir;
+	}
+	return "lab-configs";
+}
+
+int bg_board_load(const char *lab, const char *name, struct bg_board *b)
+{
+	struct bg_conf *c = &b->conf;
+	char path[PATH_MAX];
+	const char *poweroff;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(path, sizeof(path), "%s/boards/%s.yaml", lab, name);
+	if (access(path, R_OK) != 0)
+		snprintf(path, sizeof(path), "%s/boards/qemu-%s.yaml", lab, name);
+	if (access(path, R_OK) != 0)
+		return bg_error("no board '%s' in %s/boards (a board name, or an arch with a "
+				"qemu-ARCH.yaml)", name, lab);
+	if (bg_conf_load(path, c) < 0)
+		return -1;
+	if (bg_conf_str_req(c, "name", &b->name) < 0 ||
+	    bg_conf_str_req(c, "arch", &b->arch) < 0 ||
+	    bg_conf_str_req(c, "kernel_arch", &b->kernel_arch) < 0 ||
+	    bg_conf_str(c, "cross_compile", "", &b->cross_compile) < 0 ||
+	    bg_conf_str_req(c, "make_target", &b->make_target) < 0 ||
+	    bg_conf_str_req(c, "image", &b->image) < 0 ||
+	    bg_conf_list(c, "fragments", &b->fragments, &b->nfragments) < 0 ||
+	    bg_conf_str(c, "init_cc", "gcc", &b->init_cc) < 0 ||
+	    bg_conf_str_req(c, "qemu", &b->qemu) < 0 ||
+	    bg_conf_str_req(c, "machine", &b->machine) < 0 ||
+	    bg_conf_str(c, "cpu", "", &b->cpu) < 0 ||
+	    bg_conf_long(c, "memory", 512, 64, 65536, &b->memory) < 0 ||
+	    bg_conf_list(c, "qemu_args", &b->qemu_args, &b->nqemu_args) < 0 ||
+	    bg_conf_str(c, "poweroff", "poweroff", &poweroff) < 0 ||
+	    bg_conf_str_req(c, "cmdline", &b->cmdline) < 0 ||
+	    bg_conf_str(c, "timing_cmdline", "", &b->timing_cmdline) < 0 ||
+	    bg_conf_long(c, "boot_timeout", 120, 1, 86400, &b->boot_timeout) < 0 ||
+	    bg_conf_long(c, "exit_timeout", 60, 1, 86400, &b->exit_timeout) < 0 ||
+	    bg_conf_long(c, "icount_shift", 3, 0, 10, &b->icount_shift) < 0 ||
+	    bg_conf_check_unused(c) < 0)
+		goto out;
+	if (!strcmp(poweroff, "poweroff"))
+		b->poweroff = BG_POWEROFF;
+	else if (!strcmp(poweroff, "reboot"))
+		b->poweroff = BG_REBOOT;
+	else {
+		bg_error("%s: 'poweroff' is poweroff or reboot, not '%s'", path, poweroff);
+		goto out;
+	}
+	for (size_t i = 0; i < b->nfragments; i++) {
+		char frag[PATH_MAX];
+
+		snprintf(frag, sizeof(frag), "%s/kconfig/%s", lab, b->fragments[i]);
+		if (access(frag, R_OK) != 0) {
+			bg_error_errno("%s: config fragment '%s'", path, frag);
+			goto out;
+		}
+	}
+	b->lab = xstrdup(lab);
+	ret = 0;
+out:
+	if (ret < 0)
+		bg_conf_release(c);
+	return ret;
+}
+
+void bg_board_release(struct bg_board *b)
+{
+	bg_conf_release(&b->conf);
+	free(b->lab);
+	memset(b, 0, sizeof(*b));
+}
