@@ -1,0 +1,141 @@
+/*
+ * bootgate's test init: PID 1 of the initramfs booted by bootgate-boot. It mounts proc,
+ * sysfs and devtmpfs; writes "bootgate: userspace reached" to /dev/kmsg, where the kernel
+ * stamps it with the same clock as every other line (boot.userspace); runs the workload
+ * named on the kernel command line (bootgate.run=/path,arg,...); dumps the ring buffer
+ * between DMESG-BEGIN and DMESG-END when asked (bootgate.dump=1); then powers off, or
+ * reboots where the machine cannot power off (bootgate.reboot=1, with QEMU's -no-reboot).
+ * Built static for each arch; it uses nothing but the C library's system calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MARKER "bootgate: userspace reached"
+
+static char cmdline[4096];
+
+static void say(const char *s)
+{
+	ssize_t n = write(1, s, strlen(s));
+
+	(void)n;
+}
+
+/* The value of key= on the kernel command line, or NULL. */
+static const char *param(const char *key)
+{
+	size_t len = strlen(key);
+
+	for (char *p = cmdline; (p = strstr(p, key)); p += len)
+		if ((p == cmdline || p[-1] == ' ') && p[len] == '=')
+			return p + len + 1;
+	return NULL;
+}
+
+static void read_cmdline(void)
+{
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : -1;
+
+	cmdline[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	for (char *p = cmdline; *p; p++)
+		if (*p == '\n')
+			*p = '\0';
+}
+
+static void marker(void)
+{
+	int fd = open("/dev/kmsg", O_WRONLY);
+
+	if (fd >= 0 && write(fd, MARKER "\n", sizeof(MARKER)) == (ssize_t)sizeof(MARKER)) {
+		close(fd);
+		return;
+	}
+	/* no /dev/kmsg: the console gets the marker with the time we know */
+	{
+		struct timespec ts;
+		char buf[128];
+
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		snprintf(buf, sizeof(buf), MARKER " uptime_us=%lld\n",
+			 (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+		say(buf);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* bootgate.run=/path,arg,arg: runs it and says how it ended. */
+static void workload(void)
+{
+	const char *run = param("bootgate.run");
+	char spec[1024], *argv[32], buf[160];
+	int argc = 0, status;
+	pid_t pid;
+
+	if (!run)
+		return;
+	snprintf(spec, sizeof(spec), "%.*s", (int)strcspn(run, " "), run);
+	for (char *p = spec; p && argc < 31; ) {
+		argv[argc++] = p;
+		p = strchr(p, ',');
+		if (p)
+			*p++ = '\0';
+	}
+	argv[argc] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		status = 127 << 8;
+	snprintf(buf, sizeof(buf), "bootgate: workload %s exited %d\n", argv[0],
+		 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	say(buf);
+}
+
+static void dump(void)
+{
+	static char buf[1 << 20];
+	int n;
+
+	if (!param("bootgate.dump"))
+		return;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf));
+	say("DMESG-BEGIN\n");
+	if (n > 0 && write(1, buf, (size_t)n) < 0)
+		say("bootgate: cannot write the dump\n");
+	say("DMESG-END\n");
+}
+
+int main(void)
+{
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/dev", 0755);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	read_cmdline();
+	marker();
+	workload();
+	dump();
+	sync();
+	reboot(param("bootgate.reboot") ? RB_AUTOBOOT : RB_POWER_OFF);
+	/* only if both failed */
+	for (;;)
+		pause();
+}
