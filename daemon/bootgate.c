@@ -17,6 +17,10 @@ static const struct bg_cmd commands[] = {
 	{ "compare", cmd_compare,
 	  "[--json] [--top N | --all] [--threshold PATTERN=PCT%[:US]]... --base LOG... --cand LOG...",
 	  "same, different or unknown for every metric of two sets of boots" },
+	{ "measure", cmd_measure,
+	  "--tree DIR --commit REV --arch ARCH [--mode timing|deterministic] [--boots N] "
+	  "[--against REV2] [--json]",
+	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bench-bisect", cmd_bench_bisect,
 	  "[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
 	  "bootgate's noise-aware bisection against plain git bisect on simulated histories" },
@@ -65,6 +69,18 @@ int cmd_print_help(const char *name)
 		       "\nDefaults: boot.* 2%% and 1 ms; initcall.* and probe.* 5%% and 1 ms.\n"
 		       "Boots that never reached init are left out and counted.\n"
 		       "\nexit: 0 compared, 1 a log could not be read, 2 usage\n");
+	else if (!strcmp(name, "measure"))
+		printf("\n"
+		       "  --tree DIR      a kernel git tree\n"
+		       "  --commit REV    what to measure; with --against REV2, the candidate\n"
+		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME of lab-configs/boards)\n"
+		       "  --mode M        timing (wall clock, statistics; the default) or\n"
+		       "                  deterministic (-icount: repeatable guest time)\n"
+		       "  --boots N       boots per commit (3)\n"
+		       "  --json          the builds, every parsed boot, and the comparison\n"
+		       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
+		       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"
+		       "\nexit: 0 measured, 1 a build failed or a boot panicked or hung, 2 usage\n");
 	else if (!strcmp(name, "bench-bisect"))
 		printf("\n"
 		       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"

@@ -41,6 +41,76 @@ static void json_number(struct bg_json *j, const char *key, double v)
 		bg_json_double(j, v);
 }
 
+void cmd_comparison_json(struct bg_json *j, const struct bg_comparison *c,
+			 const struct bg_sample_set *base, const struct bg_sample_set *cand)
+{
+	bg_json_object_begin(j);
+	bg_json_key(j, "boots");
+	bg_json_object_begin(j);
+	bg_json_key(j, "base");
+	bg_json_int(j, base->boots);
+	bg_json_key(j, "cand");
+	bg_json_int(j, cand->boots);
+	bg_json_key(j, "base_excluded");
+	bg_json_int(j, base->excluded);
+	bg_json_key(j, "cand_excluded");
+	bg_json_int(j, cand->excluded);
+	bg_json_object_end(j);
+	bg_json_key(j, "verdicts");
+	bg_json_array_begin(j);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bg_verdict *v = &c->v[i];
+
+		bg_json_object_begin(j);
+		bg_json_key(j, "metric");
+		bg_json_str(j, v->metric);
+		bg_json_key(j, "unit");
+		bg_json_str(j, "us");
+		bg_json_key(j, "verdict");
+		bg_json_str(j, bg_verdict_name(v->verdict));
+		json_number(j, "base_median", v->base_median);
+		json_number(j, "cand_median", v->cand_median);
+		json_number(j, "delta", v->delta);
+		json_number(j, "delta_pct", v->delta_pct);
+		bg_json_key(j, "ci");
+		bg_json_array_begin(j);
+		if (isnan(v->ci_lo)) {
+			bg_json_null(j);
+			bg_json_null(j);
+		} else {
+			bg_json_double(j, v->ci_lo);
+			bg_json_double(j, v->ci_hi);
+		}
+		bg_json_array_end(j);
+		json_number(j, "p", v->p);
+		json_number(j, "q", v->q);
+		bg_json_key(j, "n_base");
+		bg_json_int(j, (int64_t)v->n_base);
+		bg_json_key(j, "n_cand");
+		bg_json_int(j, (int64_t)v->n_cand);
+		bg_json_key(j, "more_boots");
+		bg_json_int(j, v->more_boots);
+		bg_json_key(j, "exact");
+		bg_json_bool(j, v->exact);
+		bg_json_object_end(j);
+	}
+	bg_json_array_end(j);
+	bg_json_key(j, "attribution");
+	bg_json_array_begin(j);
+	for (size_t i = 0; i < c->na; i++) {
+		bg_json_object_begin(j);
+		bg_json_key(j, "metric");
+		bg_json_str(j, c->a[i].metric);
+		bg_json_key(j, "delta");
+		bg_json_double(j, c->a[i].delta);
+		bg_json_key(j, "share");
+		bg_json_double(j, c->a[i].share);
+		bg_json_object_end(j);
+	}
+	bg_json_array_end(j);
+	bg_json_object_end(j);
+}
+
 static int print_json(const struct bg_comparison *c, const struct bg_sample_set *base,
 		      const struct bg_sample_set *cand)
 {
@@ -48,69 +118,7 @@ static int print_json(const struct bg_comparison *c, const struct bg_sample_set 
 
 	fflush(stdout);
 	bg_json_init(&j, STDOUT_FILENO, 2);
-	bg_json_object_begin(&j);
-	bg_json_key(&j, "boots");
-	bg_json_object_begin(&j);
-	bg_json_key(&j, "base");
-	bg_json_int(&j, base->boots);
-	bg_json_key(&j, "cand");
-	bg_json_int(&j, cand->boots);
-	bg_json_key(&j, "base_excluded");
-	bg_json_int(&j, base->excluded);
-	bg_json_key(&j, "cand_excluded");
-	bg_json_int(&j, cand->excluded);
-	bg_json_object_end(&j);
-	bg_json_key(&j, "verdicts");
-	bg_json_array_begin(&j);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct bg_verdict *v = &c->v[i];
-
-		bg_json_object_begin(&j);
-		bg_json_key(&j, "metric");
-		bg_json_str(&j, v->metric);
-		bg_json_key(&j, "unit");
-		bg_json_str(&j, "us");
-		bg_json_key(&j, "verdict");
-		bg_json_str(&j, bg_verdict_name(v->verdict));
-		json_number(&j, "base_median", v->base_median);
-		json_number(&j, "cand_median", v->cand_median);
-		json_number(&j, "delta", v->delta);
-		json_number(&j, "delta_pct", v->delta_pct);
-		bg_json_key(&j, "ci");
-		bg_json_array_begin(&j);
-		if (isnan(v->ci_lo)) {
-			bg_json_null(&j);
-			bg_json_null(&j);
-		} else {
-			bg_json_double(&j, v->ci_lo);
-			bg_json_double(&j, v->ci_hi);
-		}
-		bg_json_array_end(&j);
-		json_number(&j, "p", v->p);
-		json_number(&j, "q", v->q);
-		bg_json_key(&j, "n_base");
-		bg_json_int(&j, (int64_t)v->n_base);
-		bg_json_key(&j, "n_cand");
-		bg_json_int(&j, (int64_t)v->n_cand);
-		bg_json_key(&j, "more_boots");
-		bg_json_int(&j, v->more_boots);
-		bg_json_object_end(&j);
-	}
-	bg_json_array_end(&j);
-	bg_json_key(&j, "attribution");
-	bg_json_array_begin(&j);
-	for (size_t i = 0; i < c->na; i++) {
-		bg_json_object_begin(&j);
-		bg_json_key(&j, "metric");
-		bg_json_str(&j, c->a[i].metric);
-		bg_json_key(&j, "delta");
-		bg_json_double(&j, c->a[i].delta);
-		bg_json_key(&j, "share");
-		bg_json_double(&j, c->a[i].share);
-		bg_json_object_end(&j);
-	}
-	bg_json_array_end(&j);
-	bg_json_object_end(&j);
+	cmd_comparison_json(&j, c, base, cand);
 	return bg_json_finish(&j);
 }
 
@@ -122,8 +130,8 @@ static void fmt(char *buf, size_t size, const char *f, double v)
 		snprintf(buf, size, f, v);
 }
 
-static void print_table(const struct bg_comparison *c, const struct bg_sample_set *base,
-			const struct bg_sample_set *cand, size_t top, bool all)
+void cmd_comparison_table(const struct bg_comparison *c, const struct bg_sample_set *base,
+			  const struct bg_sample_set *cand, size_t top, bool all)
 {
 	size_t counts[3] = { 0 }, shown = 0;
 
@@ -150,8 +158,9 @@ static void print_table(const struct bg_comparison *c, const struct bg_sample_se
 			snprintf(ci, sizeof(ci), "-");
 		else
 			snprintf(ci, sizeof(ci), "[%+.0f, %+.0f]", v->ci_lo, v->ci_hi);
-		printf("%-40s %-9s %11s %11s %11s %8s %23s %9s %5u\n", v->metric,
-		       bg_verdict_name(v->verdict), bm, cm, d, dp, ci, q, v->more_boots);
+		printf("%-40s %-9s %11s %11s %11s %8s %23s %9s %5u%s\n", v->metric,
+		       bg_verdict_name(v->verdict), bm, cm, d, dp, ci, q, v->more_boots,
+		       v->exact ? "  (repeatable: exact)" : "");
 		shown++;
 	}
 	if (c->na) {
@@ -227,7 +236,7 @@ int cmd_compare(int argc, char **argv)
 		if (json)
 			ret = print_json(&c, &base, &cand) < 0 ? 1 : 0;
 		else
-			print_table(&c, &base, &cand, top, all);
+			cmd_comparison_table(&c, &base, &cand, top, all);
 		if (ret)
 			log_warnx("%s", bg_error_last());
 		bg_comparison_release(&c);

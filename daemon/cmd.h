@@ -4,6 +4,10 @@
 
 #include "compat.h"
 
+struct bg_json;
+struct bg_comparison;
+struct bg_sample_set;
+
 struct bg_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -15,6 +19,13 @@ int cmd_parse(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_bench_bisect(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+
+/* A comparison as compare prints it: a table, or a JSON object (cmd-compare.c). */
+void cmd_comparison_table(const struct bg_comparison *c, const struct bg_sample_set *base,
+			  const struct bg_sample_set *cand, size_t top, bool all);
+void cmd_comparison_json(struct bg_json *j, const struct bg_comparison *c,
+			 const struct bg_sample_set *base, const struct bg_sample_set *cand);
 
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);

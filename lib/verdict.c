@@ -272,6 +272,24 @@ static bool has_ties(const double *v, size_t n)
 	return false;
 }
 
+static bool all_equal(const struct bg_series *s)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (s->v[i] != s->v[0])
+			return false;
+	return s->n > 0;
+}
+
+/* Whether both sides read the same value in every boot. */
+static bool repeatable(const struct bg_sample_set *base, const struct bg_sample_set *cand,
+		       const char *metric)
+{
+	const struct bg_series *a = bg_sample_set_find(base, metric);
+	const struct bg_series *b = bg_sample_set_find(cand, metric);
+
+	return a && b && all_equal(a) && all_equal(b);
+}
+
 static unsigned boots_to_next_look(size_t n)
 {
 	size_t look = BG_VERDICT_FIRST_LOOK;
@@ -397,6 +415,16 @@ int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *can
 				       thr.abs_us);
 		size_t n = v->n_base < v->n_cand ? v->n_base : v->n_cand;
 
+		if (cfg->deterministic && n >= 1 && repeatable(base, cand, v->metric)) {
+			/* every boot of each kernel agrees: the difference is the difference */
+			v->exact = true;
+			v->delta = v->cand_median - v->base_median;
+			v->ci_lo = v->ci_hi = v->delta;
+			v->verdict = fabs(v->delta) >= floor_us ? BG_DIFFERENT : BG_SAME;
+			if (!isnan(v->p))
+				t++;
+			continue;
+		}
 		if (isnan(v->p)) {
 			v->more_boots = n < 2 ? (unsigned)(BG_VERDICT_FIRST_LOOK - n) :
 				       boots_to_next_look(n);

@@ -52,6 +52,11 @@ struct bg_compare_config {
 	size_t nthresholds;
 	double alpha;            /* false discovery rate over the metrics, before the looks */
 	double beta;             /* miss rate for "same" */
+	/*
+	 * Deterministic boots (QEMU -icount): a metric that reads the same in every boot of
+	 * each side is different past its threshold, same below it, with no statistics.
+	 */
+	bool deterministic;
 };
 
 void bg_compare_config_init(struct bg_compare_config *cfg);
@@ -72,6 +77,7 @@ struct bg_verdict {
 	double p, q;              /* Welch's t on log values; q after Benjamini-Hochberg */
 	size_t n_base, n_cand;
 	unsigned more_boots;      /* per side, to settle an unknown (0 at the cap) */
+	bool exact;               /* decided on repeatable values, not by a test */
 };
 
 struct bg_attribution {

@@ -258,6 +258,52 @@ static void test_metric_names(void **state)
 	parsed_free(p);
 }
 
+/* Deterministic boots: repeatable values decide at once; the others fall back to tests. */
+static void test_deterministic(void **state)
+{
+	struct bg_compare_config cfg;
+	struct bg_sample_set a, b;
+	struct bg_comparison c;
+	const struct bg_verdict *v;
+
+	(void)state;
+	bg_compare_config_init(&cfg);
+	cfg.deterministic = true;
+	bg_sample_set_init(&a);
+	bg_sample_set_init(&b);
+	/* the planted delay as -icount shift=0 read it: 4 us, then 49605 us, in every boot */
+	bg_sample_set_add(&a, "initcall.init_kprobe_trace", 4);
+	bg_sample_set_add(&b, "initcall.init_kprobe_trace", 49605);
+	bg_sample_set_add(&b, "initcall.init_kprobe_trace", 49605);
+	bg_sample_set_add(&a, "initcall.pty_init", 61000);
+	bg_sample_set_add(&b, "initcall.pty_init", 61200);
+	bg_sample_set_add(&b, "initcall.pty_init", 61200);
+	/* a metric the boots disagree on: statistics, and two boots are too few */
+	bg_sample_set_add(&a, "boot.init", 348900);
+	bg_sample_set_add(&a, "boot.init", 349900);
+	bg_sample_set_add(&b, "boot.init", 399300);
+	bg_sample_set_add(&b, "boot.init", 391300);
+	assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+	v = find(&c, "initcall.init_kprobe_trace");
+	assert_int_equal(v->verdict, BG_DIFFERENT);
+	assert_true(v->exact);
+	assert_true(v->delta == 49601);
+	v = find(&c, "initcall.pty_init");
+	assert_int_equal(v->verdict, BG_SAME);       /* 200 us: below the 1 ms floor */
+	v = find(&c, "boot.init");
+	assert_false(v->exact);
+	assert_int_equal(v->verdict, BG_UNKNOWN);
+	bg_comparison_release(&c);
+	/* the same data in timing mode: one boot decides nothing */
+	cfg.deterministic = false;
+	assert_int_equal(bg_compare(&a, &b, &cfg, &c), 0);
+	assert_int_equal(find(&c, "initcall.init_kprobe_trace")->verdict, BG_UNKNOWN);
+	bg_comparison_release(&c);
+	bg_sample_set_release(&a);
+	bg_sample_set_release(&b);
+	bg_compare_config_release(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_metric_names),
+		cmocka_unit_test(test_deterministic),
 	};
 
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
