@@ -89,9 +89,9 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_A)
 deps:
 	@sh scripts/deps.sh build
 deps-check:
-	@sh scripts/deps.sh build check
+	@sh scripts/deps.sh build check kernel
 deps-bench:
-	@sh scripts/deps.sh build bench
+	@sh scripts/deps.sh build bench kernel
 deps-analyze:
 	@sh scripts/deps.sh build analyze
 
@@ -139,6 +139,7 @@ check: deps-check
 bench: deps-bench all
 	@sh tests/bench/bench-parse.sh
 	@sh tests/bench/bench-bisect.sh
+	@sh tests/bench/bench-kernel.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

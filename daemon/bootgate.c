@@ -77,6 +77,7 @@ int cmd_print_help(const char *name)
 		       "  --mode M        timing (wall clock, statistics; the default) or\n"
 		       "                  deterministic (-icount: repeatable guest time)\n"
 		       "  --boots N       boots per commit (3)\n"
+		       "  --parallel N    boots at once (the number of cores)\n"
 		       "  --json          the builds, every parsed boot, and the comparison\n"
 		       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
 		       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"

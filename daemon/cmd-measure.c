@@ -133,18 +133,19 @@ int cmd_measure(int argc, char **argv)
 		{ "lab", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "parallel", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tree = NULL, *board = NULL, *mode = "timing", *lab = NULL;
 	struct side cand = { 0 }, base = { 0 };
 	unsigned long boots = 3, top = 20;
 	bool json = false, against;
-	char *boot_out = NULL, boots_arg[32], *prog = NULL;
+	char *boot_out = NULL, boots_arg[32], *prog = NULL, *parallel = NULL;
 	struct bg_json_doc *summary = NULL;
 	struct bg_json j;
 	int opt, code = 0, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': tree = optarg; break;
 		case 'c': cand.rev = optarg; break;
@@ -156,6 +157,10 @@ int cmd_measure(int argc, char **argv)
 		case 'l': lab = optarg; break;
 		case 'j': json = true; break;
 		case 'T': top = cmd_parse_count("measure", "--top", optarg); break;
+		case 'P':
+			cmd_parse_count("measure", "--parallel", optarg);
+			parallel = optarg;
+			break;
 		default: return cmd_usage_error("measure", "unknown option");
 		}
 	}
@@ -204,6 +209,10 @@ int cmd_measure(int argc, char **argv)
 		if (lab) {
 			bargv[n++] = "--lab";
 			bargv[n++] = (char *)lab;
+		}
+		if (parallel) {
+			bargv[n++] = "--parallel";
+			bargv[n++] = parallel;
 		}
 		bargv[n] = NULL;
 		fprintf(stderr, "measure: booting %lu time%s each (%s mode)\n", boots,

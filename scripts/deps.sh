@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages a make target needs, only those missing.
-# usage: scripts/deps.sh build|check|bench|analyze ...
+# usage: scripts/deps.sh build|check|kernel|bench|analyze ...
 set -eu
 
 pkgs=""
@@ -8,6 +8,10 @@ for set in "$@"; do
 	case "$set" in
 	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev" ;;
 	check)   pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev jq time gzip bc" ;;
+	kernel)  pkgs="$pkgs linux-source-6.1 xz-utils git flex bison bc libssl-dev libelf-dev cpio
+		     ccache bubblewrap qemu-system-x86 qemu-system-arm qemu-system-ppc
+		     gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu libc6-dev-arm64-cross
+		     libc6-dev-ppc64el-cross python3 procps jq" ;;
 	bench)   pkgs="$pkgs linux-source-6.1 xz-utils perl python3 jq bc" ;;
 	analyze) pkgs="$pkgs cppcheck clang-tidy" ;;
 	*) echo "deps.sh: unknown set '$set'" >&2; exit 2 ;;
