@@ -4,6 +4,7 @@
 #include "bisect-bench.h"
 #include "bisect.h"
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 #include "xmalloc.h"
 
@@ -320,24 +321,14 @@ out:
 
 int bg_bb_parse(const char *path, struct bg_bb_corpus *c)
 {
-	FILE *f = fopen(path, "rb");
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	char buf[65536];
-	size_t n;
+	size_t len;
+	char *text = bg_read_file(path, (size_t)1 << 30, &len);
 	int ret;
 
-	if (!f)
-		return bg_error_errno("cannot open '%s'", path);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		bg_strbuf_add(&sb, buf, n);
-	if (ferror(f)) {
-		fclose(f);
-		bg_strbuf_release(&sb);
-		return bg_error_errno("cannot read '%s'", path);
-	}
-	fclose(f);
-	ret = bg_bb_parse_mem(path, sb.buf, sb.len, c);
-	bg_strbuf_release(&sb);
+	if (!text)
+		return -1;
+	ret = bg_bb_parse_mem(path, text, len, c);
+	free(text);
 	return ret;
 }
 

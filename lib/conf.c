@@ -1,6 +1,7 @@
 /* Flat YAML configuration files read through the YAML event reader. */
 #include "conf.h"
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 #include "xmalloc.h"
 #include "yaml-event.h"
@@ -119,26 +120,15 @@ out:
 
 int bg_conf_load(const char *path, struct bg_conf *c)
 {
-	FILE *f = fopen(path, "rb");
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	char buf[8192];
-	size_t n;
+	size_t len;
+	char *text;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (!f)
-		return bg_error_errno("cannot open '%s'", path);
-	sb.max = 1 << 20;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (bg_strbuf_add(&sb, buf, n) < 0)
-			break;
-	fclose(f);
-	if (sb.truncated) {
-		bg_strbuf_release(&sb);
-		return bg_error("'%s': larger than 1 MiB, not a configuration file", path);
-	}
-	ret = bg_conf_load_mem(path, sb.buf, sb.len, c);
-	bg_strbuf_release(&sb);
+	if (!(text = bg_read_file(path, 1 << 20, &len)))
+		return -1;
+	ret = bg_conf_load_mem(path, text, len, c);
+	free(text);
 	return ret;
 }
 

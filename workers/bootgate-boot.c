@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "board.h"
+#include "fs.h"
 #include "bootlog.h"
 #include "bootlog-json.h"
 #include "error.h"
@@ -75,24 +76,6 @@ static void usage(void)
 		"DIR (a new directory under $BOOTGATE_CACHE/boots by default); prints a JSON summary.\n"
 		"\nexit: 0 all reached userspace, 1 a boot panicked or hung, 111 the lab failed,\n"
 		"127 QEMU could not be run, 2 usage\n");
-}
-
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return bg_error_errno("cannot create '%s'", buf);
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return bg_error_errno("cannot create '%s'", buf);
-	return 0;
 }
 
 /* The host's TSC in kHz: what the guest TSC counts under TCG. */
@@ -488,14 +471,14 @@ int main(int argc, char **argv)
 		char tmpl[PATH_MAX];
 
 		snprintf(tmpl, sizeof(tmpl), "%s/boots", cache);
-		mkdirs(tmpl);
+		bg_mkdirs(tmpl);
 		snprintf(outdir, sizeof(outdir), "%s/boots/run.XXXXXX", cache);
 		if (!mkdtemp(outdir)) {
 			log_warn("cannot create '%s'", outdir);
 			return EXIT_INFRA;
 		}
 	}
-	if (mkdirs(outdir) < 0) {
+	if (bg_mkdirs(outdir) < 0) {
 		log_warnx("%s", bg_error_last());
 		return EXIT_INFRA;
 	}

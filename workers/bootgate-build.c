@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "board.h"
+#include "fs.h"
 #include "error.h"
 #include "git.h"
 #include "json.h"
@@ -52,84 +53,6 @@ static void usage(void)
 		"so neighbouring commits build incrementally; compiles go through ccache.\n"
 		"\nexit: 0 built, 1 the kernel does not build, 111 infrastructure (retry),\n"
 		"127 a program could not be run, 2 usage\n");
-}
-
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return bg_error_errno("cannot create '%s'", buf);
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return bg_error_errno("cannot create '%s'", buf);
-	return 0;
-}
-
-static int write_file(const char *path, const char *data, size_t len)
-{
-	char tmp[PATH_MAX + 8];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(f = fopen(tmp, "wb")))
-		return bg_error_errno("cannot write '%s'", tmp);
-	if (fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-		unlink(tmp);
-		return bg_error_errno("cannot write '%s'", tmp);
-	}
-	if (rename(tmp, path) < 0)
-		return bg_error_errno("cannot rename '%s'", tmp);
-	return 0;
-}
-
-static char *read_file(const char *path, size_t max)
-{
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	char buf[8192];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return NULL;
-	sb.max = max;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		bg_strbuf_add(&sb, buf, n);
-	fclose(f);
-	return bg_strbuf_detach(&sb, NULL);
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out;
-	char buf[65536], tmp[PATH_MAX + 8];
-	size_t n;
-	int ret = 0;
-
-	if (!in)
-		return bg_error_errno("cannot open '%s'", from);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", to);
-	if (!(out = fopen(tmp, "wb"))) {
-		fclose(in);
-		return bg_error_errno("cannot write '%s'", tmp);
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n) {
-			ret = bg_error_errno("cannot write '%s'", tmp);
-			break;
-		}
-	fclose(in);
-	if (fclose(out) != 0 && !ret)
-		ret = bg_error_errno("cannot write '%s'", tmp);
-	if (!ret && rename(tmp, to) < 0)
-		ret = bg_error_errno("cannot rename '%s'", tmp);
-	return ret;
 }
 
 /* The environment of every build step: nothing of the service's own. */
@@ -257,7 +180,7 @@ static int configure(struct build *b, struct bg_proc_result *r)
 
 	snprintf(keyfile, sizeof(keyfile), "%s/.bootgate-config-key", b->out);
 	snprintf(dotconfig, sizeof(dotconfig), "%s/.config", b->out);
-	old = read_file(keyfile, 128);
+	old = bg_read_file(keyfile, 128, NULL);
 	if (old && !strcmp(old, b->config_key) && access(dotconfig, R_OK) == 0) {
 		free(old);
 		return 0;
@@ -266,14 +189,14 @@ static int configure(struct build *b, struct bg_proc_result *r)
 	logf_line(b, "configuring (config %.12s)\n", b->config_key);
 	/* the fragments go beside the build: the sandbox does not show the lab's files */
 	snprintf(fragdir, sizeof(fragdir), "%s/.bootgate-fragments", b->out);
-	if (mkdirs(fragdir) < 0)
+	if (bg_mkdirs(fragdir) < 0)
 		return -1;
 	for (size_t i = 0; i < b->board.nfragments; i++) {
 		char from[PATH_MAX * 2], to[PATH_MAX * 2];
 
 		snprintf(from, sizeof(from), "%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
 		snprintf(to, sizeof(to), "%s/%s", fragdir, b->board.fragments[i]);
-		if (copy_file(from, to) < 0)
+		if (bg_copy_file(from, to) < 0)
 			return -1;
 	}
 	if (make(b, "tinyconfig", false, r) < 0 || r->exit_code)
@@ -300,7 +223,7 @@ static int configure(struct build *b, struct bg_proc_result *r)
 		if (make(b, "olddefconfig", false, r) < 0 || r->exit_code)
 			return 0;
 	}
-	return write_file(keyfile, b->config_key, strlen(b->config_key));
+	return bg_write_file(keyfile, b->config_key, strlen(b->config_key));
 }
 
 /* Which board settings and fragments make the configuration: their hash names it. */
@@ -314,7 +237,7 @@ static void compute_config_key(struct build *b)
 		char path[PATH_MAX * 2], *text;
 
 		snprintf(path, sizeof(path), "%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
-		text = read_file(path, 1 << 20);
+		text = bg_read_file(path, 1 << 20, NULL);
 		bg_strbuf_addf(&sb, "%s\n%s\n", b->board.fragments[i], text ? text : "");
 		free(text);
 	}
@@ -342,8 +265,10 @@ static int compiler_version(struct build *b)
 				r.exec_failed ? bg_error_last() : "it failed");
 	}
 	close(fd);
-	text = read_file(tmpl, 4096);
+	text = bg_read_file(tmpl, 4096, NULL);
 	unlink(tmpl);
+	if (!text)
+		return -1;
 	if ((nl = strchr(text, '\n')))
 		*nl = '\0';
 	snprintf(b->compiler, sizeof(b->compiler), "%s", text);
@@ -353,7 +278,7 @@ static int compiler_version(struct build *b)
 
 static bool log_says(const char *path, const char *what)
 {
-	char *text = read_file(path, 64 << 20);
+	char *text = bg_read_file(path, 64 << 20, NULL);
 	bool found = text && strstr(text, what);
 
 	free(text);
@@ -363,7 +288,7 @@ static bool log_says(const char *path, const char *what)
 /* Prints the compiler's error lines of a failed build, so the reader needs no log. */
 static void show_errors(const char *path)
 {
-	char *text = read_file(path, 64 << 20), *line, *save = NULL;
+	char *text = bg_read_file(path, 64 << 20, NULL), *line, *save = NULL;
 	int shown = 0;
 
 	if (!text)
@@ -419,13 +344,13 @@ static void write_result(const struct build *b, const char *status, const char *
 	bg_strbuf_addch(&j.out, '\n');
 	fputs(j.out.buf, stdout);
 	fflush(stdout);
-	if (b->result_path && write_file(b->result_path, j.out.buf, j.out.len) < 0)
+	if (b->result_path && bg_write_file(b->result_path, j.out.buf, j.out.len) < 0)
 		log_warnx("%s", bg_error_last());
 	if (artifact) {
 		char meta[PATH_MAX + 32];
 
 		snprintf(meta, sizeof(meta), "%s/metadata.json", artifact);
-		if (write_file(meta, j.out.buf, j.out.len) < 0)
+		if (bg_write_file(meta, j.out.buf, j.out.len) < 0)
 			log_warnx("%s", bg_error_last());
 	}
 	bg_strbuf_release(&j.out);
@@ -443,21 +368,21 @@ static int store(struct build *b, const char *image, char sha[BG_SHA256_HEX],
 	if (bg_sha256_file(image, sha) < 0)
 		goto out_dir;
 	snprintf(artifact, PATH_MAX, "%s/artifacts/%s", b->cache, sha);
-	if (mkdirs(artifact) < 0 || mkdirs(dir) < 0)
+	if (bg_mkdirs(artifact) < 0 || bg_mkdirs(dir) < 0)
 		goto out_dir;
 	path = xasprintf("%s/image", artifact);
-	ret = access(path, R_OK) == 0 ? 0 : copy_file(image, path);
+	ret = access(path, R_OK) == 0 ? 0 : bg_copy_file(image, path);
 	free(path);
 	if (ret < 0)
 		goto out_dir;
 	path = xasprintf("%s/config", artifact);
 	link = xasprintf("%s/.config", b->out);
-	ret = copy_file(link, path);
+	ret = bg_copy_file(link, path);
 	free(path);
 	free(link);
 	path = xasprintf("%s/build.log", artifact);
 	if (!ret)
-		ret = copy_file(b->log, path);
+		ret = bg_copy_file(b->log, path);
 	free(path);
 	if (ret < 0)
 		goto out_dir;
@@ -541,7 +466,7 @@ int main(int argc, char **argv)
 	b.src = xasprintf("%s/src", b.work);
 	b.out = xasprintf("%s/o", b.work);
 	b.log = xasprintf("%s/build.log", b.work);
-	if (mkdirs(b.out) < 0 || mkdirs(b.cache) < 0) {
+	if (bg_mkdirs(b.out) < 0 || bg_mkdirs(b.cache) < 0) {
 		log_warnx("%s", bg_error_last());
 		return EXIT_INFRA;
 	}
@@ -549,7 +474,7 @@ int main(int argc, char **argv)
 		char ccache[PATH_MAX + 16];
 
 		snprintf(ccache, sizeof(ccache), "%s/ccache", b.cache);
-		if (mkdirs(ccache) < 0) {
+		if (bg_mkdirs(ccache) < 0) {
 			log_warnx("%s", bg_error_last());
 			return EXIT_INFRA;
 		}
@@ -605,8 +530,8 @@ int main(int argc, char **argv)
 		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
 
 		/* keep the log of a failed build where it will not be overwritten */
-		mkdirs(dir);
-		if (copy_file(b.log, failed) == 0) {
+		bg_mkdirs(dir);
+		if (bg_copy_file(b.log, failed) == 0) {
 			free(b.log);
 			b.log = failed;
 		} else {
