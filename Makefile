@@ -97,7 +97,8 @@ deps-analyze:
 
 # ---- the main job
 
-demo: deps
+demo:
+	@sh scripts/deps.sh build kernel
 	@$(MAKE) --no-print-directory -s all
 	@sh scripts/demo.sh
 
@@ -143,8 +144,8 @@ bench: deps-bench all
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--std=c11 --inline-suppr -Ilib lib daemon
-	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=gnu11 -Ilib
+		--std=c11 --inline-suppr -Ilib lib daemon workers
+	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(WORKER_SRC) -- -std=gnu11 -D_GNU_SOURCE -Ilib
 
 # ---- install and clean
 

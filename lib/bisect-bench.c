@@ -370,7 +370,7 @@ int bg_bb_generate(FILE *out, const struct bg_bb_gen *g)
 	}
 	fprintf(out, "\n");
 	for (unsigned hid = 0; hid < g->histories; hid++) {
-		int pos[8];
+		int pos[8] = { 0 };
 		unsigned placed = 0;
 		double level = g->base;
 		int from = 0;

@@ -60,12 +60,18 @@ int bg_write_file(const char *path, const void *data, size_t len)
 	FILE *f = fopen(tmp, "wb");
 	int ret = 0;
 
+	if (f) {
+		bool written = fwrite(data, 1, len, f) == len;
+
+		if (fclose(f) != 0)
+			written = false;
+		if (written && rename(tmp, path) < 0)
+			ret = bg_error_errno("cannot rename '%s'", tmp);
+		else if (!written)
+			f = NULL;
+	}
 	if (!f)
 		ret = bg_error_errno("cannot write '%s'", tmp);
-	else if (fwrite(data, 1, len, f) != len || fclose(f) != 0)
-		ret = bg_error_errno("cannot write '%s'", tmp);
-	else if (rename(tmp, path) < 0)
-		ret = bg_error_errno("cannot rename '%s'", tmp);
 	if (ret)
 		unlink(tmp);
 	free(tmp);

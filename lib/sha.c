@@ -8,7 +8,7 @@ static void to_hex(const unsigned char *md, unsigned len, char hex[BG_SHA256_HEX
 {
 	static const char digits[] = "0123456789abcdef";
 
-	for (unsigned i = 0; i < len && i < 32; i++) {
+	for (size_t i = 0; i < len && i < 32; i++) {
 		hex[2 * i] = digits[md[i] >> 4];
 		hex[2 * i + 1] = digits[md[i] & 15];
 	}

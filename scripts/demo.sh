@@ -19,3 +19,10 @@ $bg compare --top 4 --base bootlogs/x86_64-tiny-baseline-run*.log \
 echo
 echo "== Bisecting a 5% regression at 5% noise over 128 commits: bootgate and plain git bisect"
 $bg bench-bisect ../corpora/N128_d5_cv5_h200.bb 2>/dev/null
+echo
+echo "== The main job on real kernels: Debian's Linux 6.1 with a planted mdelay(50) in"
+echo "   init_kprobe_trace(), built and booted under QEMU against its parent"
+echo "   (the first run builds the kernel: a few minutes; later runs reuse the cache)"
+tree=$(sh ../../scripts/kernel-repo.sh)
+$bg measure --tree "$tree" --commit regress-kprobe-mdelay --against master --arch x86_64 \
+	--mode deterministic --boots 1 --top 5

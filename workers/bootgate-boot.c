@@ -61,6 +61,7 @@ struct run {
 	bool deterministic;
 	const char *accel;
 	char cmdline[4096];
+	char memory[32], icount[64];   /* QEMU arguments made once */
 };
 
 static void usage(void)
@@ -149,8 +150,6 @@ static char **qemu_argv(const struct run *r, const char *image)
 {
 	char **v = NULL;
 	size_t n = 0, alloc = 0;
-	char *mem = xasprintf("%ld", r->board.memory);
-	char *icount = xasprintf("shift=%ld,sleep=off,align=off", r->board.icount_shift);
 
 #define ADD(s) do { ALLOC_GROW(v, n + 1, alloc); v[n++] = (char *)(s); } while (0)
 	ADD(r->board.qemu);
@@ -163,7 +162,7 @@ static char **qemu_argv(const struct run *r, const char *image)
 		ADD(r->board.cpu);
 	}
 	ADD("-m");
-	ADD(mem);
+	ADD(r->memory);
 	for (size_t i = 0; i < r->board.nqemu_args; i++)
 		ADD(r->board.qemu_args[i]);
 	ADD("-kernel");
@@ -174,11 +173,9 @@ static char **qemu_argv(const struct run *r, const char *image)
 	ADD(r->cmdline);
 	if (r->deterministic) {
 		ADD("-icount");
-		ADD(icount);
+		ADD(r->icount);
 		ADD("-rtc");
 		ADD("clock=vm");
-	} else {
-		free(icount);
 	}
 	ADD(NULL);
 #undef ADD
@@ -216,11 +213,6 @@ out:
 		close(errfd);
 	free(times);
 	free(err);
-	/* argv's own strings: the memory size and the icount argument */
-	for (size_t i = 0; argv[i]; i++)
-		if ((i > 0 && !strcmp(argv[i - 1], "-m")) ||
-		    (i > 0 && !strcmp(argv[i - 1], "-icount")))
-			free(argv[i]);
 	free(argv);
 	return ret;
 }
@@ -286,12 +278,10 @@ static void finish_boot(struct run *r, struct boot *b, const struct bg_proc_resu
 		b->outcome = OUT_COMPLETE;
 	else if (b->panic)
 		b->outcome = OUT_PANIC;
-	else if (killed)
-		b->outcome = OUT_HANG;
-	else if (b->lines == 0 || res.exit_code)
+	else if (!killed && (b->lines == 0 || res.exit_code))
 		b->outcome = OUT_INFRA;   /* QEMU stopped without the kernel saying a word */
 	else
-		b->outcome = OUT_HANG;    /* the kernel stopped talking and QEMU exited */
+		b->outcome = OUT_HANG;    /* killed at the timeout, or the kernel fell silent */
 	fprintf(stderr, "bootgate-boot: boot %u (%c%u) %s in %.1f s%s\n", b->index,
 		'A' + b->side, b->nth, outcome_name[b->outcome], b->wall,
 		b->marker ? "" : killed ? " (killed at the timeout)" : "");
@@ -483,6 +473,8 @@ int main(int argc, char **argv)
 		return EXIT_INFRA;
 	}
 	r.accel = pick_accel(&r.board);
+	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
+	snprintf(r.icount, sizeof(r.icount), "shift=%ld,sleep=off,align=off", r.board.icount_shift);
 	build_cmdline(&r);
 	sides = r.images[1] ? 2 : 1;
 	n = r.boots * sides;

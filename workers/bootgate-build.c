@@ -421,7 +421,7 @@ int main(int argc, char **argv)
 	};
 	struct build b = { 0 };
 	const char *board = NULL, *lab = NULL;
-	struct bg_proc_result r;
+	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
 	char image[PATH_MAX * 2], sha[BG_SHA256_HEX], artifact[PATH_MAX];
 	int opt, identical;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
