@@ -5,29 +5,40 @@
 #include "error.h"
 #include "xmalloc.h"
 
+/* The first ancestor of the running program that holds rel, as "DIR/rel" in buf. */
+static const char *find_upward(const char *rel, char *buf, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	/* .../bin/bootgate, or .../build/sanitize/bin/..., up to four levels */
+	for (int up = 0; up < 4 && (slash = strrchr(exe, '/')); up++) {
+		*slash = '\0';
+		snprintf(buf, size, "%s/%s", exe, rel);
+		if (access(buf, R_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
 const char *bg_lab_dir(void)
 {
 	static char dir[PATH_MAX + 32];
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
 
 	if (getenv("BOOTGATE_LAB"))
 		return getenv("BOOTGATE_LAB");
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return "lab-configs";
-	exe[n] = '\0';
-	/* .../bin/bootgate (or .../build/sanitize/bin/...) -> .../lab-configs */
-	for (int up = 0; up < 4; up++) {
-		if (!(slash = strrchr(exe, '/')))
-			break;
-		*slash = '\0';
-		snprintf(dir, sizeof(dir), "%s/lab-configs", exe);
-		if (access(dir, R_OK) == 0)
-			return dir;
-	}
-	return "lab-configs";
+	return find_upward("lab-configs", dir, sizeof(dir)) ? dir : "lab-configs";
+}
+
+const char *bg_project_file(const char *rel)
+{
+	static char path[PATH_MAX + 64];
+
+	return find_upward(rel, path, sizeof(path));
 }
 
 int bg_board_load(const char *lab, const char *name, struct bg_board *b)

@@ -36,5 +36,8 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b);
 void bg_board_release(struct bg_board *b);
 /* The lab-configs directory: $BOOTGATE_LAB, else next to the program's bin/. */
 const char *bg_lab_dir(void);
+/* The project's directory holding rel (e.g. "scripts/initramfs.sh"), found upward from
+ * the running program; NULL if none. */
+const char *bg_project_file(const char *rel);
 
 #endif

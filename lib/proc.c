@@ -141,15 +141,18 @@ reaped:
 
 void bg_proc_kill(struct bg_proc *p, struct bg_proc_result *r)
 {
-	if (p->pid <= 0)
+	/* reaping clears p->pid: a kill(-0) would then hit our own process group */
+	pid_t group = p->pid;
+
+	if (group <= 0)
 		return;
-	kill(-p->pid, SIGTERM);
+	kill(-group, SIGTERM);
 	if (bg_proc_wait(p, 2000, r) == 1) {
-		kill(-p->pid, SIGKILL);
+		kill(-group, SIGKILL);
 		bg_proc_wait(p, -1, r);
 	}
 	/* whatever the leader left behind in its group goes too */
-	kill(-p->pid, SIGKILL);
+	kill(-group, SIGKILL);
 	r->timed_out = true;
 }
 

@@ -430,14 +430,20 @@ int main(int argc, char **argv)
 	cache = getenv("BOOTGATE_CACHE") ? getenv("BOOTGATE_CACHE") : "/var/cache/bootgate";
 	if (!r.initrd) {
 		/* the test initramfs of this arch, built once by scripts/initramfs.sh */
-		char script[PATH_MAX + 32], tmpl[] = "/tmp/bootgate-initrd.XXXXXX";
-		char *args[] = { "sh", script, (char *)r.board.arch, (char *)r.board.init_cc, NULL };
+		const char *script = bg_project_file("scripts/initramfs.sh");
+		char tmpl[] = "/tmp/bootgate-initrd.XXXXXX";
+		char *args[] = { "sh", (char *)script, (char *)r.board.arch, (char *)r.board.init_cc,
+				 NULL };
 		struct bg_proc_opts o = { args, NULL, NULL, -1, -1, -1 };
 		struct bg_proc_result res;
-		int fd = mkstemp(tmpl);
+		int fd;
 		FILE *f;
 
-		snprintf(script, sizeof(script), "%s/../scripts/initramfs.sh", r.board.lab);
+		if (!script) {
+			log_warnx("scripts/initramfs.sh not found near this program: give --initrd");
+			return EXIT_INFRA;
+		}
+		fd = mkstemp(tmpl);
 		o.out_fd = fd;
 		if (fd < 0 || bg_proc_run(&o, 600, &res) < 0 || res.exit_code) {
 			log_warnx("cannot build the test initramfs for %s (%s)", r.board.arch, script);

@@ -62,8 +62,8 @@ test_expect_success 'a commit that does not build: exit 1, and its log' '
 '
 
 test_expect_success 'the build sandbox: no root files, no host network' '
-	secret=secret-$$-$(date +%s) &&
-	echo "$secret" >/root/.bootgate-sandbox-secret &&
+	secret=secret-$$-$(date +%s)
+	echo "$secret" >/root/.bootgate-sandbox-secret
 	python3 -c "
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -73,8 +73,8 @@ try:
 except socket.timeout:
     pass
 " &
-	listener=$! &&
-	sleep 1 &&
+	listener=$!
+	sleep 1
 	build --commit sandbox-probe --board x86_64 >probe.json 2>err &&
 	log=$(jq -r .log probe.json) &&
 	test_grep "sandbox-probe-file: cat: /root/.bootgate-sandbox-secret: No such file" "$log" &&
