@@ -466,7 +466,10 @@ int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *can
 			const struct bg_verdict *v = &out->v[i];
 			double share;
 
-			if (strncmp(v->metric, "boot.", 5) == 0 || isnan(v->q) || v->q > cfg->alpha)
+			if (strncmp(v->metric, "boot.", 5) == 0)
+				continue;
+			/* significant, or a repeatable difference in deterministic boots */
+			if (v->exact ? v->verdict != BG_DIFFERENT : isnan(v->q) || v->q > cfg->alpha)
 				continue;
 			share = v->delta / init->delta;
 			if (share < 0.05)
