@@ -34,37 +34,37 @@ static unsigned next_occurrence(struct name_count *t, size_t size, int kind, con
 	return ++t[i].count;
 }
 
+/* Calls fn with "PREFIX.NAME", or "PREFIX.NAME#K" for the K-th occurrence (K > 1). */
+static void emit(struct name_count *t, size_t size, int kind, const char *prefix,
+		 const char *name, int64_t usecs, const char *line,
+		 void (*fn)(const char *, int64_t, const char *, void *), void *data)
+{
+	unsigned k = next_occurrence(t, size, kind, name);
+	char buf[512];
+
+	if (k > 1)
+		snprintf(buf, sizeof(buf), "%s.%s#%u", prefix, name, k);
+	else
+		snprintf(buf, sizeof(buf), "%s.%s", prefix, name);
+	fn(buf, usecs, line, data);
+}
+
 void bg_boot_metrics(const struct bg_boot *b,
 		     void (*fn)(const char *metric, int64_t usecs, const char *line, void *data),
 		     void *data)
 {
 	size_t size = 16;
 	struct name_count *t;
-	char buf[512];
 
 	while (size < 2 * (b->nr_initcalls + b->nr_probes) + 2)
 		size *= 2;
 	t = xcalloc(size, sizeof(*t));
-	for (size_t i = 0; i < b->nr_initcalls; i++) {
-		const struct bg_initcall *ic = &b->initcalls[i];
-		unsigned k = next_occurrence(t, size, 0, ic->name);
-
-		if (k > 1)
-			snprintf(buf, sizeof(buf), "initcall.%s#%u", ic->name, k);
-		else
-			snprintf(buf, sizeof(buf), "initcall.%s", ic->name);
-		fn(buf, ic->usecs, ic->line, data);
-	}
-	for (size_t i = 0; i < b->nr_probes; i++) {
-		const struct bg_probe *pr = &b->probes[i];
-		unsigned k = next_occurrence(t, size, 1, pr->device);
-
-		if (k > 1)
-			snprintf(buf, sizeof(buf), "probe.%s#%u", pr->device, k);
-		else
-			snprintf(buf, sizeof(buf), "probe.%s", pr->device);
-		fn(buf, pr->usecs, pr->line, data);
-	}
+	for (size_t i = 0; i < b->nr_initcalls; i++)
+		emit(t, size, 0, "initcall", b->initcalls[i].name, b->initcalls[i].usecs,
+		     b->initcalls[i].line, fn, data);
+	for (size_t i = 0; i < b->nr_probes; i++)
+		emit(t, size, 1, "probe", b->probes[i].device, b->probes[i].usecs,
+		     b->probes[i].line, fn, data);
 	if (b->init_us >= 0)
 		fn("boot.init", b->init_us, NULL, data);
 	if (b->userspace_us >= 0)

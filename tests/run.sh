@@ -15,42 +15,39 @@ record() {
 
 passed=0
 failed=0
+
+# run_and_tally CMD...: runs one test program, prints its output, adds its counts.
+# $passed_re and $failed_re are sed expressions that pull the counts from its output.
+run_and_tally() {
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | sed -n "$passed_re" | tail -n 1)
+	f=$(printf '%s\n' "$out" | sed -n "$failed_re" | tail -n 1)
+	p=${p:-0}
+	f=${f:-0}
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "$*: exited $rc" >&2
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
 case "$mode" in
 unit)
-	suite=${SUITE:-unit}
+	passed_re='s/^\[  PASSED  \] \([0-9]*\) test.*/\1/p'
+	failed_re='s/^\[  FAILED  \] \([0-9]*\) test.*/\1/p'
 	for t in "$@"; do
-		out=$("$t" 2>&1)
-		rc=$?
-		printf '%s\n' "$out"
-		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-		p=${p:-0}
-		f=${f:-0}
-		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-			echo "$t: exited $rc" >&2
-			f=1
-		fi
-		passed=$((passed + p))
-		failed=$((failed + f))
+		run_and_tally "$t"
 	done
-	record "$suite" "$passed" "$failed"
+	record "${SUITE:-unit}" "$passed" "$failed"
 	;;
 e2e)
+	passed_re='s/^\([0-9]*\) passed, [0-9]* failed.*/\1/p'
+	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	for t in "$@"; do
-		out=$(sh "$t" 2>&1)
-		rc=$?
-		printf '%s\n' "$out"
-		line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-		p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
-		f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed.*/\1/p')
-		p=${p:-0}
-		f=${f:-0}
-		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-			echo "$t: exited $rc" >&2
-			f=1
-		fi
-		passed=$((passed + p))
-		failed=$((failed + f))
+		run_and_tally sh "$t"
 	done
 	record e2e "$passed" "$failed"
 	;;
