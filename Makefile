@@ -149,9 +149,17 @@ analyze: deps-analyze
 
 # ---- install and clean
 
+SHARE_INSTALL = $(DESTDIR)$(PREFIX)/share/bootgate
+
 install: all
-	install -d $(BINDIR_INSTALL)
+	install -d $(BINDIR_INSTALL) $(SHARE_INSTALL)/lab-configs/boards \
+		$(SHARE_INSTALL)/lab-configs/kconfig $(SHARE_INSTALL)/scripts \
+		$(SHARE_INSTALL)/workers/init
 	install -m 755 $(PROGRAMS) $(BINDIR_INSTALL)
+	install -m 644 lab-configs/boards/*.yaml $(SHARE_INSTALL)/lab-configs/boards
+	install -m 644 lab-configs/kconfig/*.config $(SHARE_INSTALL)/lab-configs/kconfig
+	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh $(SHARE_INSTALL)/scripts
+	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
 
 clean:
 	rm -rf build bin

@@ -15,10 +15,16 @@ static const char *find_upward(const char *rel, char *buf, size_t size)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	/* .../bin/bootgate, or .../build/sanitize/bin/..., up to four levels */
+	/*
+	 * .../bin/bootgate in a checkout (or .../build/sanitize/bin/...), up to four levels;
+	 * or PREFIX/bin/bootgate with the rest installed in PREFIX/share/bootgate
+	 */
 	for (int up = 0; up < 4 && (slash = strrchr(exe, '/')); up++) {
 		*slash = '\0';
 		snprintf(buf, size, "%s/%s", exe, rel);
+		if (access(buf, R_OK) == 0)
+			return buf;
+		snprintf(buf, size, "%s/share/bootgate/%s", exe, rel);
 		if (access(buf, R_OK) == 0)
 			return buf;
 	}
