@@ -49,7 +49,7 @@ test_expect_success 'the planted mdelay(50): deterministic mode sees 50 ms with 
 
 test_expect_success 'the planted mdelay(50): timing mode says different' '
 	"$ROOT/bin/bootgate" measure --tree "$TREE" --commit regress-kprobe-mdelay --against master \
-		--arch x86_64 --mode timing --boots 6 --json >timing.json 2>err &&
+		--arch x86_64 --mode timing --boots 10 --json >timing.json 2>err &&
 	jq -e ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
 		.verdict == \"different\" and .delta > 40000 and .delta < 60000" timing.json
 '
