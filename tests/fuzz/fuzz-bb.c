@@ -6,14 +6,17 @@
 #include "bisect-bench.h"
 #include "error.h"
 
+/* A broken property is a crash: libFuzzer keeps the input that caused it. */
+#define fuzz_assert(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bg_bb_corpus c;
 
 	if (bg_bb_parse_mem("fuzz.bb", (const char *)data, size, &c) < 0) {
-		if (strncmp(bg_error_last(), "fuzz.bb", 7) != 0)
-			__builtin_trap();
+		/* refused: with a message that says where */
+		fuzz_assert(strncmp(bg_error_last(), "fuzz.bb", 7) == 0);
 		return 0;
 	}
 	/* bisect the first small history: the engine must cope with what the reader took */
@@ -26,8 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.sigma = c.h[0].sigma;
 		cfg.max_boots = 400;
 		bg_bb_bisect(&c.h[0], &cfg, &r, &n);
-		if (r.first < 1 || r.last >= c.h[0].commits || r.first > r.last)
-			__builtin_trap();
+		fuzz_assert(r.first >= 1 && r.last < c.h[0].commits && r.first <= r.last);
 	}
 	bg_bb_corpus_release(&c);
 	return 0;
