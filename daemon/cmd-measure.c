@@ -36,28 +36,12 @@ static char *worker_path(const char *name)
 /* Runs a worker, its progress on our stderr; its stdout (a JSON result) is returned. */
 static int run_worker(char **argv, char **out, int *exit_code)
 {
-	char tmpl[] = "/tmp/bootgate-measure.XXXXXX";
 	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, STDERR_FILENO };
 	struct bg_proc_result r;
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	char buf[8192];
-	ssize_t n;
-	int fd = mkstemp(tmpl);
 
-	if (fd < 0)
-		return bg_error_errno("cannot create a temporary file");
-	unlink(tmpl);
-	o.out_fd = fd;
-	if (bg_proc_run(&o, 0, &r) < 0) {
-		close(fd);
+	if (bg_proc_capture(&o, 0, 64 << 20, out, &r) < 0)
 		return -1;
-	}
 	*exit_code = r.exit_code;
-	lseek(fd, 0, SEEK_SET);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		bg_strbuf_add(&sb, buf, (size_t)n);
-	close(fd);
-	*out = bg_strbuf_detach(&sb, NULL);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "proc.h"
 #include "error.h"
+#include "strbuf.h"
 
 double bg_now(void)
 {
@@ -174,5 +175,61 @@ int bg_proc_run(const struct bg_proc_opts *o, unsigned timeout_s, struct bg_proc
 		kill(-group, SIGKILL);   /* no stray grandchildren past the leader */
 	if (p.out >= 0)
 		close(p.out);
+	return 0;
+}
+
+int bg_proc_capture(const struct bg_proc_opts *o, unsigned timeout_s, size_t max, char **out,
+		    struct bg_proc_result *r)
+{
+	struct bg_proc_opts po = *o;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_proc p;
+	double deadline;
+	pid_t group;
+	bool killed = false;
+
+	memset(r, 0, sizeof(*r));
+	*out = NULL;
+	po.out_fd = BG_PROC_PIPE;
+	if (bg_proc_start(&p, &po) < 0) {
+		r->exec_failed = true;
+		r->exit_code = 127;
+		return -1;
+	}
+	group = p.pid;
+	deadline = timeout_s ? p.started + timeout_s : 0;
+	sb.max = max;
+	for (;;) {
+		struct pollfd pfd = { p.out, POLLIN, 0 };
+		int wait_ms = deadline ? (int)((deadline - bg_now()) * 1000) + 1 : -1;
+		char buf[8192];
+		ssize_t n;
+
+		if (deadline && wait_ms <= 0) {
+			killed = true;
+			break;
+		}
+		if (poll(&pfd, 1, wait_ms) == 0)
+			continue;
+		n = read(p.out, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		bg_strbuf_add(&sb, buf, (size_t)n);   /* past max: read on, keep nothing */
+	}
+	close(p.out);
+	/* the output may end before the program does: the deadline still holds */
+	if (!killed && deadline) {
+		int left = (int)((deadline - bg_now()) * 1000) + 1;
+
+		killed = bg_proc_wait(&p, left > 0 ? left : 0, r) == 1;
+	} else if (!killed) {
+		bg_proc_wait(&p, -1, r);
+	}
+	if (killed)
+		bg_proc_kill(&p, r);
+	kill(-group, SIGKILL);   /* no stray grandchildren past the leader */
+	*out = bg_strbuf_detach(&sb, NULL);
 	return 0;
 }

@@ -44,5 +44,11 @@ int bg_proc_wait(struct bg_proc *p, int timeout_ms, struct bg_proc_result *r);
 void bg_proc_kill(struct bg_proc *p, struct bg_proc_result *r);
 /* Start, wait up to timeout_s (0: none), kill the group past it. */
 int bg_proc_run(const struct bg_proc_opts *o, unsigned timeout_s, struct bg_proc_result *r);
+/*
+ * The same, with the program's standard output returned in *out (NUL-terminated, at most
+ * max bytes kept, owned by the caller; o->out_fd is ignored). -1 when it could not start.
+ */
+int bg_proc_capture(const struct bg_proc_opts *o, unsigned timeout_s, size_t max, char **out,
+		    struct bg_proc_result *r);
 
 #endif

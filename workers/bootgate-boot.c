@@ -431,34 +431,24 @@ int main(int argc, char **argv)
 	if (!r.initrd) {
 		/* the test initramfs of this arch, built once by scripts/initramfs.sh */
 		const char *script = bg_project_file("scripts/initramfs.sh");
-		char tmpl[] = "/tmp/bootgate-initrd.XXXXXX";
 		char *args[] = { "sh", (char *)script, (char *)r.board.arch, (char *)r.board.init_cc,
 				 NULL };
 		struct bg_proc_opts o = { args, NULL, NULL, -1, -1, -1 };
 		struct bg_proc_result res;
-		int fd;
-		FILE *f;
+		char *path = NULL;
 
 		if (!script) {
 			log_warnx("scripts/initramfs.sh not found near this program: give --initrd");
 			return EXIT_INFRA;
 		}
-		fd = mkstemp(tmpl);
-		o.out_fd = fd;
-		if (fd < 0 || bg_proc_run(&o, 600, &res) < 0 || res.exit_code) {
+		if (bg_proc_capture(&o, 600, sizeof(initrd) - 1, &path, &res) < 0 || res.exit_code ||
+		    !*path) {
 			log_warnx("cannot build the test initramfs for %s (%s)", r.board.arch, script);
+			free(path);
 			return EXIT_INFRA;
 		}
-		f = fdopen(fd, "r");
-		rewind(f);
-		if (!fgets(initrd, sizeof(initrd), f)) {
-			fclose(f);
-			unlink(tmpl);
-			return EXIT_INFRA;
-		}
-		fclose(f);
-		unlink(tmpl);
-		initrd[strcspn(initrd, "\n")] = '\0';
+		snprintf(initrd, sizeof(initrd), "%.*s", (int)strcspn(path, "\n"), path);
+		free(path);
 		r.initrd = initrd;
 	}
 	if (r.out) {

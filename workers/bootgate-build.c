@@ -248,27 +248,17 @@ static void compute_config_key(struct build *b)
 /* The compiler's version line, or -1 when it cannot be run (an infrastructure failure). */
 static int compiler_version(struct build *b)
 {
-	char cc[256], tmpl[] = "/tmp/bootgate-cc.XXXXXX", *text, *nl;
+	char cc[256], *text, *nl;
 	char *argv[] = { cc, "--version", NULL };
 	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
 	struct bg_proc_result r;
-	int fd = mkstemp(tmpl);
 
-	if (fd < 0)
-		return bg_error_errno("cannot create a temporary file");
 	snprintf(cc, sizeof(cc), "%sgcc", b->board.cross_compile);
-	o.out_fd = fd;
-	if (bg_proc_run(&o, 60, &r) < 0 || r.exit_code) {
-		close(fd);
-		unlink(tmpl);
+	if (bg_proc_capture(&o, 60, 4096, &text, &r) < 0 || r.exit_code) {
+		free(text);
 		return bg_error("compiler '%s' cannot be run: %s", cc,
 				r.exec_failed ? bg_error_last() : "it failed");
 	}
-	close(fd);
-	text = bg_read_file(tmpl, 4096, NULL);
-	unlink(tmpl);
-	if (!text)
-		return -1;
 	if ((nl = strchr(text, '\n')))
 		*nl = '\0';
 	snprintf(b->compiler, sizeof(b->compiler), "%s", text);

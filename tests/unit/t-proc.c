@@ -82,12 +82,41 @@ static void test_pipe(void **state)
 	assert_string_equal(buf, "console line\nerror\n");
 }
 
+static void test_capture(void **state)
+{
+	char *argv[] = { "sh", "-c", "echo 0123456789; echo to stderr >&2", NULL };
+	char *hang[] = { "sh", "-c", "echo early; exec >&-; sleep 300", NULL };
+	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_result r;
+	char *out;
+	double t0;
+
+	(void)state;
+	assert_int_equal(bg_proc_capture(&o, 10, 1024, &out, &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(out, "0123456789\n");
+	free(out);
+	/* at most max bytes are kept */
+	assert_int_equal(bg_proc_capture(&o, 10, 4, &out, &r), 0);
+	assert_string_equal(out, "0123");
+	free(out);
+	/* a program that closes its output and hangs is still killed at the deadline */
+	o.argv = hang;
+	t0 = bg_now();
+	assert_int_equal(bg_proc_capture(&o, 1, 1024, &out, &r), 0);
+	assert_true(r.timed_out);
+	assert_true(bg_now() - t0 < 10);
+	assert_string_equal(out, "early\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_pipe),
+		cmocka_unit_test(test_capture),
 	};
 
 	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
