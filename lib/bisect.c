@@ -228,6 +228,19 @@ static unsigned ceil_div(unsigned a, unsigned k)
 	return (a + k - 1) / k;
 }
 
+static double mean_of(const struct commit *c)
+{
+	return bg_stats_mean(c->v, c->n);
+}
+
+/* ln level of the last commit minus the first's; 0 until both have values. */
+static double endpoints_shift(const struct bg_bisect *b)
+{
+	const struct commit *g = &b->c[0], *r = &b->c[b->N];
+
+	return g->n && r->n ? mean_of(r) - mean_of(g) : 0;
+}
+
 static enum bg_bisect_status finish(struct bg_bisect *b, enum bg_bisect_outcome o, int first,
 				    int last, double prob)
 {
@@ -235,9 +248,7 @@ static enum bg_bisect_status finish(struct bg_bisect *b, enum bg_bisect_outcome 
 	b->result.first = first;
 	b->result.last = last;
 	b->result.probability = prob;
-	if (b->c[0].n && b->c[b->N].n)
-		b->result.endpoint_shift = bg_stats_mean(b->c[b->N].v, b->c[b->N].n) -
-					   bg_stats_mean(b->c[0].v, b->c[0].n);
+	b->result.endpoint_shift = endpoints_shift(b);
 	b->phase = PH_DONE;
 	return BG_BISECT_DONE;
 }
@@ -257,15 +268,6 @@ enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT, V_PROMISING };
  * (one-sided 5%) stays below the threshold. The known noise gives a z test; without it,
  * Welch's t.
  */
-static double endpoints_shift(const struct bg_bisect *b)
-{
-	const struct commit *g = &b->c[0], *r = &b->c[b->N];
-
-	if (!g->n || !r->n)
-		return 0;
-	return bg_stats_mean(r->v, r->n) - bg_stats_mean(g->v, g->n);
-}
-
 static enum verdict3 endpoints_verdict(const struct bg_bisect *b)
 {
 	const struct commit *g = &b->c[0], *r = &b->c[b->N];
@@ -273,7 +275,7 @@ static enum verdict3 endpoints_verdict(const struct bg_bisect *b)
 
 	if (g->n < 2 || r->n < 2)
 		return V_UNKNOWN;
-	diff = bg_stats_mean(r->v, r->n) - bg_stats_mean(g->v, g->n);
+	diff = endpoints_shift(b);
 	if (b->cfg.sigma > 0) {
 		se = b->cfg.sigma * sqrt(1.0 / g->n + 1.0 / r->n);
 	} else {
@@ -578,11 +580,6 @@ static enum bg_bisect_status next_task(struct bg_bisect *b, struct bg_bisect_req
 static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_request *req,
 					  size_t *nreq);
 
-static double mean_of(const struct commit *c)
-{
-	return bg_stats_mean(c->v, c->n);
-}
-
 /* The noise of one boot's ln value: known from history, else the current fit's. */
 static double noise(const struct bg_bisect *b)
 {
@@ -727,8 +724,8 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	bool interior_resolved = true, edges_ok;
 
 	clean_stats(b);
-	if (b->depth == 0 && b->c[0].n && b->c[b->N].n)
-		b->total_shift = mean_of(&b->c[b->N]) - mean_of(&b->c[0]);
+	if (b->depth == 0)
+		b->total_shift = endpoints_shift(b);
 	if (b->depth == 0 && b->cfg.confirm && !b->confirmed) {
 		enum verdict3 v = endpoints_verdict(b);
 
