@@ -43,23 +43,28 @@ QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR = @echo '   ' AR $@;
 endif
 
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -Ibench -MMD -MP
 LIBS = -lyaml -lxxhash -lgit2 -lcrypto -ljansson -lm
 TEST_LIBS = -lcmocka
 
-LIB_SRC = $(wildcard lib/*.c)
+# lib/ by what it is about; the order is the direction of the includes (make check-layout)
+LIB_GROUPS = util parse decide report lab
+LIB_SRC = $(foreach g,$(LIB_GROUPS),$(wildcard lib/$(g)/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libbootgate.a
+# the bisection benchmark's simulator: linked into bench-bisect, never into the library
+BENCH_SRC = $(wildcard bench/*.c)
+BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC = $(wildcard daemon/*.c)
-CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)
 WORKER_SRC = $(wildcard workers/*.c)
 WORKERS = $(WORKER_SRC:workers/%.c=$(BIN)/%)
 PROGRAMS = $(BIN)/bootgate $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all demo check check-unit check-e2e check-sanitize check-fuzz bench analyze \
-	install clean deps deps-check deps-bench deps-analyze
+.PHONY: all demo check check-unit check-layout check-e2e check-sanitize check-fuzz bench \
+	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS)
 
@@ -79,17 +84,21 @@ $(BIN)/bootgate-%: $(BUILD)/workers/bootgate-%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_A)
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(BENCH_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
-		-o $@ $< $(LIB_A) $(LIBS) $(TEST_LIBS)
+		-o $@ $< $(BENCH_OBJ) $(LIB_A) $(LIBS) $(TEST_LIBS)
 
 # ---- dependencies: each entry point installs what it needs when it is missing
 
 deps:
 	@sh scripts/deps.sh build
-deps-check:
-	@sh scripts/deps.sh build check kernel
+deps-unit:
+	@sh scripts/deps.sh build unit
+deps-sanitize:
+	@sh scripts/deps.sh build unit clang
+deps-e2e:
+	@sh scripts/deps.sh build e2e kernel
 deps-bench:
 	@sh scripts/deps.sh build bench kernel
 deps-analyze:
@@ -104,31 +113,38 @@ demo:
 
 # ---- tests
 
-check-unit: deps-check
+# the unit tests need a compiler, cmocka and git: no QEMU, no kernel sources
+check-unit: deps-unit
 	@$(MAKE) --no-print-directory $(UNIT_BIN)
 	@SUITE=$(if $(SANITIZE),unit-sanitize,unit) sh tests/run.sh unit $(UNIT_BIN)
 
-check-sanitize: deps-check
-	@$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
+# which group of lib/ may include which: the basics nothing, deciding no external library
+check-layout:
+	@sh tests/layout.sh
 
-check-e2e: deps-check all
+check-sanitize: deps-sanitize
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+		$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
+
+check-e2e: deps-e2e all
 	@sh tests/run.sh e2e tests/e2e/t*.sh
 
-check-fuzz: deps-check
+check-fuzz: deps-sanitize
 	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog build/fuzz/fuzz-bb
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) \
 		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) tests/corpora/*.bb
 
-FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BENCH_SRC) $(wildcard lib/*/*.h bench/*.h)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BENCH_SRC) $(LIBS)
 
-check: deps-check
+check: deps-unit deps-sanitize deps-e2e
 	@rm -f build/check-summary
 	@$(MAKE) --no-print-directory all
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-layout
 	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-unit
 	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-sanitize
 	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-e2e
@@ -138,14 +154,16 @@ check: deps-check
 # ---- benchmarks and analysis
 
 bench: deps-bench all
-	@sh tests/bench/bench-parse.sh
-	@sh tests/bench/bench-bisect.sh
-	@sh tests/bench/bench-kernel.sh
+	@sh bench/bench-parse.sh
+	@sh bench/bench-compare.sh
+	@sh bench/bench-bisect.sh
+	@sh bench/bench-kernel.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--std=c11 --inline-suppr -Ilib lib daemon workers
-	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(WORKER_SRC) -- -std=gnu11 -D_GNU_SOURCE -Ilib
+		--std=c11 --inline-suppr -Ilib -Ibench lib daemon workers bench
+	clang-tidy --quiet $(LIB_SRC) $(BENCH_SRC) $(CLI_SRC) $(WORKER_SRC) -- -std=gnu11 \
+		-D_GNU_SOURCE -Ilib -Ibench
 
 # ---- install and clean
 

@@ -1,6 +1,6 @@
 /* The bootgate command: a table of subcommands, each in its own cmd-*.c file. */
 #include "cmd.h"
-#include "log.h"
+#include "util/log.h"
 
 #ifndef BOOTGATE_VERSION
 #define BOOTGATE_VERSION "0.1"

@@ -3,32 +3,22 @@
 #include <math.h>
 
 #include "cmd.h"
+#include "util/text.h"
 #include "bisect-bench.h"
-#include "error.h"
-#include "json.h"
-#include "log.h"
-#include "stats.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+#include "decide/stats.h"
 
-static double parse_real(const char *opt, const char *arg, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= lo && v <= hi))
-		exit(cmd_usage_error("bench-bisect", "%s takes a number from %g to %g, not '%s'",
-				     opt, lo, hi, arg));
-	return v;
-}
-
+/* "F,F,...": the share of the regression each step makes, adding up to 1. */
 static void parse_steps(struct bg_bb_gen *g, const char *arg)
 {
-	char buf[256], *p = buf;
+	char *copy = xstrdup(arg), *p = copy;
+	double sum = 0;
 
-	snprintf(buf, sizeof(buf), "%s", arg);
 	g->nsteps = 0;
-	while (*p) {
+	for (;;) {
 		char *comma = strchr(p, ',');
 
 		if (comma)
@@ -36,11 +26,16 @@ static void parse_steps(struct bg_bb_gen *g, const char *arg)
 		if (g->nsteps == ARRAY_SIZE(g->steps))
 			exit(cmd_usage_error("bench-bisect", "--steps takes at most %zu fractions",
 					     ARRAY_SIZE(g->steps)));
-		g->steps[g->nsteps++] = parse_real("--steps", p, 0, 1);
+		g->steps[g->nsteps] = cmd_parse_real("bench-bisect", "--steps", p, 1e-6, 1);
+		sum += g->steps[g->nsteps++];
 		if (!comma)
 			break;
 		p = comma + 1;
 	}
+	free(copy);
+	if (fabs(sum - 1) > 1e-6)
+		exit(cmd_usage_error("bench-bisect", "--steps are the shares of the regression: "
+				     "they add up to 1, not %g", sum));
 }
 
 struct row {
@@ -80,13 +75,13 @@ static void print_row(const struct row *r)
 		snprintf(name, sizeof(name), "bootgate k=%u", r->k);
 	else
 		snprintf(name, sizeof(name), "%s", r->name);
-	printf("  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f %6.1f%%", name,
+	bg_text_printf(stdout, "  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f %6.1f%%", name,
 	       100 * r->accuracy, 100 * r->lo, 100 * r->hi, 100 * r->in_set, r->mean_set,
 	       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown);
 	if (r->multi)
-		printf("   steps found %.1f%%, false culprits %.2f", 100 * r->recall,
+		bg_text_printf(stdout, "   steps found %.1f%%, false culprits %.2f", 100 * r->recall,
 		       r->false_culprits);
-	printf("\n");
+	bg_text_printf(stdout, "\n");
 }
 
 static void json_row(struct bg_json *j, const struct row *r)
@@ -158,9 +153,7 @@ int cmd_bench_bisect(int argc, char **argv)
 			json = true;
 			break;
 		case 'k':
-			k = (unsigned)cmd_parse_count("bench-bisect", "--k", optarg);
-			if (k < 1 || k > 64)
-				return cmd_usage_error("bench-bisect", "--k takes 1 to 64 workers");
+			k = (unsigned)cmd_parse_count("bench-bisect", "--k", optarg, 1, 64);
 			break;
 		case 'g':
 			generate = true;
@@ -169,28 +162,30 @@ int cmd_bench_bisect(int argc, char **argv)
 			all_steps = true;
 			break;
 		case O_N:
-			gen.N = (int)parse_real("--N", optarg, 2, 100000);
+			gen.N = (int)cmd_parse_count("bench-bisect", "--N", optarg, 2, 100000);
 			break;
 		case O_D:
-			gen.d = parse_real("--d", optarg, 0, 10);
+			/* no regression is no bisection: the generator plants one */
+			gen.d = cmd_parse_real("bench-bisect", "--d", optarg, 1e-4, 10);
 			break;
 		case O_CV:
-			gen.cv = parse_real("--cv", optarg, 0, 5);
+			gen.cv = cmd_parse_real("bench-bisect", "--cv", optarg, 1e-4, 5);
 			break;
 		case O_HANG:
-			gen.hang = parse_real("--hang", optarg, 0, 0.99);
+			gen.hang = cmd_parse_real("bench-bisect", "--hang", optarg, 0, 0.99);
 			break;
 		case O_BF:
-			gen.bf = parse_real("--bf", optarg, 0, 0.99);
+			gen.bf = cmd_parse_real("bench-bisect", "--bf", optarg, 0, 0.99);
 			break;
 		case O_BASE:
-			gen.base = parse_real("--base", optarg, 1e-3, 1e9);
+			gen.base = cmd_parse_real("bench-bisect", "--base", optarg, 1e-3, 1e9);
 			break;
 		case O_HIST:
-			gen.histories = (unsigned)parse_real("--histories", optarg, 1, 1e7);
+			gen.histories = (unsigned)cmd_parse_count("bench-bisect", "--histories", optarg,
+								  1, 10000000);
 			break;
 		case O_SEED:
-			gen.seed = cmd_parse_count("bench-bisect", "--seed", optarg);
+			gen.seed = cmd_parse_count("bench-bisect", "--seed", optarg, 0, ULONG_MAX);
 			break;
 		case O_STEPS:
 			parse_steps(&gen, optarg);
@@ -249,9 +244,9 @@ int cmd_bench_bisect(int argc, char **argv)
 			bg_json_array_end(&out);
 			bg_json_object_end(&out);
 		} else {
-			printf("%s: %zu histories%s%s\n", argv[i], c.n, c.scenario ? ", " : "",
+			bg_text_printf(stdout, "%s: %zu histories%s%s\n", argv[i], c.n, c.scenario ? ", " : "",
 			       c.scenario ? c.scenario : "");
-			printf("  %-14s %7s %14s %7s %6s %8s %6s %7s %7s %7s\n", "algorithm",
+			bg_text_printf(stdout, "  %-14s %7s %14s %7s %6s %8s %6s %7s %7s %7s\n", "algorithm",
 			       "accuracy", "(95% CI)", "in set", "set", "boots", "p95", "builds",
 			       "rounds", "unknown");
 			print_row(&r[0]);

@@ -1,27 +1,51 @@
 /* bootgate compare: same, different or unknown for every metric of two sets of boots. */
-#include <math.h>
-
 #include "cmd.h"
-#include "bootlog.h"
-#include "error.h"
-#include "json.h"
-#include "log.h"
-#include "verdict.h"
+#include "lab/samples.h"
+#include "parse/bootlog.h"
+#include "report/comparison.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* One side's boots, and the arch family their lines show. */
+struct side {
+	const char *name;           /* "base" or "candidate" */
+	struct bg_sample_set set;
+	const char *arch;           /* the first boot's family, or NULL */
+	char *arch_where;           /* which log showed it */
+	char *mixed;                /* why this side mixes arches, or NULL */
+	const char *file;           /* the log being read */
+	unsigned refused;           /* boots with a value the verdict refuses */
+};
 
 static int add_boot(const struct bg_boot *b, void *data)
 {
-	bg_sample_set_add_boot(data, b);
+	struct side *s = data;
+
+	if (b->arch && !s->arch) {
+		s->arch = b->arch;
+		s->arch_where = xstrdup(s->file);
+	} else if (b->arch && strcmp(b->arch, s->arch) != 0 && !s->mixed) {
+		s->mixed = xasprintf("%s boot %u is %s, but %s is %s", s->file, b->index, b->arch,
+				     s->arch_where, s->arch);
+	}
+	if (bg_sample_set_add_boot(&s->set, b) < 0) {
+		log_warnx("%s: boot %u: %s", s->file, b->index, bg_error_last());
+		s->refused++;
+	}
 	return 0;
 }
 
-/* Reads every boot of the logs into a sample set; -1 when a log cannot be read. */
-static int load(char **logs, size_t n, struct bg_sample_set *set)
+/* Reads every boot of every log; a log that cannot be read is named and skipped. */
+static int load(char **logs, size_t n, struct side *s)
 {
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct bg_bootlog *p = bg_bootlog_new(logs[i], add_boot, set);
+		struct bg_bootlog *p = bg_bootlog_new(logs[i], add_boot, s);
 
+		s->file = logs[i];
 		bg_bootlog_set_warning(p, cmd_bootlog_warning);
 		if (bg_bootlog_parse_path(p, logs[i]) < 0) {
 			log_warnx("%s", bg_error_last());
@@ -32,158 +56,64 @@ static int load(char **logs, size_t n, struct bg_sample_set *set)
 	return ret;
 }
 
-static void json_number(struct bg_json *j, const char *key, double v)
+static void side_release(struct side *s)
 {
-	bg_json_key(j, key);
-	if (isnan(v))
-		bg_json_null(j);
-	else
-		bg_json_double(j, v);
+	bg_sample_set_release(&s->set);
+	free(s->arch_where);
+	free(s->mixed);
 }
 
-void cmd_comparison_json(struct bg_json *j, const struct bg_comparison *c,
-			 const struct bg_sample_set *base, const struct bg_sample_set *cand)
+/* Whether the two sides can be compared at all; says why not. */
+static bool comparable(const struct side *base, const struct side *cand)
 {
-	bg_json_object_begin(j);
-	bg_json_key(j, "boots");
-	bg_json_object_begin(j);
-	bg_json_key(j, "base");
-	bg_json_int(j, base->boots);
-	bg_json_key(j, "cand");
-	bg_json_int(j, cand->boots);
-	bg_json_key(j, "base_excluded");
-	bg_json_int(j, base->excluded);
-	bg_json_key(j, "cand_excluded");
-	bg_json_int(j, cand->excluded);
-	bg_json_object_end(j);
-	bg_json_key(j, "verdicts");
-	bg_json_array_begin(j);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct bg_verdict *v = &c->v[i];
+	const struct side *sides[2] = { base, cand };
 
-		bg_json_object_begin(j);
-		bg_json_key(j, "metric");
-		bg_json_str(j, v->metric);
-		bg_json_key(j, "unit");
-		bg_json_str(j, "us");
-		bg_json_key(j, "verdict");
-		bg_json_str(j, bg_verdict_name(v->verdict));
-		json_number(j, "base_median", v->base_median);
-		json_number(j, "cand_median", v->cand_median);
-		json_number(j, "delta", v->delta);
-		json_number(j, "delta_pct", v->delta_pct);
-		bg_json_key(j, "ci");
-		bg_json_array_begin(j);
-		if (isnan(v->ci_lo)) {
-			bg_json_null(j);
-			bg_json_null(j);
-		} else {
-			bg_json_double(j, v->ci_lo);
-			bg_json_double(j, v->ci_hi);
+	for (int i = 0; i < 2; i++) {
+		if (sides[i]->mixed) {
+			log_warnx("the %s mixes arches: %s", sides[i]->name, sides[i]->mixed);
+			return false;
 		}
-		bg_json_array_end(j);
-		json_number(j, "p", v->p);
-		json_number(j, "q", v->q);
-		bg_json_key(j, "n_base");
-		bg_json_int(j, (int64_t)v->n_base);
-		bg_json_key(j, "n_cand");
-		bg_json_int(j, (int64_t)v->n_cand);
-		bg_json_key(j, "more_boots");
-		bg_json_int(j, v->more_boots);
-		bg_json_key(j, "exact");
-		bg_json_bool(j, v->exact);
-		bg_json_object_end(j);
+		if (!sides[i]->set.boots) {
+			log_warnx("no boot of the %s reached init (%u left out): nothing to compare",
+				  sides[i]->name, sides[i]->set.excluded);
+			return false;
+		}
 	}
-	bg_json_array_end(j);
-	bg_json_key(j, "attribution");
-	bg_json_array_begin(j);
-	for (size_t i = 0; i < c->na; i++) {
-		bg_json_object_begin(j);
-		bg_json_key(j, "metric");
-		bg_json_str(j, c->a[i].metric);
-		bg_json_key(j, "delta");
-		bg_json_double(j, c->a[i].delta);
-		bg_json_key(j, "share");
-		bg_json_double(j, c->a[i].share);
-		bg_json_object_end(j);
+	if (base->arch && cand->arch && strcmp(base->arch, cand->arch) != 0) {
+		log_warnx("the base is %s (%s) and the candidate %s (%s): boots of different "
+			  "arches are not compared", base->arch, base->arch_where, cand->arch,
+			  cand->arch_where);
+		return false;
 	}
-	bg_json_array_end(j);
-	bg_json_object_end(j);
+	return true;
 }
 
-static int print_json(const struct bg_comparison *c, const struct bg_sample_set *base,
-		      const struct bg_sample_set *cand)
+/* A threshold whose pattern matches no metric is most likely a typo. */
+static void warn_unused_thresholds(const struct bg_compare_config *cfg,
+				   const struct bg_comparison *c)
 {
-	struct bg_json j;
+	for (size_t t = 0; t < cfg->nthresholds; t++) {
+		bool used = false;
 
-	fflush(stdout);
-	bg_json_init(&j, STDOUT_FILENO, 2);
-	cmd_comparison_json(&j, c, base, cand);
-	return bg_json_finish(&j);
-}
-
-static void fmt(char *buf, size_t size, const char *f, double v)
-{
-	if (isnan(v))
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, f, v);
-}
-
-void cmd_comparison_table(const struct bg_comparison *c, const struct bg_sample_set *base,
-			  const struct bg_sample_set *cand, size_t top, bool all)
-{
-	size_t counts[3] = { 0 }, shown = 0;
-
-	for (size_t i = 0; i < c->n; i++)
-		counts[c->v[i].verdict]++;
-	printf("base: %u boots (%u excluded)   candidate: %u boots (%u excluded)\n", base->boots,
-	       base->excluded, cand->boots, cand->excluded);
-	printf("%zu metrics: %zu different, %zu unknown, %zu same\n\n", c->n,
-	       counts[BG_DIFFERENT], counts[BG_UNKNOWN], counts[BG_SAME]);
-	printf("%-40s %-9s %11s %11s %11s %8s %23s %9s %5s\n", "metric", "verdict", "base us",
-	       "cand us", "delta us", "delta %", "95% interval", "q", "more");
-	for (size_t i = 0; i < c->n && (all || shown < top); i++) {
-		const struct bg_verdict *v = &c->v[i];
-		char bm[32], cm[32], d[32], dp[32], ci[64], q[32];
-
-		if (v->verdict == BG_SAME && !all)
-			continue;
-		fmt(bm, sizeof(bm), "%.0f", v->base_median);
-		fmt(cm, sizeof(cm), "%.0f", v->cand_median);
-		fmt(d, sizeof(d), "%+.0f", v->delta);
-		fmt(dp, sizeof(dp), "%+.1f", v->delta_pct);
-		fmt(q, sizeof(q), "%.2g", v->q);
-		if (isnan(v->ci_lo))
-			snprintf(ci, sizeof(ci), "-");
-		else
-			snprintf(ci, sizeof(ci), "[%+.0f, %+.0f]", v->ci_lo, v->ci_hi);
-		printf("%-40s %-9s %11s %11s %11s %8s %23s %9s %5u%s\n", v->metric,
-		       bg_verdict_name(v->verdict), bm, cm, d, dp, ci, q, v->more_boots,
-		       v->exact ? "  (repeatable: exact)" : "");
-		shown++;
-	}
-	if (c->na) {
-		printf("\nboot.init moved; what explains it:\n");
-		for (size_t i = 0; i < c->na; i++)
-			printf("  %-40s %+11.0f us  %5.1f%% of the shift\n", c->a[i].metric,
-			       c->a[i].delta, 100 * c->a[i].share);
+		for (size_t i = 0; i < c->n && !used; i++)
+			used = bg_threshold_matches(cfg->thresholds[t].pattern, c->v[i].metric);
+		if (!used)
+			log_warnx("threshold '%s' matches no metric of these boots",
+				  cfg->thresholds[t].pattern);
 	}
 }
 
 int cmd_compare(int argc, char **argv)
 {
 	struct bg_compare_config cfg;
-	struct bg_sample_set base, cand;
+	struct side base = { .name = "base" }, cand = { .name = "candidate" };
 	struct bg_comparison c;
-	char **base_logs = calloc((size_t)argc, sizeof(char *));
-	char **cand_logs = calloc((size_t)argc, sizeof(char *));
+	char **base_logs = xcalloc((size_t)argc, sizeof(char *));
+	char **cand_logs = xcalloc((size_t)argc, sizeof(char *));
 	size_t nb = 0, nc = 0, top = 20;
-	bool json = false, all = false;
+	bool json = false, all = false, unreadable;
 	int side = 0, ret = 0;
 
-	if (!base_logs || !cand_logs)
-		fatalx("out of memory");
 	bg_compare_config_init(&cfg);
 	/* --base and --cand take every following argument up to the next option */
 	for (int i = 1; i < argc; i++) {
@@ -203,7 +133,7 @@ int cmd_compare(int argc, char **argv)
 				goto out;
 			}
 			if (!strcmp(a, "--top")) {
-				top = cmd_parse_count("compare", "--top", argv[++i]);
+				top = cmd_parse_count("compare", "--top", argv[++i], 1, 1000000);
 			} else if (bg_compare_config_add_threshold(&cfg, argv[++i]) < 0) {
 				ret = cmd_usage_error("compare", "%s", bg_error_last());
 				goto out;
@@ -225,24 +155,41 @@ int cmd_compare(int argc, char **argv)
 		ret = cmd_usage_error("compare", "needs logs after --base and after --cand");
 		goto out;
 	}
-	bg_sample_set_init(&base);
-	bg_sample_set_init(&cand);
-	if (load(base_logs, nb, &base) < 0 || load(cand_logs, nc, &cand) < 0) {
+	bg_sample_set_init(&base.set);
+	bg_sample_set_init(&cand.set);
+	/* a log that cannot be read is named; the others are still compared, and exit 1 */
+	unreadable = load(base_logs, nb, &base) < 0;
+	unreadable |= load(cand_logs, nc, &cand) < 0;
+	if (!comparable(&base, &cand)) {
 		ret = 1;
-	} else if (bg_compare(&base, &cand, &cfg, &c) < 0) {
+	} else if (bg_compare(&base.set, &cand.set, &cfg, &c) < 0) {
 		log_warnx("%s", bg_error_last());
 		ret = 1;
 	} else {
-		if (json)
-			ret = print_json(&c, &base, &cand) < 0 ? 1 : 0;
-		else
-			cmd_comparison_table(&c, &base, &cand, top, all);
-		if (ret)
-			log_warnx("%s", bg_error_last());
+		warn_unused_thresholds(&cfg, &c);
+		if (json) {
+			struct bg_json j;
+
+			fflush(stdout);
+			bg_json_init(&j, STDOUT_FILENO, 2);
+			bg_comparison_write_json(&j, &c, &base.set, &cand.set);
+			if (bg_json_finish(&j) < 0) {
+				log_warnx("%s", bg_error_last());
+				ret = 1;
+			}
+		} else {
+			bg_comparison_print(stdout, &c, &base.set, &cand.set, top, all);
+			if (fflush(stdout) == EOF) {
+				log_warn("cannot write the output");
+				ret = 1;
+			}
+		}
 		bg_comparison_release(&c);
+		if (unreadable || base.refused || cand.refused)
+			ret = 1;
 	}
-	bg_sample_set_release(&base);
-	bg_sample_set_release(&cand);
+	side_release(&base);
+	side_release(&cand);
 out:
 	bg_compare_config_release(&cfg);
 	free(base_logs);

@@ -2,13 +2,14 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "bootlog.h"
-#include "error.h"
-#include "json.h"
-#include "log.h"
-#include "strbuf.h"
-#include "verdict.h"
-#include "xmalloc.h"
+#include "util/text.h"
+#include "parse/bootlog.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "parse/metrics.h"
+#include "util/xmalloc.h"
 
 struct side_value {
 	char *metric;          /* "initcall.NAME", "#N" added from the second occurrence on */
@@ -154,7 +155,7 @@ static void print_side(const char *label, const struct side *s)
 {
 	const struct bg_boot *b = s->boot;
 
-	printf("%s  %s  %s  %s\n", label, s->file, b->kernel ? b->kernel : "-",
+	bg_text_printf(stdout, "%s  %s  %s  %s\n", label, s->file, b->kernel ? b->kernel : "-",
 	       bg_outcome_name(b->outcome));
 }
 
@@ -165,7 +166,7 @@ static void print_rows(const struct side *a, const struct side *b, const struct 
 
 	print_side("A", a);
 	print_side("B", b);
-	printf("\n%-48s %10s %10s %10s %10s\n", "metric", "A usecs", "B usecs", "change",
+	bg_text_printf(stdout, "\n%-48s %10s %10s %10s %10s\n", "metric", "A usecs", "B usecs", "change",
 	       "change %");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
@@ -173,9 +174,9 @@ static void print_rows(const struct side *a, const struct side *b, const struct 
 		fmt_value(va, sizeof(va), r->a);
 		fmt_value(vb, sizeof(vb), r->b);
 		fmt_pct(pct, sizeof(pct), r);
-		printf("%-48s %10s %10s %+10" PRId64 " %10s\n", r->metric, va, vb, r->delta, pct);
+		bg_text_printf(stdout, "%-48s %10s %10s %+10" PRId64 " %10s\n", r->metric, va, vb, r->delta, pct);
 		if (r->a_line || r->b_line)
-			printf("    %s\n  \xe2\x86\x92 %s\n", r->a_line ? r->a_line : "(absent)",
+			bg_text_printf(stdout, "    %s\n  \xe2\x86\x92 %s\n", r->a_line ? r->a_line : "(absent)",
 			       r->b_line ? r->b_line : "(absent)");
 	}
 }
@@ -269,7 +270,7 @@ int cmd_diff(int argc, char **argv)
 			json = true;
 			break;
 		case 't':
-			top = cmd_parse_count("diff", "--top", optarg);
+			top = cmd_parse_count("diff", "--top", optarg, 1, 1000000);
 			break;
 		case 'a':
 			all = true;

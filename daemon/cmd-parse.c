@@ -2,11 +2,12 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "bootlog.h"
-#include "bootlog-json.h"
-#include "error.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "util/text.h"
+#include "parse/bootlog.h"
+#include "report/boot-json.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 struct parse_ctx {
 	const char *file;
@@ -68,44 +69,44 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 
 	for (size_t i = 0; i < b->nr_initcalls; i++)
 		sum += b->initcalls[i].usecs;
-	printf("== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")\n", c->file, b->index,
+	bg_text_printf(stdout, "== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")\n", c->file, b->index,
 	       b->first_line, b->last_line);
-	printf("kernel      %s\n", b->kernel ? b->kernel : "-");
-	printf("outcome     %s%s%s\n", bg_outcome_name(b->outcome), b->panic ? ": " : "",
+	bg_text_printf(stdout, "kernel      %s\n", b->kernel ? b->kernel : "-");
+	bg_text_printf(stdout, "outcome     %s%s%s\n", bg_outcome_name(b->outcome), b->panic ? ": " : "",
 	       b->panic ? b->panic : "");
-	printf("boot.init   %s ms   boot.userspace %s ms   free initmem %s ms\n",
+	bg_text_printf(stdout, "boot.init   %s ms   boot.userspace %s ms   free initmem %s ms\n",
 	       cmd_fmt_ms(t1, sizeof(t1), b->init_us), cmd_fmt_ms(t2, sizeof(t2), b->userspace_us),
 	       cmd_fmt_ms(t3, sizeof(t3), b->free_initmem_us));
-	printf("initcalls   %zu (%s ms in all)   probes %zu   problems %" PRIu64
+	bg_text_printf(stdout, "initcalls   %zu (%s ms in all)   probes %zu   problems %" PRIu64
 	       "   unparsed lines %" PRIu64 "\n",
 	       b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum), b->nr_probes, b->problems_total,
 	       b->unparsed_lines);
 
 	idx = top_indexes(b->nr_initcalls, initcall_usecs, b->initcalls, c->top, &n);
 	if (n) {
-		printf("\n  %-44s %10s %12s %5s\n", "slowest initcalls", "usecs", "start ms", "ret");
+		bg_text_printf(stdout, "\n  %-44s %10s %12s %5s\n", "slowest initcalls", "usecs", "start ms", "ret");
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_initcall *ic = &b->initcalls[idx[i]];
 
-			printf("  %-44s %10" PRId64 " %12s %5d\n", ic->name, ic->usecs,
+			bg_text_printf(stdout, "  %-44s %10" PRId64 " %12s %5d\n", ic->name, ic->usecs,
 			       cmd_fmt_ms(t1, sizeof(t1), ic->start_us), ic->ret);
 		}
 	}
 	free(idx);
 	idx = top_indexes(b->nr_probes, probe_usecs, b->probes, c->top, &n);
 	if (n) {
-		printf("\n  %-44s %10s %12s %5s\n", "slowest probes", "usecs", "start ms", "ret");
+		bg_text_printf(stdout, "\n  %-44s %10s %12s %5s\n", "slowest probes", "usecs", "start ms", "ret");
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_probe *pr = &b->probes[idx[i]];
 
-			printf("  %-44s %10" PRId64 " %12s %5d\n", pr->device, pr->usecs,
+			bg_text_printf(stdout, "  %-44s %10" PRId64 " %12s %5d\n", pr->device, pr->usecs,
 			       cmd_fmt_ms(t1, sizeof(t1), pr->start_us), pr->ret);
 		}
 	}
 	free(idx);
 	for (size_t i = 0; i < b->nr_problems; i++)
-		printf("  problem: %s\n", b->problems[i]);
-	printf("\n");
+		bg_text_printf(stdout, "  problem: %s\n", b->problems[i]);
+	bg_text_printf(stdout, "\n");
 }
 
 /* One row per boot, for many logs at a glance. */
@@ -116,7 +117,7 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 	int64_t sum = 0;
 
 	if (!c->rows++)
-		printf("%-15s %-9s %5s %10s %10s  %-36s %s\n", "kernel", "outcome", "calls",
+		bg_text_printf(stdout, "%-15s %-9s %5s %10s %10s  %-36s %s\n", "kernel", "outcome", "calls",
 		       "sum ms", "init ms", "slowest initcall (ms)", "log (boot)");
 	for (size_t i = 0; i < b->nr_initcalls; i++) {
 		sum += b->initcalls[i].usecs;
@@ -128,7 +129,7 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 			 cmd_fmt_ms(t3, sizeof(t3), slow->usecs));
 	else
 		snprintf(slowest, sizeof(slowest), "-");
-	printf("%-15s %-9s %5zu %10s %10s  %-36s %s (%u)\n", b->kernel ? b->kernel : "-",
+	bg_text_printf(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)\n", b->kernel ? b->kernel : "-",
 	       bg_outcome_name(b->outcome), b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum),
 	       cmd_fmt_ms(t2, sizeof(t2), b->init_us), slowest, c->file, b->index);
 }
@@ -167,7 +168,7 @@ int cmd_parse(int argc, char **argv)
 			c.json = true;
 			break;
 		case 't':
-			c.top = (unsigned)cmd_parse_count("parse", "--top", optarg);
+			c.top = (unsigned)cmd_parse_count("parse", "--top", optarg, 1, 1000000);
 			break;
 		case 's':
 			c.summary = true;

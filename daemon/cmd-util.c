@@ -1,16 +1,25 @@
-/* Helpers the CLI commands share: counts, time formatting, warnings. */
+/* Helpers the CLI commands share: numbers, time formatting, warnings. */
 #include "cmd.h"
-#include "log.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/num.h"
 
-unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg)
+unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg,
+			      unsigned long min, unsigned long max)
 {
-	char *end;
 	unsigned long v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-')
-		exit(cmd_usage_error(cmd, "%s takes a whole number, not '%s'", opt, arg));
+	if (bg_parse_ulong(arg, min, max, &v) < 0)
+		exit(cmd_usage_error(cmd, "%s: %s", opt, bg_error_last()));
+	return v;
+}
+
+double cmd_parse_real(const char *cmd, const char *opt, const char *arg, double lo, double hi)
+{
+	double v;
+
+	if (bg_parse_double(arg, lo, hi, &v) < 0)
+		exit(cmd_usage_error(cmd, "%s: %s", opt, bg_error_last()));
 	return v;
 }
 

@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages a make target needs, only those missing.
-# usage: scripts/deps.sh build|check|kernel|bench|analyze ...
+# usage: scripts/deps.sh build|unit|clang|e2e|kernel|bench|analyze ...
 set -eu
 
 pkgs=""
 for set in "$@"; do
 	case "$set" in
 	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev" ;;
-	check)   pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev jq time gzip bc" ;;
+	unit)    pkgs="$pkgs libcmocka-dev git" ;;
+	clang)   pkgs="$pkgs clang libclang-rt-14-dev" ;;
+	e2e)     pkgs="$pkgs jq time gzip bc python3 procps git" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 xz-utils git flex bison bc libssl-dev libelf-dev cpio
 		     ccache bubblewrap qemu-system-x86 qemu-system-arm qemu-system-ppc
 		     gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu libc6-dev-arm64-cross

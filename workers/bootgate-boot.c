@@ -13,26 +13,21 @@
 #include <poll.h>
 #include <sys/stat.h>
 
-#include "board.h"
-#include "fs.h"
-#include "bootlog.h"
-#include "bootlog-json.h"
-#include "error.h"
-#include "json.h"
-#include "log.h"
-#include "proc.h"
-#include "strbuf.h"
-#include "xmalloc.h"
-
-#define EXIT_OK 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
-#define EXIT_INFRA 111
-#define EXIT_EXEC 127
-
-enum outcome { OUT_COMPLETE, OUT_PANIC, OUT_HANG, OUT_INFRA };
-
-static const char *outcome_name[] = { "complete", "panic", "hang", "infra" };
+#include "lab/board.h"
+#include "lab/result.h"
+#include "lab/tree.h"
+#include "parse/bootlog.h"
+#include "report/boot-json.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/proc.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/xmalloc.h"
 
 struct boot {
 	unsigned index;            /* in start order */
@@ -46,7 +41,7 @@ struct boot {
 	bool marker, panic, running, done, exec_failed;
 	bool hup;                  /* the console closed: only the exit is left to wait for */
 	int qemu_exit;
-	enum outcome outcome;
+	enum bg_outcome outcome;
 	double wall, marker_wall;
 	unsigned long lines;
 };
@@ -60,13 +55,13 @@ struct run {
 	unsigned boots, parallel;
 	bool deterministic;
 	const char *accel;
-	char cmdline[4096];
+	char *cmdline;
 	char memory[32], icount[64];   /* QEMU arguments made once */
 };
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: bootgate-boot --image IMG [--image2 IMG] --board NAME [--boots N]\n"
 		"                     [--mode timing|deterministic] [--parallel N] [--out DIR]\n"
 		"                     [--initrd CPIO] [--append ARGS] [--lab DIR]\n"
@@ -142,78 +137,71 @@ static void build_cmdline(struct run *r)
 		bg_strbuf_addstr(&sb, " bootgate.reboot=1");
 	if (r->extra && *r->extra)
 		bg_strbuf_addf(&sb, " %s", r->extra);
-	snprintf(r->cmdline, sizeof(r->cmdline), "%s", sb.buf);
-	bg_strbuf_release(&sb);
+	r->cmdline = bg_strbuf_detach(&sb, NULL);
 }
 
-static char **qemu_argv(const struct run *r, const char *image)
+static void qemu_argv(const struct run *r, const char *image, struct bg_strvec *v)
 {
-	char **v = NULL;
-	size_t n = 0, alloc = 0;
-
-#define ADD(s) do { ALLOC_GROW(v, n + 1, alloc); v[n++] = (char *)(s); } while (0)
-	ADD(r->board.qemu);
-	ADD("-accel");
-	ADD(r->accel);
-	ADD("-M");
-	ADD(r->board.machine);
-	if (*r->board.cpu) {
-		ADD("-cpu");
-		ADD(r->board.cpu);
-	}
-	ADD("-m");
-	ADD(r->memory);
+	bg_strvec_pushv(v, (char *const[]){ (char *)r->board.qemu, "-accel", (char *)r->accel,
+					    "-M", (char *)r->board.machine, NULL });
+	if (*r->board.cpu)
+		bg_strvec_pushv(v, (char *const[]){ "-cpu", (char *)r->board.cpu, NULL });
+	bg_strvec_pushv(v, (char *const[]){ "-m", (char *)r->memory, NULL });
 	for (size_t i = 0; i < r->board.nqemu_args; i++)
-		ADD(r->board.qemu_args[i]);
-	ADD("-kernel");
-	ADD(image);
-	ADD("-initrd");
-	ADD(r->initrd);
-	ADD("-append");
-	ADD(r->cmdline);
-	if (r->deterministic) {
-		ADD("-icount");
-		ADD(r->icount);
-		ADD("-rtc");
-		ADD("clock=vm");
-	}
-	ADD(NULL);
-#undef ADD
-	return v;
+		bg_strvec_push(v, r->board.qemu_args[i]);
+	bg_strvec_pushv(v, (char *const[]){ "-kernel", (char *)image, "-initrd",
+					    (char *)r->initrd, "-append", r->cmdline, NULL });
+	if (r->deterministic)
+		bg_strvec_pushv(v, (char *const[]){ "-icount", (char *)r->icount, "-rtc",
+						    "clock=vm", NULL });
 }
 
+/*
+ * Starts a boot; -1 when it could not be started, the boot then done with outcome infra
+ * (its console could not be written, or QEMU could not be run: exec_failed).
+ */
 static int start_boot(struct run *r, struct boot *b)
 {
-	char **argv = qemu_argv(r, r->images[b->side]);
+	struct bg_strvec argv = BG_STRVEC_INIT;
 	char *times = xasprintf("%s.times", b->log_path);
 	char *err = xasprintf("%s.qemu-stderr", b->log_path);
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, BG_PROC_PIPE, -1 };
+	struct bg_proc_opts o = { NULL, NULL, NULL, -1, BG_PROC_PIPE, -1 };
 	int errfd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ret;
+	int ret = -1;
 
 	b->log = fopen(b->log_path, "wb");
 	b->times = fopen(times, "w");
 	if (!b->log || !b->times || errfd < 0) {
-		ret = bg_error_errno("cannot write '%s'", b->log_path);
+		bg_error_errno("cannot write '%s'", !b->log ? b->log_path : !b->times ? times : err);
 		goto out;
 	}
+	qemu_argv(r, r->images[b->side], &argv);
+	o.argv = bg_strvec_argv(&argv);
 	o.err_fd = errfd;
-	ret = bg_proc_start(&b->proc, &o);
-	if (ret < 0) {
+	if (bg_proc_start(&b->proc, &o) < 0) {
 		b->exec_failed = true;
-		b->done = true;
-		b->outcome = OUT_INFRA;
 		goto out;
 	}
 	fcntl(b->proc.out, F_SETFL, O_NONBLOCK);
 	b->running = true;
 	b->deadline = bg_now() + (double)r->board.boot_timeout * (r->deterministic ? 4 : 1);
+	ret = 0;
 out:
+	if (ret < 0) {
+		/* never started: the lab failed, and nothing about the kernel is known */
+		b->done = true;
+		b->outcome = BG_OUTCOME_INFRA;
+		if (b->log)
+			fclose(b->log);
+		if (b->times)
+			fclose(b->times);
+		b->log = b->times = NULL;
+	}
 	if (errfd >= 0)
 		close(errfd);
 	free(times);
 	free(err);
-	free(argv);
+	bg_strvec_release(&argv);
 	return ret;
 }
 
@@ -275,15 +263,15 @@ static void finish_boot(struct run *r, struct boot *b, const struct bg_proc_resu
 	fclose(b->times);
 	b->log = b->times = NULL;
 	if (b->marker)
-		b->outcome = OUT_COMPLETE;
+		b->outcome = BG_OUTCOME_COMPLETE;
 	else if (b->panic)
-		b->outcome = OUT_PANIC;
+		b->outcome = BG_OUTCOME_PANIC;
 	else if (!killed && (b->lines == 0 || res.exit_code))
-		b->outcome = OUT_INFRA;   /* QEMU stopped without the kernel saying a word */
+		b->outcome = BG_OUTCOME_INFRA;   /* QEMU stopped before the kernel said a word */
 	else
-		b->outcome = OUT_HANG;    /* killed at the timeout, or the kernel fell silent */
+		b->outcome = BG_OUTCOME_HANG;    /* killed at the timeout, or the kernel fell silent */
 	fprintf(stderr, "bootgate-boot: boot %u (%c%u) %s in %.1f s%s\n", b->index,
-		'A' + b->side, b->nth, outcome_name[b->outcome], b->wall,
+		'A' + b->side, b->nth, bg_outcome_name(b->outcome), b->wall,
 		b->marker ? "" : killed ? " (killed at the timeout)" : "");
 }
 
@@ -362,6 +350,53 @@ static int write_boot(const struct bg_boot *boot, void *data)
 	return 0;
 }
 
+/* The test initramfs of the board's arch, built once by scripts/initramfs.sh. */
+static char *test_initramfs(const struct run *r)
+{
+	const char *script = bg_project_file("scripts/initramfs.sh");
+	char *args[] = { "sh", (char *)script, (char *)r->board.arch, (char *)r->board.init_cc,
+			 NULL };
+	struct bg_proc_opts o = { args, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_result res;
+	char *path = NULL;
+
+	if (!script) {
+		bg_error("scripts/initramfs.sh not found near this program: give --initrd");
+		return NULL;
+	}
+	if (bg_proc_capture(&o, 600, PATH_MAX, &path, &res) < 0 || res.exit_code ||
+	    !path || !*path) {
+		bg_error("cannot build the test initramfs for %s (%s)", r->board.arch, script);
+		free(path);
+		return NULL;
+	}
+	path[strcspn(path, "\n")] = '\0';
+	return path;
+}
+
+/* Parses a boot's console and keeps the result beside it; returns the result's path. */
+static char *keep_parsed(const struct boot *b)
+{
+	struct bg_json pj;
+	struct parsed p = { &pj, b->log_path, 0 };
+	struct bg_bootlog *log;
+	char *json_path = xasprintf("%s.json", b->log_path);
+
+	bg_json_init(&pj, -1, 0);
+	log = bg_bootlog_new(b->log_path, write_boot, &p);
+	if (bg_bootlog_parse_path(log, b->log_path) < 0 || !p.nboots)
+		bg_strbuf_addstr(&pj.out, "null");
+	bg_bootlog_free(log);
+	bg_strbuf_addch(&pj.out, '\n');
+	if (bg_write_file(json_path, pj.out.buf, pj.out.len) < 0) {
+		log_warnx("%s", bg_error_last());
+		free(json_path);
+		json_path = NULL;
+	}
+	bg_strbuf_release(&pj.out);
+	return json_path;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -379,13 +414,15 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run r = { 0 };
-	const char *board = NULL, *lab = NULL, *cache;
+	const char *board = NULL, *lab = NULL;
 	struct boot *boots;
-	unsigned n, sides, complete = 0, failed = 0, infra = 0, execfail = 0;
+	struct bg_boot_run res;
+	unsigned n, sides, failed = 0, infra = 0, execfail = 0;
+	unsigned long v;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char outdir[PATH_MAX], initrd[PATH_MAX];
+	char *outdir = NULL, *initrd = NULL;
 	struct bg_json j;
-	int opt;
+	int opt, ret;
 
 	log_init("bootgate-boot", 0);
 	r.boots = 3;
@@ -395,78 +432,75 @@ int main(int argc, char **argv)
 		case 'i': r.images[0] = optarg; break;
 		case 'I': r.images[1] = optarg; break;
 		case 'b': board = optarg; break;
-		case 'n': r.boots = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'n':
+		case 'p':
+			if (bg_parse_ulong(optarg, 1, opt == 'n' ? 1000 : 64, &v) < 0) {
+				log_warnx("--%s: %s", opt == 'n' ? "boots" : "parallel", bg_error_last());
+				return BG_EXIT_USAGE;
+			}
+			*(opt == 'n' ? &r.boots : &r.parallel) = (unsigned)v;
+			break;
 		case 'm':
-			if (!strcmp(optarg, "deterministic"))
+			if (!strcmp(optarg, "deterministic")) {
 				r.deterministic = true;
-			else if (strcmp(optarg, "timing") != 0) {
-				usage();
-				return EXIT_USAGE;
+			} else if (strcmp(optarg, "timing") != 0) {
+				log_warnx("--mode is timing or deterministic, not '%s'", optarg);
+				return BG_EXIT_USAGE;
 			}
 			break;
-		case 'p': r.parallel = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'o': r.out = optarg; break;
 		case 'r': r.initrd = optarg; break;
 		case 'a': r.extra = optarg; break;
 		case 'l': lab = optarg; break;
-		case 'h': usage(); return 0;
-		default: usage(); return EXIT_USAGE;
+		case 'h': usage(stdout); return BG_EXIT_OK;
+		default: usage(stderr); return BG_EXIT_USAGE;
 		}
 	}
-	if (!r.images[0] || !board || !r.boots || r.boots > 1000 || !r.parallel ||
-	    r.parallel > 64 || optind < argc) {
-		usage();
-		return EXIT_USAGE;
+	if (!r.images[0] || !board || optind < argc) {
+		usage(stderr);
+		return BG_EXIT_USAGE;
 	}
+	if (r.parallel > 64)
+		r.parallel = 64;
 	for (int s = 0; s < 2; s++)
 		if (r.images[s] && access(r.images[s], R_OK) != 0) {
 			log_warn("image '%s'", r.images[s]);
-			return EXIT_USAGE;
+			return BG_EXIT_USAGE;
 		}
+	if (r.initrd && access(r.initrd, R_OK) != 0) {
+		log_warn("initrd '%s'", r.initrd);
+		return BG_EXIT_USAGE;
+	}
 	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &r.board) < 0) {
 		log_warnx("%s", bg_error_last());
-		return EXIT_USAGE;
+		return BG_EXIT_USAGE;
 	}
-	cache = getenv("BOOTGATE_CACHE") ? getenv("BOOTGATE_CACHE") : "/var/cache/bootgate";
 	if (!r.initrd) {
-		/* the test initramfs of this arch, built once by scripts/initramfs.sh */
-		const char *script = bg_project_file("scripts/initramfs.sh");
-		char *args[] = { "sh", (char *)script, (char *)r.board.arch, (char *)r.board.init_cc,
-				 NULL };
-		struct bg_proc_opts o = { args, NULL, NULL, -1, -1, -1 };
-		struct bg_proc_result res;
-		char *path = NULL;
-
-		if (!script) {
-			log_warnx("scripts/initramfs.sh not found near this program: give --initrd");
-			return EXIT_INFRA;
+		if (!(initrd = test_initramfs(&r))) {
+			log_warnx("%s", bg_error_last());
+			bg_board_release(&r.board);
+			return BG_EXIT_INFRA;
 		}
-		if (bg_proc_capture(&o, 600, sizeof(initrd) - 1, &path, &res) < 0 || res.exit_code ||
-		    !*path) {
-			log_warnx("cannot build the test initramfs for %s (%s)", r.board.arch, script);
-			free(path);
-			return EXIT_INFRA;
-		}
-		snprintf(initrd, sizeof(initrd), "%.*s", (int)strcspn(path, "\n"), path);
-		free(path);
 		r.initrd = initrd;
 	}
 	if (r.out) {
-		snprintf(outdir, sizeof(outdir), "%s", r.out);
+		outdir = xstrdup(r.out);
 	} else {
-		char tmpl[PATH_MAX];
+		char *boots_dir = xasprintf("%s/boots", bg_cache_dir());
 
-		snprintf(tmpl, sizeof(tmpl), "%s/boots", cache);
-		bg_mkdirs(tmpl);
-		snprintf(outdir, sizeof(outdir), "%s/boots/run.XXXXXX", cache);
+		bg_mkdirs(boots_dir);
+		outdir = xasprintf("%s/run.XXXXXX", boots_dir);
+		free(boots_dir);
 		if (!mkdtemp(outdir)) {
 			log_warn("cannot create '%s'", outdir);
-			return EXIT_INFRA;
+			ret = BG_EXIT_INFRA;
+			goto out_early;
 		}
 	}
 	if (bg_mkdirs(outdir) < 0) {
 		log_warnx("%s", bg_error_last());
-		return EXIT_INFRA;
+		ret = BG_EXIT_INFRA;
+		goto out_early;
 	}
 	r.accel = pick_accel(&r.board);
 	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
@@ -490,75 +524,41 @@ int main(int argc, char **argv)
 		r.deterministic ? "deterministic" : "timing", r.parallel, outdir);
 	run_boots(&r, boots, n);
 
-	bg_json_init(&j, STDOUT_FILENO, 2);
-	bg_json_object_begin(&j);
-	bg_json_key(&j, "board");
-	bg_json_str(&j, r.board.name);
-	bg_json_key(&j, "mode");
-	bg_json_str(&j, r.deterministic ? "deterministic" : "timing");
-	bg_json_key(&j, "accel");
-	bg_json_str(&j, r.accel);
-	bg_json_key(&j, "cmdline");
-	bg_json_str(&j, r.cmdline);
-	bg_json_key(&j, "out");
-	bg_json_str(&j, outdir);
-	bg_json_key(&j, "boots");
-	bg_json_array_begin(&j);
+	bg_boot_run_init(&res);
+	res.board = xstrdup(r.board.name);
+	res.mode = xstrdup(r.deterministic ? "deterministic" : "timing");
+	res.accel = xstrdup(r.accel);
+	res.cmdline = xstrdup(r.cmdline);
+	res.out = xstrdup(outdir);
 	for (unsigned i = 0; i < n; i++) {
 		struct boot *b = &boots[i];
-		struct bg_json pj;
-		struct parsed p = { &pj, b->log_path, 0 };
-		struct bg_bootlog *log;
-		char *json_path = xasprintf("%s.json", b->log_path);
-		FILE *f;
+		struct bg_boot_record *rec;
 
-		complete += b->outcome == OUT_COMPLETE;
-		failed += b->outcome == OUT_PANIC || b->outcome == OUT_HANG;
-		infra += b->outcome == OUT_INFRA;
+		failed += b->outcome == BG_OUTCOME_PANIC || b->outcome == BG_OUTCOME_HANG;
+		infra += b->outcome == BG_OUTCOME_INFRA;
 		execfail += b->exec_failed;
-		/* the parsed boot, kept beside its console */
-		bg_json_init(&pj, -1, 0);
-		log = bg_bootlog_new(b->log_path, write_boot, &p);
-		bg_bootlog_parse_path(log, b->log_path);
-		bg_bootlog_free(log);
-		if ((f = fopen(json_path, "w"))) {
-			fprintf(f, "%s\n", pj.out.buf);
-			fclose(f);
-		}
-		bg_json_object_begin(&j);
-		bg_json_key(&j, "image");
-		bg_json_str(&j, b->side ? "B" : "A");
-		bg_json_key(&j, "path");
-		bg_json_str(&j, r.images[b->side]);
-		bg_json_key(&j, "outcome");
-		bg_json_str(&j, outcome_name[b->outcome]);
-		bg_json_key(&j, "wall_seconds");
-		bg_json_double(&j, b->wall);
-		bg_json_key(&j, "userspace_wall_seconds");
+		rec = bg_boot_run_add(&res, b->side, r.images[b->side], b->outcome, b->log_path);
+		rec->wall_seconds = b->wall;
 		if (b->marker)
-			bg_json_double(&j, b->marker_wall);
-		else
-			bg_json_null(&j);
-		bg_json_key(&j, "log");
-		bg_json_str(&j, b->log_path);
-		bg_json_key(&j, "parsed");
-		bg_json_str(&j, json_path);
-		bg_json_object_end(&j);
-		bg_strbuf_release(&pj.out);
+			rec->userspace_wall_seconds = b->marker_wall;
+		/* the parsed boot, kept beside its console (none for a boot never started) */
+		if (b->outcome != BG_OUTCOME_INFRA || b->lines)
+			rec->parsed = keep_parsed(b);
 		bg_strbuf_release(&b->line);
-		free(json_path);
 		free(b->log_path);
 	}
-	bg_json_array_end(&j);
-	bg_json_object_end(&j);
-	bg_json_finish(&j);
+	bg_json_init(&j, STDOUT_FILENO, 2);
+	bg_boot_run_write(&j, &res);
+	if (bg_json_finish(&j) < 0)
+		log_warnx("%s", bg_error_last());
+	bg_boot_run_release(&res);
 	free(boots);
+	/* a panic or a hang is the kernel's and decides; a lab failure alone is worth a retry */
+	ret = execfail ? BG_EXIT_EXEC : failed ? BG_EXIT_FAILED : infra ? BG_EXIT_INFRA : BG_EXIT_OK;
+out_early:
+	free(r.cmdline);
+	free(outdir);
+	free(initrd);
 	bg_board_release(&r.board);
-	if (execfail)
-		return EXIT_EXEC;
-	if (failed)
-		return EXIT_FAILED;
-	if (infra)
-		return EXIT_INFRA;
-	return EXIT_OK;
+	return ret;
 }

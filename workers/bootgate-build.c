@@ -1,269 +1,257 @@
 /*
  * bootgate-build: builds a commit of a kernel tree for a board, in a sandbox, into a
  * content-addressed artifact. A plain program: arguments in, a result (JSON on stdout and
- * in --result) and an exit code out: 0 built, 1 the kernel does not build, 111 an
- * infrastructure failure worth a retry, 127 a program could not be run, 2 usage.
+ * in --result, lab/result.h) and an exit code out: 0 built, 1 the kernel does not build,
+ * 2 usage (a bad tree, board or commit: checked before any work), 111 an infrastructure
+ * failure worth a retry, 127 a program could not be run.
  */
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "board.h"
-#include "fs.h"
-#include "error.h"
-#include "git.h"
-#include "json.h"
-#include "log.h"
-#include "proc.h"
-#include "sha.h"
-#include "strbuf.h"
-#include "xmalloc.h"
-
-#define EXIT_BUILT 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
-#define EXIT_INFRA 111
-#define EXIT_EXEC 127
+#include "lab/board.h"
+#include "lab/git.h"
+#include "lab/result.h"
+#include "lab/sha.h"
+#include "lab/tree.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/proc.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/xmalloc.h"
 
 struct build {
-	const char *tree, *rev, *cache, *result_path;
+	const char *rev, *cache, *result_path;
 	struct bg_board board;
+	struct bg_tree tree;
 	unsigned jobs;
 	bool sandbox;
-	char tree_real[PATH_MAX], name[128];
-	char *work, *src, *out, *log;
+	char *work, *src, *out, *log, *ccache;
 	char commit[BG_OID_HEX], parent[BG_OID_HEX];
 	char config_key[BG_SHA256_HEX];
-	char compiler[256];
+	char *compiler;
 	int log_fd;
-	double seconds;
+	struct bg_build_result res;
 };
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: bootgate-build --tree DIR --commit REV --board NAME [--lab DIR]\n"
 		"                      [--jobs N] [--result FILE] [--no-sandbox]\n"
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
 		"arch: x86_64, arm64, ppc64le). The worktree and the out-of-tree build directory\n"
 		"of each tree and arch are kept in $BOOTGATE_CACHE (default /var/cache/bootgate),\n"
 		"so neighbouring commits build incrementally; compiles go through ccache.\n"
-		"\nexit: 0 built, 1 the kernel does not build, 111 infrastructure (retry),\n"
-		"127 a program could not be run, 2 usage\n");
+		"\nexit: 0 built, 1 the kernel does not build, 2 usage (a bad tree, board or\n"
+		"commit), 111 infrastructure (retry), 127 a program could not be run\n");
 }
 
 /* The environment of every build step: nothing of the service's own. */
-static char **build_env(const struct build *b)
+static void build_env(const struct build *b, struct bg_strvec *env)
 {
-	static char env[8][PATH_MAX + 32];
-	static char *envp[9];
-
-	snprintf(env[0], sizeof(env[0]), "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-	snprintf(env[1], sizeof(env[1]), "HOME=/tmp");
-	snprintf(env[2], sizeof(env[2]), "LC_ALL=C");
-	/* identical sources give identical images: no date, user, host or build count */
-	snprintf(env[3], sizeof(env[3]), "KBUILD_BUILD_TIMESTAMP=2026-01-01");
-	snprintf(env[4], sizeof(env[4]), "KBUILD_BUILD_USER=bootgate");
-	snprintf(env[5], sizeof(env[5]), "KBUILD_BUILD_HOST=bootgate");
-	snprintf(env[6], sizeof(env[6]), "KBUILD_BUILD_VERSION=1");
-	snprintf(env[7], sizeof(env[7]), "CCACHE_DIR=%s/ccache", b->cache);
-	for (int i = 0; i < 8; i++)
-		envp[i] = env[i];
-	envp[8] = NULL;
-	return envp;
+	bg_strvec_pushv(env, (char *const[]){
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=/tmp", "LC_ALL=C",
+		/* identical sources give identical images: no date, user, host or count */
+		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_BUILD_USER=bootgate",
+		"KBUILD_BUILD_HOST=bootgate", "KBUILD_BUILD_VERSION=1", NULL });
+	bg_strvec_pushf(env, "CCACHE_DIR=%s", b->ccache);
 }
 
 /*
  * Runs a build step, in the sandbox unless asked not to: no network (its loopback is its
  * own), the file system read-only but for the worktree, the build directory and the
- * ccache, and neither the cache's other contents nor the lab's configuration nor root's
- * home in view. A posted patch is untrusted code.
+ * ccache, and neither the cache's other contents, nor the lab's configuration, nor the
+ * home directories in view. A posted patch is untrusted code.
  */
-static int step(struct build *b, char **argv, struct bg_proc_result *r)
+/* An empty directory over path in the sandbox, when there is one to hide. */
+static void hide(struct bg_strvec *a, const char *path)
 {
-	struct bg_strvec {
-		char **v;
-		size_t n, alloc;
-	} a = { NULL, 0, 0 };
-	char ccache[PATH_MAX + 16];
+	struct stat st;
+
+	if (path && *path == '/' && path[1] && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		bg_strvec_pushv(a, (char *const[]){ "--tmpfs", (char *)path, NULL });
+}
+
+static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
+{
+	struct bg_strvec a = BG_STRVEC_INIT, env = BG_STRVEC_INIT;
 	struct bg_proc_opts o = { 0 };
 	int ret;
 
-#define ADD(s) do { ALLOC_GROW(a.v, a.n + 1, a.alloc); a.v[a.n++] = (char *)(s); } while (0)
-	snprintf(ccache, sizeof(ccache), "%s/ccache", b->cache);
 	if (b->sandbox) {
-		ADD("bwrap");
-		ADD("--die-with-parent");
-		ADD("--unshare-net");
-		ADD("--unshare-pid");
-		ADD("--unshare-ipc");
-		ADD("--ro-bind");
-		ADD("/");
-		ADD("/");
-		ADD("--dev");
-		ADD("/dev");
-		ADD("--proc");
-		ADD("/proc");
-		ADD("--tmpfs");
-		ADD("/tmp");
-		ADD("--tmpfs");
-		ADD("/root");
-		ADD("--tmpfs");
-		ADD(b->cache);
-		ADD("--tmpfs");
-		ADD(b->board.lab);
-		ADD("--bind");
-		ADD(b->work);
-		ADD(b->work);
-		ADD("--bind");
-		ADD(ccache);
-		ADD(ccache);
-		ADD("--chdir");
-		ADD(b->work);
-		ADD("--");
+		bg_strvec_pushv(&a, (char *const[]){ "bwrap", "--die-with-parent", "--unshare-net",
+			"--unshare-pid", "--unshare-ipc", "--ro-bind", "/", "/", "--dev", "/dev",
+			"--proc", "/proc", "--tmpfs", "/tmp", NULL });
+		hide(&a, "/root");
+		hide(&a, "/home");
+		hide(&a, getenv("HOME"));
+		hide(&a, "/etc/bootgate");
+		hide(&a, b->cache);
+		hide(&a, b->board.lab);
+		bg_strvec_pushv(&a, (char *const[]){ "--bind", b->work, b->work, "--bind",
+			b->ccache, b->ccache, "--chdir", b->work, "--", NULL });
 	}
-	for (char **p = argv; *p; p++)
-		ADD(*p);
-	ADD(NULL);
-#undef ADD
-	o.argv = a.v;
-	o.envp = build_env(b);
+	bg_strvec_pushv(&a, argv);
+	build_env(b, &env);
+	o.argv = bg_strvec_argv(&a);
+	o.envp = bg_strvec_argv(&env);
 	o.dir = b->work;
 	o.in_fd = -1;
 	o.out_fd = b->log_fd;
 	o.err_fd = BG_PROC_SAME;
 	ret = bg_proc_run(&o, 3 * 3600, r);
-	free(a.v);
+	bg_strvec_release(&a);
+	bg_strvec_release(&env);
 	return ret;
 }
 
-static void logf_line(struct build *b, const char *fmt, ...) BG_PRINTF(2, 3);
-static void logf_line(struct build *b, const char *fmt, ...)
+static void log_line(struct build *b, const char *fmt, ...) BG_PRINTF(2, 3);
+static void log_line(struct build *b, const char *fmt, ...)
 {
-	char buf[PATH_MAX * 2];
+	struct bg_strbuf sb = BG_STRBUF_INIT;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	bg_strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	if (n > 0 && write(b->log_fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
+	if (write(b->log_fd, sb.buf, sb.len) < 0)
 		log_warn("cannot write '%s'", b->log);
+	bg_strbuf_release(&sb);
 }
 
-/* make -C src O=out ARCH=... CROSS_COMPILE=... CC="ccache ...gcc" ARGS... */
+/* make -C src O=out ARCH=... CROSS_COMPILE=... CC="ccache ...gcc" TARGET */
 static int make(struct build *b, const char *target, bool jobs, struct bg_proc_result *r)
 {
-	char o_arg[PATH_MAX + 8], arch[64], cross[128], cc[256], j[32];
-	char *argv[] = { "make", "-s", "-C", b->src, o_arg, arch, cross, cc, "LOCALVERSION=",
-			 jobs ? j : "-j1", (char *)target, NULL };
+	struct bg_strvec a = BG_STRVEC_INIT;
+	int ret;
 
-	snprintf(o_arg, sizeof(o_arg), "O=%s", b->out);
-	snprintf(arch, sizeof(arch), "ARCH=%s", b->board.kernel_arch);
-	snprintf(cross, sizeof(cross), "CROSS_COMPILE=%s", b->board.cross_compile);
-	snprintf(cc, sizeof(cc), "CC=ccache %sgcc", b->board.cross_compile);
-	snprintf(j, sizeof(j), "-j%u", b->jobs);
-	logf_line(b, "+ make %s %s %s %s\n", arch, cross, target, jobs ? j : "");
-	return step(b, argv, r);
+	bg_strvec_pushv(&a, (char *const[]){ "make", "-s", "-C", b->src, NULL });
+	bg_strvec_pushf(&a, "O=%s", b->out);
+	bg_strvec_pushf(&a, "ARCH=%s", b->board.kernel_arch);
+	bg_strvec_pushf(&a, "CROSS_COMPILE=%s", b->board.cross_compile);
+	bg_strvec_pushf(&a, "CC=ccache %sgcc", b->board.cross_compile);
+	bg_strvec_push(&a, "LOCALVERSION=");
+	bg_strvec_pushf(&a, "-j%u", jobs ? b->jobs : 1);
+	bg_strvec_push(&a, target);
+	log_line(b, "+ make ARCH=%s CROSS_COMPILE=%s %s -j%u\n", b->board.kernel_arch,
+		 b->board.cross_compile, target, jobs ? b->jobs : 1);
+	ret = step(b, bg_strvec_argv(&a), r);
+	bg_strvec_release(&a);
+	return ret;
 }
 
-/* The configuration: tinyconfig, then the board's fragments (twice: see ppc64le.config). */
+/*
+ * The configuration: tinyconfig, then the board's fragments (twice: see ppc64le.config).
+ * -1 for the machine's failures; a step that fails leaves r's exit code set.
+ */
 static int configure(struct build *b, struct bg_proc_result *r)
 {
-	char fragdir[PATH_MAX + 32], keyfile[PATH_MAX + 32], merge[PATH_MAX + 48];
-	char dotconfig[PATH_MAX + 16], *argv[32];
-	char *old;
-	size_t na;
+	char *keyfile = bg_path_join(b->out, ".bootgate-config-key");
+	char *dotconfig = bg_path_join(b->out, ".config");
+	char *fragdir = bg_path_join(b->out, ".bootgate-fragments");
+	char *merge = bg_path_join(b->src, "scripts/kconfig/merge_config.sh");
+	char *old = bg_read_file(keyfile, 128, NULL);
+	int ret = -1;
 
-	snprintf(keyfile, sizeof(keyfile), "%s/.bootgate-config-key", b->out);
-	snprintf(dotconfig, sizeof(dotconfig), "%s/.config", b->out);
-	old = bg_read_file(keyfile, 128, NULL);
 	if (old && !strcmp(old, b->config_key) && access(dotconfig, R_OK) == 0) {
-		free(old);
-		return 0;
+		ret = 0;
+		goto out;
 	}
-	free(old);
-	logf_line(b, "configuring (config %.12s)\n", b->config_key);
+	log_line(b, "configuring (config %.12s)\n", b->config_key);
 	/* the fragments go beside the build: the sandbox does not show the lab's files */
-	snprintf(fragdir, sizeof(fragdir), "%s/.bootgate-fragments", b->out);
 	if (bg_mkdirs(fragdir) < 0)
-		return -1;
+		goto out;
 	for (size_t i = 0; i < b->board.nfragments; i++) {
-		char from[PATH_MAX * 2], to[PATH_MAX * 2];
+		char *from = xasprintf("%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
+		char *to = bg_path_join(fragdir, b->board.fragments[i]);
+		int copied = bg_copy_file(from, to);
 
-		snprintf(from, sizeof(from), "%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
-		snprintf(to, sizeof(to), "%s/%s", fragdir, b->board.fragments[i]);
-		if (bg_copy_file(from, to) < 0)
-			return -1;
+		free(from);
+		free(to);
+		if (copied < 0)
+			goto out;
 	}
-	if (make(b, "tinyconfig", false, r) < 0 || r->exit_code)
-		return 0;
-	snprintf(merge, sizeof(merge), "%s/scripts/kconfig/merge_config.sh", b->src);
+	if (make(b, "tinyconfig", false, r) < 0 || r->exit_code) {
+		ret = 0;
+		goto out;
+	}
 	for (int pass = 0; pass < 2; pass++) {
-		na = 0;
-		argv[na++] = merge;
-		argv[na++] = "-m";
-		argv[na++] = "-O";
-		argv[na++] = b->out;
-		argv[na++] = dotconfig;
-		for (size_t i = 0; i < b->board.nfragments && na < 30; i++)
-			argv[na++] = xasprintf("%s/%s", fragdir, b->board.fragments[i]);
-		argv[na] = NULL;
-		logf_line(b, "+ merge_config.sh -m (pass %d)\n", pass + 1);
-		if (step(b, argv, r) < 0 || r->exit_code) {
-			for (size_t i = 5; i < na; i++)
-				free(argv[i]);
-			return 0;
+		struct bg_strvec a = BG_STRVEC_INIT;
+		int failed;
+
+		bg_strvec_pushv(&a, (char *const[]){ merge, "-m", "-O", b->out, dotconfig, NULL });
+		for (size_t i = 0; i < b->board.nfragments; i++)
+			bg_strvec_pushf(&a, "%s/%s", fragdir, b->board.fragments[i]);
+		log_line(b, "+ merge_config.sh -m (pass %d)\n", pass + 1);
+		failed = step(b, bg_strvec_argv(&a), r) < 0 || r->exit_code;
+		bg_strvec_release(&a);
+		if (failed || make(b, "olddefconfig", false, r) < 0 || r->exit_code) {
+			ret = 0;
+			goto out;
 		}
-		for (size_t i = 5; i < na; i++)
-			free(argv[i]);
-		if (make(b, "olddefconfig", false, r) < 0 || r->exit_code)
-			return 0;
 	}
-	return bg_write_file(keyfile, b->config_key, strlen(b->config_key));
+	ret = bg_write_file(keyfile, b->config_key, strlen(b->config_key));
+out:
+	free(old);
+	free(keyfile);
+	free(dotconfig);
+	free(fragdir);
+	free(merge);
+	return ret;
 }
 
 /* Which board settings and fragments make the configuration: their hash names it. */
-static void compute_config_key(struct build *b)
+static int compute_config_key(struct build *b)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
+	int ret = 0;
 
 	bg_strbuf_addf(&sb, "bootgate-config-1 %s %s %s\n", b->board.kernel_arch,
 		       b->board.cross_compile, b->board.make_target);
-	for (size_t i = 0; i < b->board.nfragments; i++) {
-		char path[PATH_MAX * 2], *text;
+	for (size_t i = 0; i < b->board.nfragments && !ret; i++) {
+		char *path = xasprintf("%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
+		char *text = bg_read_file(path, 1 << 20, NULL);
 
-		snprintf(path, sizeof(path), "%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
-		text = bg_read_file(path, 1 << 20, NULL);
-		bg_strbuf_addf(&sb, "%s\n%s\n", b->board.fragments[i], text ? text : "");
+		if (text)
+			bg_strbuf_addf(&sb, "%s\n%s\n", b->board.fragments[i], text);
+		else
+			ret = -1;
 		free(text);
+		free(path);
 	}
 	bg_sha256_mem(sb.buf, sb.len, b->config_key);
 	bg_strbuf_release(&sb);
+	return ret;
 }
 
 /* The compiler's version line, or -1 when it cannot be run (an infrastructure failure). */
 static int compiler_version(struct build *b)
 {
-	char cc[256], *text, *nl;
+	char *cc = xasprintf("%sgcc", b->board.cross_compile), *text = NULL;
 	char *argv[] = { cc, "--version", NULL };
 	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
 	struct bg_proc_result r;
+	int ret = 0;
 
-	snprintf(cc, sizeof(cc), "%sgcc", b->board.cross_compile);
 	if (bg_proc_capture(&o, 60, 4096, &text, &r) < 0 || r.exit_code) {
-		free(text);
-		return bg_error("compiler '%s' cannot be run: %s", cc,
-				r.exec_failed ? bg_error_last() : "it failed");
+		ret = bg_error("compiler '%s' cannot be run: %s", cc,
+			       r.exec_failed ? bg_error_last() : "it failed");
+	} else {
+		text[strcspn(text, "\n")] = '\0';
+		b->compiler = xstrdup(text);
 	}
-	if ((nl = strchr(text, '\n')))
-		*nl = '\0';
-	snprintf(b->compiler, sizeof(b->compiler), "%s", text);
 	free(text);
-	return 0;
+	free(cc);
+	return ret;
 }
 
 static bool log_says(const char *path, const char *what)
@@ -286,114 +274,131 @@ static void show_errors(const char *path)
 	for (line = strtok_r(text, "\n", &save); line && shown < 10;
 	     line = strtok_r(NULL, "\n", &save))
 		if (strstr(line, "error") || strstr(line, "Error")) {
-			fprintf(stderr, "  %s\n", line);
+			log_warnx("  %s", line);
 			shown++;
 		}
 	free(text);
 }
 
-static void write_result(const struct build *b, const char *status, const char *image,
-			 const char *sha, int identical, const char *artifact)
+/* Prints the result, keeps it in --result, and returns the exit code of its status. */
+static int finish(struct build *b, enum bg_build_status status, const char *why)
 {
+	struct bg_build_result *r = &b->res;
 	struct bg_json j;
 
+	r->status = status;
+	if (why && !r->error)
+		r->error = xstrdup(why);
+	if (b->tree.real && !r->tree)
+		r->tree = xstrdup(b->tree.real);
+	if (b->tree.id && !r->tree_id)
+		r->tree_id = xstrdup(b->tree.id);
+	if (b->commit[0] && !r->commit)
+		r->commit = xstrdup(b->commit);
+	if (b->parent[0] && !r->parent)
+		r->parent = xstrdup(b->parent);
+	if (b->board.name && !r->board)
+		r->board = xstrdup(b->board.name);
+	if (b->board.arch && !r->arch)
+		r->arch = xstrdup(b->board.arch);
+	if (b->config_key[0] && !r->config_hash)
+		r->config_hash = xstrdup(b->config_key);
+	if (b->compiler && !r->compiler)
+		r->compiler = xstrdup(b->compiler);
+	if (b->log && !r->log)
+		r->log = xstrdup(b->log);
+	if (why)
+		log_warnx("%s", why);
 	bg_json_init(&j, -1, 1);
-	bg_json_object_begin(&j);
-	bg_json_key(&j, "status");
-	bg_json_str(&j, status);
-	bg_json_key(&j, "tree");
-	bg_json_str(&j, b->tree_real);
-	bg_json_key(&j, "commit");
-	bg_json_str(&j, b->commit[0] ? b->commit : NULL);
-	bg_json_key(&j, "parent");
-	bg_json_str(&j, b->parent[0] ? b->parent : NULL);
-	bg_json_key(&j, "board");
-	bg_json_str(&j, b->board.name);
-	bg_json_key(&j, "arch");
-	bg_json_str(&j, b->board.arch);
-	bg_json_key(&j, "config_hash");
-	bg_json_str(&j, b->config_key[0] ? b->config_key : NULL);
-	bg_json_key(&j, "compiler");
-	bg_json_str(&j, b->compiler[0] ? b->compiler : NULL);
-	bg_json_key(&j, "image");
-	bg_json_str(&j, image);
-	bg_json_key(&j, "image_sha256");
-	bg_json_str(&j, sha);
-	bg_json_key(&j, "identical_to_parent");
-	if (identical < 0)
-		bg_json_null(&j);
-	else
-		bg_json_bool(&j, identical);
-	bg_json_key(&j, "artifact");
-	bg_json_str(&j, artifact);
-	bg_json_key(&j, "build_seconds");
-	bg_json_double(&j, b->seconds);
-	bg_json_key(&j, "log");
-	bg_json_str(&j, b->log);
-	bg_json_object_end(&j);
+	bg_build_result_write(&j, r);
 	bg_strbuf_addch(&j.out, '\n');
-	fputs(j.out.buf, stdout);
-	fflush(stdout);
+	if (fwrite(j.out.buf, 1, j.out.len, stdout) != j.out.len || fflush(stdout) == EOF)
+		log_warn("cannot write the result");
 	if (b->result_path && bg_write_file(b->result_path, j.out.buf, j.out.len) < 0)
 		log_warnx("%s", bg_error_last());
-	if (artifact) {
-		char meta[PATH_MAX + 32];
+	if (r->artifact) {
+		char *meta = bg_path_join(r->artifact, "metadata.json");
 
-		snprintf(meta, sizeof(meta), "%s/metadata.json", artifact);
 		if (bg_write_file(meta, j.out.buf, j.out.len) < 0)
 			log_warnx("%s", bg_error_last());
+		free(meta);
 	}
 	bg_strbuf_release(&j.out);
+	return bg_build_status_exit(status);
 }
 
-/* Stores the image content-addressed, with its metadata and a by-commit name. */
-static int store(struct build *b, const char *image, char sha[BG_SHA256_HEX],
-		 char artifact[PATH_MAX], int *identical)
+/* Stores the image content-addressed, with its config, its log and a by-commit name. */
+static int store(struct build *b, const char *image)
 {
-	char *dir = xasprintf("%s/artifacts/by-commit", b->cache), *path, *link, target[PATH_MAX];
+	struct bg_build_result *r = &b->res;
+	char sha[BG_SHA256_HEX], *dir = xasprintf("%s/artifacts/by-commit", b->cache);
+	char *path = NULL, *link = NULL;
 	int ret = -1;
-	ssize_t n;
 
-	*identical = -1;
 	if (bg_sha256_file(image, sha) < 0)
-		goto out_dir;
-	snprintf(artifact, PATH_MAX, "%s/artifacts/%s", b->cache, sha);
-	if (bg_mkdirs(artifact) < 0 || bg_mkdirs(dir) < 0)
-		goto out_dir;
-	path = xasprintf("%s/image", artifact);
-	ret = access(path, R_OK) == 0 ? 0 : bg_copy_file(image, path);
+		goto out;
+	r->image_sha256 = xstrdup(sha);
+	r->artifact = xasprintf("%s/artifacts/%s", b->cache, sha);
+	if (bg_mkdirs(r->artifact) < 0 || bg_mkdirs(dir) < 0)
+		goto out;
+	path = bg_path_join(r->artifact, "image");
+	if (access(path, R_OK) != 0 && bg_copy_file(image, path) < 0)
+		goto out;
+	r->image = path;
+	path = bg_path_join(r->artifact, "config");
+	link = bg_path_join(b->out, ".config");
+	if (bg_copy_file(link, path) < 0)
+		goto out;
 	free(path);
-	if (ret < 0)
-		goto out_dir;
-	path = xasprintf("%s/config", artifact);
-	link = xasprintf("%s/.config", b->out);
-	ret = bg_copy_file(link, path);
-	free(path);
+	path = bg_path_join(r->artifact, "build.log");
+	if (bg_copy_file(b->log, path) < 0)
+		goto out;
 	free(link);
-	path = xasprintf("%s/build.log", artifact);
-	if (!ret)
-		ret = bg_copy_file(b->log, path);
-	free(path);
-	if (ret < 0)
-		goto out_dir;
 	link = xasprintf("%s/%s-%s-%.12s", dir, b->commit, b->board.name, b->config_key);
 	unlink(link);
-	if (symlink(artifact, link) < 0)
-		ret = bg_error_errno("cannot link '%s'", link);
-	free(link);
+	if (symlink(r->artifact, link) < 0) {
+		bg_error_errno("cannot link '%s'", link);
+		goto out;
+	}
 	/* a commit whose image equals its parent's cannot change boot time */
-	if (!ret && b->parent[0]) {
+	if (b->parent[0]) {
+		char target[PATH_MAX];
+		ssize_t n;
+
+		free(link);
 		link = xasprintf("%s/%s-%s-%.12s", dir, b->parent, b->board.name, b->config_key);
 		n = readlink(link, target, sizeof(target) - 1);
 		if (n > 0) {
 			target[n] = '\0';
-			*identical = !strcmp(target, artifact);
+			r->identical_to_parent = !strcmp(target, r->artifact);
 		}
-		free(link);
 	}
-out_dir:
+	ret = 0;
+out:
+	free(path);
+	free(link);
 	free(dir);
 	return ret;
+}
+
+/* One kernel build at a time on this machine: more only thrash the cores. */
+static int take_build_lock(const struct build *b)
+{
+	char *lock = bg_path_join(b->cache, ".build-lock");
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		bg_error_errno("cannot open '%s'", lock);
+		free(lock);
+		return -1;
+	}
+	free(lock);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "bootgate-build: waiting for another build to finish\n");
+		if (flock(fd, LOCK_EX) < 0)
+			return bg_error_errno("cannot lock the build");
+	}
+	return 0;   /* the descriptor stays open: the lock lasts as long as we do */
 }
 
 int main(int argc, char **argv)
@@ -410,108 +415,85 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct build b = { 0 };
-	const char *board = NULL, *lab = NULL;
+	const char *tree = NULL, *board = NULL, *lab = NULL;
 	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
-	char image[PATH_MAX * 2], sha[BG_SHA256_HEX], artifact[PATH_MAX];
-	int opt, identical;
+	unsigned long jobs;
+	char *image;
+	int opt, ret;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double t0;
 
 	log_init("bootgate-build", 0);
+	bg_build_result_init(&b.res);
 	b.sandbox = true;
 	b.jobs = cores > 0 ? (unsigned)cores : 1;
 	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nh", opts, NULL)) != -1) {
 		switch (opt) {
-		case 't': b.tree = optarg; break;
+		case 't': tree = optarg; break;
 		case 'c': b.rev = optarg; break;
 		case 'b': board = optarg; break;
 		case 'l': lab = optarg; break;
-		case 'j': b.jobs = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'j':
+			if (bg_parse_ulong(optarg, 1, 1024, &jobs) < 0) {
+				log_warnx("--jobs: %s", bg_error_last());
+				return BG_EXIT_USAGE;
+			}
+			b.jobs = (unsigned)jobs;
+			break;
 		case 'r': b.result_path = optarg; break;
 		case 'n': b.sandbox = false; break;
-		case 'h': usage(); return 0;
-		default: usage(); return EXIT_USAGE;
+		case 'h': usage(stdout); return BG_EXIT_OK;
+		default: usage(stderr); return BG_EXIT_USAGE;
 		}
 	}
-	if (!b.tree || !b.rev || !board || optind < argc || !b.jobs) {
-		usage();
-		return EXIT_USAGE;
+	if (!tree || !b.rev || !board || optind < argc) {
+		usage(stderr);
+		return BG_EXIT_USAGE;
 	}
-	b.cache = getenv("BOOTGATE_CACHE") ? getenv("BOOTGATE_CACHE") : "/var/cache/bootgate";
-	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0) {
-		log_warnx("%s", bg_error_last());
-		return EXIT_USAGE;
-	}
-	if (!realpath(b.tree, b.tree_real)) {
-		log_warn("tree '%s'", b.tree);
-		return EXIT_USAGE;
-	}
-	{
-		char copy[PATH_MAX];
+	b.cache = bg_cache_dir();
 
-		snprintf(copy, sizeof(copy), "%s", b.tree_real);
-		snprintf(b.name, sizeof(b.name), "%s", basename(copy));
+	/* every input is checked before any work: a usage error is never retried */
+	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0 ||
+	    bg_tree_open(tree, &b.tree) < 0 ||
+	    bg_git_resolve(b.tree.real, b.rev, b.commit) < 0) {
+		ret = finish(&b, BG_BUILD_USAGE, bg_error_last());
+		goto out;
 	}
-	b.work = xasprintf("%s/work/%s/%s", b.cache, b.name, b.board.arch);
-	b.src = xasprintf("%s/src", b.work);
-	b.out = xasprintf("%s/o", b.work);
-	b.log = xasprintf("%s/build.log", b.work);
-	if (bg_mkdirs(b.out) < 0 || bg_mkdirs(b.cache) < 0) {
-		log_warnx("%s", bg_error_last());
-		return EXIT_INFRA;
-	}
-	{
-		char ccache[PATH_MAX + 16];
-
-		snprintf(ccache, sizeof(ccache), "%s/ccache", b.cache);
-		if (bg_mkdirs(ccache) < 0) {
-			log_warnx("%s", bg_error_last());
-			return EXIT_INFRA;
-		}
-	}
-	/* one kernel build at a time on this machine: more only thrash the cores */
-	{
-		char *lock = xasprintf("%s/.build-lock", b.cache);
-		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
-			fprintf(stderr, "bootgate-build: waiting for another build to finish\n");
-			flock(fd, LOCK_EX);
-		}
-		free(lock);   /* the descriptor stays open: the lock lasts as long as we do */
+	b.work = bg_tree_workdir(&b.tree, b.board.arch);
+	b.src = bg_path_join(b.work, "src");
+	b.out = bg_path_join(b.work, "o");
+	b.log = bg_path_join(b.work, "build.log");
+	b.ccache = bg_path_join(b.cache, "ccache");
+	if (compute_config_key(&b) < 0 || bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 ||
+	    take_build_lock(&b) < 0) {
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+		goto out;
 	}
 	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b.log_fd < 0) {
-		log_warn("cannot write '%s'", b.log);
-		return EXIT_INFRA;
+		bg_error_errno("cannot write '%s'", b.log);
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+		goto out;
 	}
 	t0 = bg_now();
-	fprintf(stderr, "bootgate-build: %s %s for %s\n", b.name, b.rev, b.board.name);
-	if (bg_git_checkout(b.tree_real, b.src, b.rev, b.commit, b.parent) < 0) {
-		log_warnx("%s", bg_error_last());
-		write_result(&b, "infra", NULL, NULL, -1, NULL);
-		return bg_git_resolve(b.tree_real, b.rev, b.commit) < 0 ? EXIT_USAGE : EXIT_INFRA;
+	fprintf(stderr, "bootgate-build: %s %s for %s\n", b.tree.id, b.rev, b.board.name);
+	if (bg_git_checkout(b.tree.real, b.src, b.commit, b.commit, b.parent) < 0 ||
+	    compiler_version(&b) < 0) {
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+		goto out;
 	}
-	if (compiler_version(&b) < 0) {
-		log_warnx("%s", bg_error_last());
-		write_result(&b, "infra", NULL, NULL, -1, NULL);
-		return EXIT_INFRA;
-	}
-	compute_config_key(&b);
 	fprintf(stderr, "bootgate-build: commit %.12s, config %.12s, %s\n", b.commit,
 		b.config_key, b.sandbox ? "sandboxed" : "no sandbox");
 	if (configure(&b, &r) < 0) {
-		log_warnx("%s", bg_error_last());
-		write_result(&b, "infra", NULL, NULL, -1, NULL);
-		return EXIT_INFRA;
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+		goto out;
 	}
 	if (!r.exit_code)
 		make(&b, b.board.make_target, true, &r);
-	b.seconds = bg_now() - t0;
+	b.res.build_seconds = bg_now() - t0;
 	if (r.exec_failed) {
-		log_warnx("%s", bg_error_last());
-		write_result(&b, "infra", NULL, NULL, -1, NULL);
-		return EXIT_EXEC;
+		ret = finish(&b, BG_BUILD_EXEC, bg_error_last());
+		goto out;
 	}
 	if (r.exit_code || r.timed_out) {
 		bool infra = r.timed_out || log_says(b.log, "No space left on device") ||
@@ -519,9 +501,8 @@ int main(int argc, char **argv)
 		char *dir = xasprintf("%s/artifacts/failed", b.cache);
 		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
 
-		/* keep the log of a failed build where it will not be overwritten */
-		bg_mkdirs(dir);
-		if (bg_copy_file(b.log, failed) == 0) {
+		/* keep the log of a failed build where the next build will not overwrite it */
+		if (bg_mkdirs(dir) == 0 && bg_copy_file(b.log, failed) == 0) {
 			free(b.log);
 			b.log = failed;
 		} else {
@@ -529,24 +510,35 @@ int main(int argc, char **argv)
 		}
 		free(dir);
 		fprintf(stderr, "bootgate-build: %.12s %s after %.0f s; log: %s\n", b.commit,
-			infra ? "failed for the machine's reasons" : "does not build", b.seconds,
-			b.log);
+			infra ? "failed for the machine's reasons" : "does not build",
+			b.res.build_seconds, b.log);
 		show_errors(b.log);
-		write_result(&b, infra ? "infra" : "failed", NULL, NULL, -1, NULL);
-		return infra ? EXIT_INFRA : EXIT_FAILED;
+		ret = finish(&b, infra ? BG_BUILD_INFRA : BG_BUILD_FAILED,
+			     infra ? "the build failed for the machine's reasons" : NULL);
+		goto out;
 	}
-	snprintf(image, sizeof(image), "%s/%s", b.out, b.board.image);
-	if (store(&b, image, sha, artifact, &identical) < 0) {
-		log_warnx("%s", bg_error_last());
-		write_result(&b, "infra", NULL, NULL, -1, NULL);
-		return EXIT_INFRA;
+	image = bg_path_join(b.out, b.board.image);
+	if (store(&b, image) < 0) {
+		free(image);
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+		goto out;
 	}
-	snprintf(image, sizeof(image), "%s/image", artifact);
-	fprintf(stderr, "bootgate-build: built %.12s in %.1f s: %s%s\n", b.commit, b.seconds,
-		image, identical == 1 ? " (byte-identical to its parent's: it cannot change "
-		"boot time)" : "");
-	write_result(&b, "built", image, sha, identical, artifact);
-	close(b.log_fd);
+	free(image);
+	fprintf(stderr, "bootgate-build: built %.12s in %.1f s: %s%s\n", b.commit,
+		b.res.build_seconds, b.res.image, b.res.identical_to_parent == 1 ?
+		" (byte-identical to its parent's: it cannot change boot time)" : "");
+	ret = finish(&b, BG_BUILD_BUILT, NULL);
+out:
+	if (b.log_fd > 0)
+		close(b.log_fd);
+	bg_build_result_release(&b.res);
 	bg_board_release(&b.board);
-	return EXIT_BUILT;
+	bg_tree_release(&b.tree);
+	free(b.work);
+	free(b.src);
+	free(b.out);
+	free(b.log);
+	free(b.ccache);
+	free(b.compiler);
+	return ret;
 }

@@ -1,6 +1,12 @@
 # Sourced by every end-to-end test (git's t/test-lib.sh in small): each test file runs
 # in its own scratch directory, each case in a subshell with "set -e", and the file
 # ends with "N passed, N failed".
+#
+# A case fails when any of its commands fails. Two things make sure of it: the body runs
+# where "set -e" holds (never as the condition of an "if", where POSIX switches it off),
+# and before that a chain lint (git's) checks that its commands are joined by "&&": run
+# as "(exit 117) && BODY", an unbroken chain stops at once with 117, while a line that
+# does not continue the chain runs on its own and changes the status.
 set -u
 
 TEST_NAME=$(basename "$0" .sh)
@@ -21,10 +27,25 @@ bootgate() {
 	"$BOOTGATE" "$@"
 }
 
+# The body of a case, in a function of its own so that "return 1" ends it.
+test_body_() {
+	eval "$1"
+}
+
 # test_expect_success DESCRIPTION BODY
 test_expect_success() {
 	test_count=$((test_count + 1))
-	if (set -e; eval "$2") >"$SCRATCH/.case-out" 2>&1; then
+	lint=$( (test_body_ "(exit 117) && $2
+echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
+	if [ "$lint" != chain-117 ]; then
+		echo "broken &&-chain in this case: a command's failure would go unnoticed" \
+			>"$SCRATCH/.case-out"
+		rc=1
+	else
+		(set -e; test_body_ "$2") >"$SCRATCH/.case-out" 2>&1
+		rc=$?
+	fi
+	if [ "$rc" = 0 ]; then
 		test_passed=$((test_passed + 1))
 		echo "ok $test_count - $TEST_NAME: $1"
 	else

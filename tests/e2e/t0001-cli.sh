@@ -40,7 +40,7 @@ test_expect_success 'unknown option: exit 2 with the usage' '
 
 test_expect_success '--top needs a number' '
 	test_exit_code 2 bootgate parse --top many x.log 2>err &&
-	test_grep "\-\-top takes a whole number, not .many." err
+	test_grep "--top: .many. is not a whole number from 1 to 1000000" err
 '
 
 test_expect_success 'diff needs two logs' '

@@ -61,6 +61,60 @@ test_expect_success 'a LAVA log that is not a list' '
 	jq -e ".logs[0].outcome == \"truncated\"" out
 '
 
+test_expect_success 'numbers too large to be read exactly: the line is unparsed, never mangled' '
+	{
+		echo "[    0.000000] Linux version 6.1.0 (x)" &&
+		echo "[    0.100000] initcall a_init+0x0/0x1 returned 0 after 99999999999999999999 usecs" &&
+		echo "[    0.100001] initcall b_init+0x0/0x1 returned 0 after 922337203685477570 msecs" &&
+		echo "[    0.100002] initcall c_init+0x0/0x1 returned 4294967296 after 5 usecs" &&
+		echo "[    0.100003] probe of d0 returned 0 after 100000000001 usecs" &&
+		echo "[    0.100004] initcall e_init+0x0/0x1 returned -22 after 9223372036854775807 usecs" &&
+		echo "[    0.100005] initcall ok_init+0x0/0x1 returned -19 after 100000000 msecs" &&
+		echo "[    0.200000] Run /init as init process"
+	} >big.log &&
+	bootgate parse --json big.log >out &&
+	jq -e ".logs[0] | .unparsed_lines == 5 and (.initcalls | length) == 1 and
+		.initcalls[0].name == \"ok_init\" and .initcalls[0].ret == -19 and
+		.initcalls[0].usecs == 100000000000 and (.probes | length) == 0" out
+'
+
+test_expect_success 'a LAVA log nested 200 000 deep: cut there, the entries before kept' '
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.100000] initcall a_init+0x0/0x1 returned 0 after 7 usecs\"}" &&
+		printf "%s" "- " && head -c 200000 /dev/zero | tr "\0" "[" && echo
+	} >deep.yaml &&
+	timeout 120 "$BOOTGATE" parse --json deep.yaml >out 2>err &&
+	test_grep "warning: deep.yaml:3: LAVA log has nesting deeper than 16 levels here; kept the 2 entries before" err &&
+	jq -e ".logs[0] | .kernel == \"6.1.0\" and .initcalls[0].usecs == 7" out
+'
+
+test_expect_success 'a LAVA line past 1 MiB: cut there, the entries before kept' '
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"" &&
+		head -c 2000000 /dev/zero | tr "\0" "x" && echo "\"}"
+	} >long.yaml &&
+	timeout 120 "$BOOTGATE" parse --json long.yaml >out 2>err &&
+	test_grep "warning: long.yaml:2: LAVA log has a line longer than 1 MiB here; kept the 1 entries before" err &&
+	jq -e ".logs[0].kernel == \"6.1.0\"" out
+'
+
+test_expect_success 'BEL, escape sequences, DEL and bad UTF-8 never reach the terminal raw' '
+	printf "[    0.000000] Linux version 6.1\033[2J\007 (x)\n[    0.1] initcall evil\177\302\233\377_init+0x0/0x1 returned 0 after 5000 usecs\n[    0.2] Run /init as init process\n" >evil.log &&
+	bootgate parse evil.log >out &&
+	! grep -q "$(printf "\033")" out &&
+	! grep -q "$(printf "\007")" out &&
+	! grep -q "$(printf "\177")" out &&
+	test_grep "kernel      6.1\\\\x07" out &&
+	test_grep "evil\\\\x7f\\\\xc2\\\\x9b\\\\xff_init" out &&
+	bootgate compare --all --base evil.log --cand evil.log >cmp &&
+	test_grep "^initcall.evil\\\\x7f" cmp &&
+	test_exit_code 1 bootgate parse "evil$(printf "\033")]0;title$(printf "\007").log" 2>err &&
+	! grep -q "$(printf "\033")" err &&
+	test_grep "evil\\\\x1b]0;title\\\\x07.log" err
+'
+
 test_expect_success 'output that cannot be written: exit 1' '
 	test_exit_code 1 bootgate parse --json good.log >/dev/full 2>err &&
 	test_grep "No space left on device" err

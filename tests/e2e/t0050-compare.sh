@@ -43,23 +43,90 @@ jitter() {
 	{ print }' x86_64-tiny-baseline-run2.log
 }
 
-test_expect_success 'ten boots against ten: the 50 ms is different, and explains boot.init' '
+# make_boots: base1..10.log and cand1..10.log, the same every time (fixed seeds)
+make_boots() {
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		jitter $i 0 >base$i.log
-		jitter $((i + 100)) 50000 >cand$i.log
-	done &&
+		jitter $i 0 >base$i.log &&
+		jitter $((i + 100)) 50000 >cand$i.log || return 1
+	done
+}
+
+test_expect_success 'ten boots against ten: the 50 ms is different, and explains boot.init' '
+	make_boots &&
 	bootgate compare --json --base base*.log --cand cand*.log >out &&
 	jq -e ".verdicts[0] | .metric == \"initcall.init_kprobe_trace\" and
 		.verdict == \"different\" and .delta > 45000 and .delta < 55000 and .q <= 0.05 / 7" out &&
 	jq -e "[.verdicts[] | select(.verdict == \"different\")] | map(.metric) - [\"initcall.init_kprobe_trace\", \"boot.init\"] == []" out &&
+	jq -e ".verdicts[] | select(.metric == \"boot.init\") | .verdict == \"different\"" out &&
+	jq -e ".attribution[0] | .metric == \"initcall.init_kprobe_trace\" and
+		.delta > 45000 and .share > 0.6 and .share < 1.4" out &&
 	bootgate compare --base base*.log --cand cand*.log >table &&
-	test_grep "^initcall.init_kprobe_trace  *different" table
+	test_grep "^initcall.init_kprobe_trace  *different" table &&
+	test_grep "^boot.init moved; what explains it:" table &&
+	test_grep "^  initcall.init_kprobe_trace .* of the shift" table
 '
 
 test_expect_success 'thresholds: a large enough floor turns different into not different' '
+	make_boots &&
 	bootgate compare --json --threshold "initcall.init_kprobe_trace=0%:100000" \
 		--base base*.log --cand cand*.log >out &&
 	jq -e ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .verdict != \"different\"" out
+'
+
+test_expect_success 'thresholds: the most specific pattern wins, whatever the order' '
+	make_boots &&
+	kprobe=".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .verdict" &&
+	bootgate compare --json --threshold "initcall.*=0%:100000" \
+		--threshold "initcall.init_kprobe_trace=5%:1000" \
+		--base base*.log --cand cand*.log >out1 &&
+	bootgate compare --json --threshold "initcall.init_kprobe_trace=5%:1000" \
+		--threshold "initcall.*=0%:100000" \
+		--base base*.log --cand cand*.log >out2 &&
+	test "$(jq -r "$kprobe" out1)" = different &&
+	test "$(jq -r "$kprobe" out2)" = different &&
+	bootgate compare --json --threshold "initcall.*=0%:100000" \
+		--threshold "initcall.init_*=5%:1000" \
+		--base base*.log --cand cand*.log >out3 &&
+	test "$(jq -r "$kprobe" out3)" = different &&
+	bootgate compare --json --threshold "initcall.init_*=0%:100000" \
+		--threshold "initcall.*=5%:1000" \
+		--base base*.log --cand cand*.log >out4 &&
+	test "$(jq -r "$kprobe" out4)" != different
+'
+
+test_expect_success 'a threshold that matches no metric is named' '
+	make_boots &&
+	bootgate compare --threshold "initcal.*=5%" --base base1.log base2.log \
+		--cand cand1.log cand2.log >out 2>err &&
+	test_grep "warning: threshold .initcal.\*. matches no metric of these boots" err
+'
+
+test_expect_success 'one unreadable log among several: the others compared, exit 1' '
+	make_boots &&
+	test_exit_code 1 bootgate compare --json --base base1.log nope.log base2.log base3.log \
+		--cand cand*.log >out 2>err &&
+	test_grep "cannot open .nope.log." err &&
+	jq -e ".boots.base == 3 and .boots.cand == 10" out
+'
+
+test_expect_success 'no boot of a side reached init: an error, not "0 metrics"' '
+	test_exit_code 1 bootgate compare --base x86_64-debian-6.1.0-57-noinitrd-panic.log \
+		--cand x86_64-tiny-regressed-run1.log >out 2>err &&
+	test_grep "no boot of the base reached init (1 left out)" err &&
+	test ! -s out &&
+	: >empty.log &&
+	test_exit_code 1 bootgate compare --base x86_64-tiny-baseline-run1.log \
+		--cand empty.log >out 2>err &&
+	test_grep "no boot of the candidate reached init" err
+'
+
+test_expect_success 'boots of different arches: refused, on one side or across' '
+	cp "$FIXTURES"/bootlogs/arm64-tiny-baseline-run1.log arm.log &&
+	test_exit_code 1 bootgate compare --base x86_64-tiny-baseline-run1.log arm.log \
+		--cand x86_64-tiny-regressed-run1.log >out 2>err &&
+	test_grep "the base mixes arches: arm.log boot 0 is arm, but x86_64-tiny-baseline-run1.log is x86" err &&
+	test_exit_code 1 bootgate compare --base x86_64-tiny-baseline-run1.log --cand arm.log >out 2>err &&
+	test_grep "the base is x86 (x86_64-tiny-baseline-run1.log) and the candidate arm (arm.log)" err
 '
 
 test_expect_success 'usage errors: exit 2' '
@@ -72,7 +139,7 @@ test_expect_success 'usage errors: exit 2' '
 '
 
 test_expect_success 'a missing log: exit 1, named' '
-	test_exit_code 1 bootgate compare --base nope.log --cand base1.log 2>err &&
+	test_exit_code 1 bootgate compare --base nope.log --cand x86_64-tiny-baseline-run1.log 2>err &&
 	test_grep "cannot open .nope.log." err
 '
 

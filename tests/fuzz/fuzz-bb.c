@@ -2,9 +2,9 @@
  * libFuzzer target of the .bb corpus reader: any input is either read, or refused with
  * a "file:line: why" message; a corpus that is read can be bisected without a crash.
  */
-#include "bisect.h"
+#include "decide/bisect.h"
 #include "bisect-bench.h"
-#include "error.h"
+#include "util/error.h"
 
 /* A broken property is a crash: libFuzzer keeps the input that caused it. */
 #define fuzz_assert(cond) do { if (!(cond)) __builtin_trap(); } while (0)

@@ -3,9 +3,9 @@
  * property: a console log fed in two pieces, split anywhere, reads exactly as it does
  * whole. Every boot is also written as JSON, which exercises the escaping.
  */
-#include "bootlog.h"
-#include "bootlog-json.h"
-#include "json.h"
+#include "parse/bootlog.h"
+#include "report/boot-json.h"
+#include "util/json.h"
 
 /* A broken property is a crash: libFuzzer keeps the input that caused it. */
 #define fuzz_assert(cond) do { if (!(cond)) __builtin_trap(); } while (0)

@@ -5,9 +5,9 @@
 #include <math.h>
 
 #include "unit.h"
-#include "bisect.h"
+#include "decide/bisect.h"
 #include "bisect-bench.h"
-#include "error.h"
+#include "util/error.h"
 
 #define near(x, y, tol) assert_true(fabs((x) - (y)) <= (tol))
 
@@ -278,6 +278,23 @@ static void test_corpus_unterminated(void **state)
 	free(buf);
 }
 
+/* p95 is the nearest rank: the smallest count with at least 95% of the histories at or below. */
+static void test_percentile(void **state)
+{
+	unsigned counts[10] = { 7, 1, 10, 3, 2, 9, 4, 6, 5, 8 };
+	struct bg_bb_score s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.boot_counts = counts;
+	s.histories = 10;
+	assert_int_equal(bg_bb_score_boots_quantile(&s, 0.95), 10);
+	assert_int_equal(bg_bb_score_boots_quantile(&s, 0.5), 5);
+	assert_int_equal(bg_bb_score_boots_quantile(&s, 0.9), 9);
+	s.histories = 1;
+	assert_int_equal(bg_bb_score_boots_quantile(&s, 0.95), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_two_steps),
 		cmocka_unit_test(test_protocol),
 		cmocka_unit_test(test_corpus_errors),
+		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_corpus_unterminated),
 	};
 

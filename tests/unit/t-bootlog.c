@@ -1,7 +1,7 @@
 /* Unit tests of the boot-log parser: every shipped real log, then each console variant. */
 #include "unit.h"
-#include "error.h"
-#include "strbuf.h"
+#include "util/error.h"
+#include "util/strbuf.h"
 
 /*
  * Expected figures for the shipped real logs, worked out independently of the parser
@@ -18,39 +18,40 @@ struct fixture_expect {
 	enum bg_outcome outcome;
 	size_t probes;
 	const char *kernel;
+	const char *arch;        /* the family its lines show */
 };
 
 static const struct fixture_expect fixtures[] = {
 	{ "bootlogs/arm64-tiny-baseline-run1.log", 192, 638672, "pty_init", 254718, 862956,
-	  BG_OUTCOME_COMPLETE, 3, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 3, "6.1.192+", "arm" },
 	{ "bootlogs/arm64-tiny-baseline-run2.log", 192, 362686, "pty_init", 150964, 478865,
-	  BG_OUTCOME_COMPLETE, 3, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 3, "6.1.192+", "arm" },
 	{ "bootlogs/ppc64le-tiny-baseline-run1.log", 266, 374989, "pty_init", 124945, 523644,
-	  BG_OUTCOME_COMPLETE, 1, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 1, "6.1.192+", "powerpc" },
 	{ "bootlogs/ppc64le-tiny-baseline-run2.log", 266, 394456, "pty_init", 130531, 563167,
-	  BG_OUTCOME_COMPLETE, 1, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 1, "6.1.192+", "powerpc" },
 	{ "bootlogs/x86_64-debian-6.1.0-57-noinitrd-panic.log", 670, 1645942, "crypto_algapi_init",
-	  377951, -1, BG_OUTCOME_PANIC, 13, "6.1.0-57-amd64" },
+	  377951, -1, BG_OUTCOME_PANIC, 13, "6.1.0-57-amd64", "x86" },
 	{ "bootlogs/x86_64-debian-6.1.0-57-run1.log", 670, 1195684, "crypto_algapi_init", 242395,
-	  2093205, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	  2093205, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64", "x86" },
 	{ "bootlogs/x86_64-debian-6.1.0-57-run2.log", 670, 1206823, "crypto_algapi_init", 329875,
-	  2645101, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	  2645101, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64", "x86" },
 	{ "bootlogs/x86_64-tiny-baseline-run1.log", 185, 293290, "pty_init", 120686, 1115802,
-	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+", "x86" },
 	{ "bootlogs/x86_64-tiny-baseline-run2.log", 185, 159477, "pty_init", 63852, 785188,
-	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+", "x86" },
 	{ "bootlogs/x86_64-tiny-baseline-run3.log", 185, 162705, "pty_init", 49809, 834851,
-	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+", "x86" },
 	{ "bootlogs/x86_64-tiny-regressed-run1.log", 185, 302887, "init_kprobe_trace", 92066,
-	  1074148, BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	  1074148, BG_OUTCOME_COMPLETE, 4, "6.1.192+", "x86" },
 	{ "bootlogs/x86_64-tiny-regressed-run2.log", 185, 220859, "pty_init", 62979, 890150,
-	  BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	  BG_OUTCOME_COMPLETE, 4, "6.1.192+", "x86" },
 	{ "bootlogs/x86_64-tiny-regressed-run3.log", 185, 223180, "init_kprobe_trace", 49882,
-	  790752, BG_OUTCOME_COMPLETE, 4, "6.1.192+" },
+	  790752, BG_OUTCOME_COMPLETE, 4, "6.1.192+", "x86" },
 	{ "lava/fresh-chroot-job1-boot.log.yaml", 670, 1978511, "crypto_algapi_init", 413361,
-	  3398610, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	  3398610, BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64", "x86" },
 	{ "lava/job10-incomplete.log.yaml", 670, 1394423, "crypto_algapi_init", 245108, 2910466,
-	  BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64" },
+	  BG_OUTCOME_COMPLETE, 13, "6.1.0-57-amd64", "x86" },
 };
 
 static void test_fixtures(void **state)
@@ -78,6 +79,7 @@ static void test_fixtures(void **state)
 		assert_int_equal(b->outcome, e->outcome);
 		assert_int_equal(b->nr_probes, e->probes);
 		assert_string_equal(b->kernel, e->kernel);
+		assert_string_equal(b->arch, e->arch);
 		assert_int_equal(b->unparsed_lines, 0);
 		assert_int_equal(p->warnings, 0);
 		parsed_free(p);
@@ -647,6 +649,74 @@ static void test_invalid_utf8(void **state)
 	parsed_free(p);
 }
 
+/*
+ * Numbers that cannot be read exactly are not read: the line is counted as unparsed, and
+ * no wrapped, saturated or overflowed value reaches a boot.
+ */
+static void test_absurd_numbers(void **state)
+{
+	struct parsed *p = parse_str(
+		"[    0.000000] Linux version 6.1.0 (x)\n"
+		"[    0.100000] initcall a+0x0/0x1 returned 0 after 99999999999999999999 usecs\n"
+		"[    0.100001] initcall b+0x0/0x1 returned 0 after 922337203685477570 msecs\n"
+		"[    0.100002] initcall c+0x0/0x1 returned 2147483648 after 5 usecs\n"
+		"[    0.100003] initcall d+0x0/0x1 returned -2147483649 after 5 usecs\n"
+		"[    0.100004] probe of p0 returned 0 after 100000000001 usecs\n"
+		"[    0.100005] probe of p1 returned 99999999999 after 1 usecs\n"
+		"[    0.100006] initcall e+0x0/0x1 returned -2147483648 after 100000000000 usecs\n"
+		"[    0.100007] initcall f+0x0/0x1 returned 0 after 100000000 msecs\n"
+		"[    0.100008] bootgate: userspace reached uptime_us=99999999999999999999\n");
+	const struct bg_boot *b;
+
+	(void)state;
+	assert_int_equal(p->n, 1);
+	b = p->boots[0];
+	assert_int_equal(b->unparsed_lines, 6);
+	assert_int_equal(b->nr_initcalls, 2);
+	assert_string_equal(b->initcalls[0].name, "e");
+	assert_int_equal(b->initcalls[0].ret, INT_MIN);
+	assert_int_equal(b->initcalls[0].usecs, BG_BOOTLOG_MAX_US);
+	assert_int_equal(b->initcalls[1].usecs, BG_BOOTLOG_MAX_US);
+	assert_int_equal(b->nr_probes, 0);
+	/* the marker's printk time is what counts; its absurd uptime_us is not read */
+	assert_int_equal(b->userspace_us, 100008);
+	parsed_free(p);
+
+	p = parse_str("bootgate: userspace reached uptime_us=99999999999999999999\n");
+	assert_int_equal(p->boots[0]->userspace_us, -1);
+	parsed_free(p);
+}
+
+/* The arch family: from the banner's compiler, else from lines one arch alone prints. */
+static void test_arch(void **state)
+{
+	static const struct {
+		const char *log, *arch;
+	} cases[] = {
+		{ "[    0.000000] Linux version 6.1 (x) (aarch64-linux-gnu-gcc (Debian) 12.2.0) #1\n", "arm" },
+		{ "[    0.000000] Linux version 6.1 (x) (riscv64-linux-gnu-gcc 12) #1\n", "riscv" },
+		{ "[    0.000000] Linux version 6.1 (x) (gcc (Debian 12.2.0-14) 12.2.0) #1\n"
+		  "[    0.000000] x86/fpu: Supporting XSAVE feature 0x001\n", "x86" },
+		{ "[    0.000000] Booting Linux on physical CPU 0x0000000000 [0x411fd070]\n"
+		  "[    0.000000] Linux version 6.1 (x) (gcc 12) #1\n", "arm" },
+		{ "[    0.000000] Linux version 6.1 (x) (gcc 12) #1\n"
+		  "[    0.000000] Hardware name: IBM pSeries (emulated by qemu) POWER9\n", "powerpc" },
+		{ "[    0.000000] Linux version 6.1 (x) (gcc 12) #1\n", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct parsed *p = parse_str(cases[i].log);
+
+		assert_int_equal(p->n, 1);
+		if (cases[i].arch)
+			assert_string_equal(p->boots[0]->arch, cases[i].arch);
+		else
+			assert_null(p->boots[0]->arch);
+		parsed_free(p);
+	}
+}
+
 static void test_missing_file(void **state)
 {
 	struct parsed *p = parse_path("/nonexistent/boot.log");
@@ -683,6 +753,8 @@ int main(void)
 		cmocka_unit_test(test_empty_and_binary),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_absurd_numbers),
+		cmocka_unit_test(test_arch),
 		cmocka_unit_test(test_missing_file),
 	};
 

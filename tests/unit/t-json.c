@@ -1,7 +1,7 @@
 /* Unit tests of the streaming JSON writer and of the JSON form of a boot. */
 #include "unit.h"
-#include "bootlog-json.h"
-#include "json.h"
+#include "report/boot-json.h"
+#include "util/json.h"
 
 static void test_escape(void **state)
 {
@@ -96,7 +96,7 @@ static void test_boot_json(void **state)
 	bg_json_init(&j, -1, 0);
 	bg_boot_write_json(&j, p->boots[0], "x.log");
 	assert_string_equal(j.out.buf,
-		"{\"file\":\"x.log\",\"boot\":0,\"kernel\":\"6.1.0\",\"cmdline\":null,"
+		"{\"file\":\"x.log\",\"boot\":0,\"kernel\":\"6.1.0\",\"cmdline\":null,\"arch\":null,"
 		"\"outcome\":\"truncated\",\"panic\":null,\"initcalls\":[{\"name\":\"a_init\","
 		"\"module\":\"m\\\"od\",\"ret\":-19,\"usecs\":50,\"start_us\":100000,\"end_us\":100050}],"
 		"\"probes\":[{\"device\":\"d0\",\"ret\":0,\"usecs\":7,\"start_us\":199993,"

@@ -5,10 +5,11 @@
  * binomial sum), or with a separate pure-Python implementation (Welch).
  */
 #include <math.h>
+#include <sys/resource.h>
 
 #include "unit.h"
-#include "error.h"
-#include "stats.h"
+#include "util/error.h"
+#include "decide/stats.h"
 
 static const double a[] = { 2478.4, 2596.2, 2516.3, 2452.2, 2541.0 };
 static const double b[] = { 2741.0, 2619.1, 2376.0, 2690.5, 2655.2, 2702.8 };
@@ -141,6 +142,115 @@ static void test_check(void **state)
 	assert_string_equal(bg_error_last(), "sample 1 of 'x' is absurd (1e+13 us)");
 }
 
+/* A small fixed-seed generator for the random cases below. */
+static uint64_t seed_state;
+
+static double next_uniform(void)
+{
+	uint64_t z = (seed_state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double u = *(const double *)x, v = *(const double *)y;
+
+	return u < v ? -1 : u > v;
+}
+
+/*
+ * The selection against the definition: every pairwise difference formed and sorted, on
+ * samples of many shapes (sizes 1 to 60, values on a coarse grid so that ties abound).
+ */
+static void test_hodges_lehmann_against_all_pairs(void **state)
+{
+	(void)state;
+	seed_state = 42;
+	for (int t = 0; t < 300; t++) {
+		size_t na = 1 + (size_t)(next_uniform() * 60), nb = 1 + (size_t)(next_uniform() * 60);
+		size_t m = na * nb, k;
+		double *x = malloc(na * sizeof(*x)), *y = malloc(nb * sizeof(*y));
+		double *d = malloc(m * sizeof(*d)), grid = t % 3 ? 1 : 100, want, c;
+		struct bg_hl hl;
+
+		for (size_t i = 0; i < na; i++)
+			x[i] = floor(next_uniform() * 1000 / grid) * grid;
+		for (size_t j = 0; j < nb; j++)
+			y[j] = floor(next_uniform() * 1300 / grid) * grid;
+		for (size_t i = 0; i < na; i++)
+			for (size_t j = 0; j < nb; j++)
+				d[i * nb + j] = y[j] - x[i];
+		qsort(d, m, sizeof(*d), cmp_dbl);
+		want = m % 2 ? d[m / 2] : 0.5 * (d[m / 2 - 1] + d[m / 2]);
+		assert_int_equal(bg_stats_hodges_lehmann(x, na, y, nb, 0.05, &hl), 0);
+		assert_true(hl.shift == want);
+		/* the interval is a pair of order statistics, symmetric in rank */
+		if (m > 400) {
+			c = (double)m / 2 - 1.959963984540054 *
+			    sqrt((double)na * (double)nb * (double)(na + nb + 1) / 12);
+			k = c >= 1 ? (size_t)floor(c) : 1;
+			assert_true(hl.lo == d[k - 1]);
+			assert_true(hl.hi == d[m - k]);
+		} else {
+			assert_true(hl.lo <= hl.shift && hl.shift <= hl.hi);
+			assert_true(hl.lo >= d[0] && hl.hi <= d[m - 1]);
+		}
+		free(x);
+		free(y);
+		free(d);
+	}
+}
+
+/*
+ * 100 000 boots a side: the pairs (10^10 of them, 80 GB) are never formed. Where the
+ * address space can be limited (not under AddressSanitizer, which reserves terabytes),
+ * it is limited to 1 GiB, so that forming them fails the test instead of swapping.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+static void test_hodges_lehmann_large(void **state)
+{
+	size_t n = 100000;
+	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	struct bg_hl hl;
+	struct rlimit old;
+	bool limited = false;
+
+	(void)state;
+#ifndef UNDER_ASAN
+	if (getrlimit(RLIMIT_AS, &old) == 0) {
+		struct rlimit lim = old;
+
+		lim.rlim_cur = (rlim_t)1 << 30;
+		limited = setrlimit(RLIMIT_AS, &lim) == 0;
+	}
+#endif
+	/* y is x shifted by 5: every estimate of the shift is exactly 5 */
+	for (size_t i = 0; i < n; i++) {
+		x[(i * 7919) % n] = (double)i;
+		y[i] = (double)i + 5;
+	}
+	assert_int_equal(bg_stats_hodges_lehmann(x, n, y, n, 0.05, &hl), 0);
+	assert_true(hl.shift == 5);
+	/* the normal approximation's interval: about +-0.98 * sqrt(n (2n+1) / 12) ranks */
+	assert_true(hl.lo < 5 && hl.lo > -500);
+	assert_true(hl.hi > 5 && hl.hi < 510);
+	assert_true(hl.lo + hl.hi == 10);
+	if (limited)
+		setrlimit(RLIMIT_AS, &old);
+	free(x);
+	free(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +259,8 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_mwu),
 		cmocka_unit_test(test_hodges_lehmann),
+		cmocka_unit_test(test_hodges_lehmann_against_all_pairs),
+		cmocka_unit_test(test_hodges_lehmann_large),
 		cmocka_unit_test(test_bh_and_wilson),
 		cmocka_unit_test(test_check),
 	};

@@ -1,8 +1,8 @@
 /* Unit tests of the string buffer, the arena and the last-error store. */
 #include "unit.h"
-#include "arena.h"
-#include "error.h"
-#include "strbuf.h"
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/strbuf.h"
 
 static void test_add_and_detach(void **state)
 {

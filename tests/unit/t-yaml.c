@@ -1,7 +1,7 @@
 /* Unit tests of the YAML event reader. */
 #include "unit.h"
-#include "error.h"
-#include "yaml-event.h"
+#include "util/error.h"
+#include "parse/yaml-event.h"
 
 struct mem {
 	const char *s;

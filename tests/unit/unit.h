@@ -2,12 +2,12 @@
 #ifndef BG_UNIT_H
 #define BG_UNIT_H
 
-#include "compat.h"
+#include "util/compat.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "bootlog.h"
+#include "parse/bootlog.h"
 
 #define MAX_BOOTS 64
 

@@ -1,0 +1,112 @@
+/*
+ * The verdict: given boots of a base and of a candidate kernel, for every metric
+ * (initcall.*, probe.*, boot.init, boot.userspace) say same, different or unknown, with
+ * the effect, its interval, p, the sample sizes and how many more boots would settle it;
+ * when boot.init moved, name the initcalls and probes that explain it.
+ */
+#ifndef BG_VERDICT_H
+#define BG_VERDICT_H
+
+#include "util/compat.h"
+#include "util/strmap.h"
+
+struct bg_series {
+	char *metric;
+	double *v;               /* µs */
+	size_t n, alloc;
+};
+
+/* The values of every metric over a set of boots. */
+struct bg_sample_set {
+	struct bg_series *s;
+	size_t n, alloc;
+	struct bg_strmap index;  /* metric -> position in s */
+	unsigned boots;          /* boots that counted (init reached) */
+	unsigned excluded;       /* boots that did not: panic, hang, cut log, lab failure */
+	size_t hint;             /* where the boot being added expects its next metric */
+};
+
+void bg_sample_set_init(struct bg_sample_set *set);
+void bg_sample_set_release(struct bg_sample_set *set);
+/*
+ * One boot's metrics: boot_begin, boot_add for each (names as parse/metrics.h makes
+ * them), boot_end. Initcalls and probes a boot did not print count as 0 µs of work in
+ * it; milestones it did not reach are missing. -1 (bg_error_last says why) for NaN,
+ * negative or absurd values; the boot's other values still count.
+ */
+void bg_sample_set_boot_begin(struct bg_sample_set *set);
+int bg_sample_set_boot_add(struct bg_sample_set *set, const char *metric, double usecs);
+void bg_sample_set_boot_end(struct bg_sample_set *set);
+/* A boot that never reached init: counted, never a value. */
+void bg_sample_set_exclude(struct bg_sample_set *set);
+/* One value on its own (no boot bookkeeping); -1 for NaN, negative or absurd values. */
+int bg_sample_set_add(struct bg_sample_set *set, const char *metric, double usecs);
+const struct bg_series *bg_sample_set_find(const struct bg_sample_set *set, const char *metric);
+
+/* A practical threshold: a change must be at least pct of the base and abs_us. */
+struct bg_threshold {
+	char *pattern;           /* a metric name, or a prefix ending in '*' */
+	double pct;              /* fraction: 0.05 is 5% */
+	double abs_us;
+};
+
+struct bg_compare_config {
+	struct bg_threshold *thresholds;   /* the most specific match wins; then the defaults */
+	size_t nthresholds;
+	double alpha;            /* false discovery rate over the metrics, before the looks */
+	double beta;             /* miss rate for "same" */
+	/*
+	 * Deterministic boots (QEMU -icount): a metric that reads the same in every boot of
+	 * each side is different past its threshold, same below it, with no statistics.
+	 */
+	bool deterministic;
+};
+
+void bg_compare_config_init(struct bg_compare_config *cfg);
+void bg_compare_config_release(struct bg_compare_config *cfg);
+/* "PATTERN=PCT%[:ABS_US]", e.g. "initcall.*=10%:2000"; -1 with a message when malformed. */
+int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec);
+/*
+ * The threshold that applies to a metric: a pattern naming it exactly, else the longest
+ * prefix pattern that matches it (the first given, among equals), else the default.
+ */
+struct bg_threshold bg_compare_threshold(const struct bg_compare_config *cfg, const char *metric);
+bool bg_threshold_matches(const char *pattern, const char *metric);
+
+enum bg_verdict_kind { BG_SAME, BG_DIFFERENT, BG_UNKNOWN };
+
+struct bg_verdict {
+	char *metric;
+	enum bg_verdict_kind verdict;
+	double base_median, cand_median;
+	double delta, delta_pct;  /* Hodges-Lehmann shift (µs) and its share of the base */
+	double ci_lo, ci_hi;      /* 95% interval of delta */
+	double p, q;              /* Welch's t on log values; q after Benjamini-Hochberg */
+	size_t n_base, n_cand;
+	unsigned more_boots;      /* per side, to settle an unknown (0 at the cap) */
+	bool exact;               /* decided on repeatable values, not by a test */
+};
+
+struct bg_attribution {
+	char *metric;
+	double delta;             /* µs */
+	double share;             /* of the boot.init shift */
+};
+
+struct bg_comparison {
+	struct bg_verdict *v;     /* sorted: different, unknown, same; by |delta| within */
+	size_t n;
+	struct bg_attribution *a;
+	size_t na;
+};
+
+int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *cand,
+	       const struct bg_compare_config *cfg, struct bg_comparison *out);
+void bg_comparison_release(struct bg_comparison *c);
+const char *bg_verdict_name(enum bg_verdict_kind v);
+
+/* Boots per side at the looks: 5, 10, 20, ... 320. */
+#define BG_VERDICT_FIRST_LOOK 5
+#define BG_VERDICT_LOOKS 7
+
+#endif

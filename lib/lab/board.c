@@ -1,0 +1,153 @@
+/* Board files (board.h). */
+#include <limits.h>
+
+#include "lab/board.h"
+#include "util/error.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+/* The first ancestor of the running program that holds rel, as "DIR/rel" in buf. */
+static const char *find_upward(const char *rel, char *buf, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	/*
+	 * .../bin/bootgate in a checkout (or .../build/sanitize/bin/...), up to four levels;
+	 * or PREFIX/bin/bootgate with the rest installed in PREFIX/share/bootgate
+	 */
+	for (int up = 0; up < 4 && (slash = strrchr(exe, '/')); up++) {
+		*slash = '\0';
+		snprintf(buf, size, "%s/%s", exe, rel);
+		if (access(buf, R_OK) == 0)
+			return buf;
+		snprintf(buf, size, "%s/share/bootgate/%s", exe, rel);
+		if (access(buf, R_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
+const char *bg_lab_dir(void)
+{
+	static char dir[PATH_MAX + 32];
+
+	if (getenv("BOOTGATE_LAB"))
+		return getenv("BOOTGATE_LAB");
+	return find_upward("lab-configs", dir, sizeof(dir)) ? dir : "lab-configs";
+}
+
+const char *bg_project_file(const char *rel)
+{
+	static char path[PATH_MAX + 64];
+
+	return find_upward(rel, path, sizeof(path));
+}
+
+int bg_board_load(const char *lab, const char *name, struct bg_board *b)
+{
+	struct bg_conf *c = &b->conf;
+	char *path;
+	const char *poweroff;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	/* a board's name becomes a path: "../../x" must not reach outside the lab */
+	if (!bg_name_ok(name))
+		return bg_error("board '%s': a board or an arch is a plain name ([A-Za-z0-9._+-], "
+				"no '/')", name);
+	path = xasprintf("%s/boards/%s.yaml", lab, name);
+	if (access(path, R_OK) != 0) {
+		free(path);
+		path = xasprintf("%s/boards/qemu-%s.yaml", lab, name);
+	}
+	if (access(path, R_OK) != 0) {
+		bg_error("no board '%s' in %s/boards (a board name, or an arch with a "
+			 "qemu-ARCH.yaml)", name, lab);
+		free(path);
+		return -1;
+	}
+	if (bg_conf_load(path, c) < 0)
+		goto out;
+	if (bg_conf_str_req(c, "name", &b->name) < 0 ||
+	    bg_conf_str_req(c, "arch", &b->arch) < 0 ||
+	    bg_conf_str_req(c, "kernel_arch", &b->kernel_arch) < 0 ||
+	    bg_conf_str(c, "cross_compile", "", &b->cross_compile) < 0 ||
+	    bg_conf_str_req(c, "make_target", &b->make_target) < 0 ||
+	    bg_conf_str_req(c, "image", &b->image) < 0 ||
+	    bg_conf_list(c, "fragments", &b->fragments, &b->nfragments) < 0 ||
+	    bg_conf_str(c, "init_cc", "gcc", &b->init_cc) < 0 ||
+	    bg_conf_str_req(c, "qemu", &b->qemu) < 0 ||
+	    bg_conf_str_req(c, "machine", &b->machine) < 0 ||
+	    bg_conf_str(c, "cpu", "", &b->cpu) < 0 ||
+	    bg_conf_long(c, "memory", 512, 64, 65536, &b->memory) < 0 ||
+	    bg_conf_list(c, "qemu_args", &b->qemu_args, &b->nqemu_args) < 0 ||
+	    bg_conf_str(c, "poweroff", "poweroff", &poweroff) < 0 ||
+	    bg_conf_str_req(c, "cmdline", &b->cmdline) < 0 ||
+	    bg_conf_str(c, "timing_cmdline", "", &b->timing_cmdline) < 0 ||
+	    bg_conf_long(c, "boot_timeout", 120, 1, 86400, &b->boot_timeout) < 0 ||
+	    bg_conf_long(c, "exit_timeout", 60, 1, 86400, &b->exit_timeout) < 0 ||
+	    bg_conf_long(c, "icount_shift", 3, 0, 10, &b->icount_shift) < 0 ||
+	    bg_conf_check_unused(c) < 0)
+		goto out;
+	/* the name and the arch name directories of the cache and of the artifacts */
+	if (!bg_name_ok(b->name)) {
+		bg_conf_error_at(c, "name", 0, "'name' is a plain name ([A-Za-z0-9._+-], no '/'), "
+				 "not '%s'", b->name);
+		goto out;
+	}
+	if (!bg_name_ok(b->arch)) {
+		bg_conf_error_at(c, "arch", 0, "'arch' is a plain name ([A-Za-z0-9._+-], no '/'), "
+				 "not '%s'", b->arch);
+		goto out;
+	}
+	if (!strcmp(poweroff, "poweroff")) {
+		b->poweroff = BG_POWEROFF;
+	} else if (!strcmp(poweroff, "reboot")) {
+		b->poweroff = BG_REBOOT;
+	} else {
+		bg_conf_error_at(c, "poweroff", 0, "'poweroff' is poweroff or reboot, not '%s'",
+				 poweroff);
+		goto out;
+	}
+	for (size_t i = 0; i < b->nfragments; i++) {
+		char *frag;
+
+		if (!bg_name_ok(b->fragments[i])) {
+			bg_conf_error_at(c, "fragments", i, "fragment '%s' is a file name of %s/kconfig, "
+					 "not a path", b->fragments[i], lab);
+			goto out;
+		}
+		frag = xasprintf("%s/kconfig/%s", lab, b->fragments[i]);
+		if (access(frag, R_OK) != 0) {
+			bg_conf_error_at(c, "fragments", i, "fragment '%s': cannot read '%s': %s",
+					 b->fragments[i], frag, strerror(errno));
+			free(frag);
+			goto out;
+		}
+		free(frag);
+	}
+	/* absolute: the build sandbox hides it by path */
+	{
+		char real[PATH_MAX];
+
+		b->lab = xstrdup(realpath(lab, real) ? real : lab);
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		bg_conf_release(c);
+	free(path);
+	return ret;
+}
+
+void bg_board_release(struct bg_board *b)
+{
+	bg_conf_release(&b->conf);
+	free(b->lab);
+	memset(b, 0, sizeof(*b));
+}

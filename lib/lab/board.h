@@ -1,0 +1,43 @@
+/*
+ * Boards: how to build a kernel for one and how to boot it there. One YAML file each in
+ * lab-configs/boards/; adding a board or an arch is adding a file.
+ */
+#ifndef BG_BOARD_H
+#define BG_BOARD_H
+
+#include "util/compat.h"
+#include "lab/conf.h"
+
+enum bg_poweroff { BG_POWEROFF, BG_REBOOT };
+
+struct bg_board {
+	const char *name, *arch;
+	/* the kernel */
+	const char *kernel_arch, *cross_compile, *make_target, *image;
+	char **fragments;          /* file names in lab-configs/kconfig/ */
+	size_t nfragments;
+	const char *init_cc;       /* compiler of the test init */
+	/* QEMU */
+	const char *qemu, *machine, *cpu;
+	long memory;               /* MiB */
+	char **qemu_args;
+	size_t nqemu_args;
+	enum bg_poweroff poweroff;
+	const char *cmdline;       /* always */
+	const char *timing_cmdline; /* only in timing mode; @HOST_TSC_KHZ@ is replaced */
+	long boot_timeout, exit_timeout;  /* s */
+	long icount_shift;
+	char *lab;                 /* the lab-configs directory the board came from */
+	struct bg_conf conf;       /* owns the strings */
+};
+
+/* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
+int bg_board_load(const char *lab, const char *name, struct bg_board *b);
+void bg_board_release(struct bg_board *b);
+/* The lab-configs directory: $BOOTGATE_LAB, else next to the program's bin/. */
+const char *bg_lab_dir(void);
+/* The project's directory holding rel (e.g. "scripts/initramfs.sh"), found upward from
+ * the running program; NULL if none. */
+const char *bg_project_file(const char *rel);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * Configuration files: flat YAML mappings of keys to scalars or lists of scalars (board
+ * files, later trees and mail). Every key must be known to its reader; errors say
+ * "file:line:col: what".
+ */
+#ifndef BG_CONF_H
+#define BG_CONF_H
+
+#include "util/compat.h"
+
+struct bg_conf_entry {
+	char *key;
+	char **values;        /* one for a scalar; a list's items */
+	size_t (*pos)[2];     /* line and column of each value */
+	size_t nvalues;
+	bool list;
+	size_t line, column;  /* of the key */
+	bool used;
+};
+
+struct bg_conf {
+	char *file;
+	struct bg_conf_entry *e;
+	size_t n, alloc;
+	size_t line, column;  /* of the mapping: where a missing key is reported */
+};
+
+/* 0, or -1 with bg_error_last() = "file:line:col: what". */
+int bg_conf_load(const char *path, struct bg_conf *c);
+int bg_conf_load_mem(const char *name, const char *text, size_t len, struct bg_conf *c);
+void bg_conf_release(struct bg_conf *c);
+
+/*
+ * Getters mark the key used. A missing key gives def (or -1 from the _req forms); a key
+ * of the wrong shape or a number that is not one is an error with its position.
+ */
+int bg_conf_str(struct bg_conf *c, const char *key, const char *def, const char **out);
+int bg_conf_str_req(struct bg_conf *c, const char *key, const char **out);
+int bg_conf_long(struct bg_conf *c, const char *key, long def, long min, long max, long *out);
+int bg_conf_list(struct bg_conf *c, const char *key, char ***out, size_t *n);
+/* -1 naming the first key no getter asked for: a typo must not pass silently. */
+int bg_conf_check_unused(const struct bg_conf *c);
+/*
+ * Sets the error "file:line:col: MESSAGE" at a key's value (its item-th for a list), or
+ * at the mapping when the key is absent, and returns -1: for the readers' own checks.
+ */
+int bg_conf_error_at(const struct bg_conf *c, const char *key, size_t item, const char *fmt, ...)
+	BG_PRINTF(4, 5);
+
+#endif

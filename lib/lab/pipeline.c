@@ -1,0 +1,306 @@
+/* The measure pipeline (pipeline.h). */
+#include <libgen.h>
+#include <limits.h>
+
+#include "lab/pipeline.h"
+#include "lab/board.h"
+#include "lab/samples.h"
+#include "report/boot-json.h"
+#include "report/comparison.h"
+#include "util/error.h"
+#include "util/proc.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/xmalloc.h"
+
+/* A worker's result is small; more than this is not one. */
+#define RESULT_MAX (64u << 20)
+
+static void progress(const struct bg_measure_opts *o, const char *fmt, ...) BG_PRINTF(2, 3);
+static void progress(const struct bg_measure_opts *o, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	if (!o->progress)
+		return;
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	o->progress(sb.buf, o->progress_data);
+	bg_strbuf_release(&sb);
+}
+
+/* A worker installed next to the running program. */
+static char *worker_path(const char *name)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return xstrdup(name);
+	exe[n] = '\0';
+	return xasprintf("%s/%s", dirname(exe), name);
+}
+
+/* Runs a worker, its progress on our stderr; its result (stdout) into *out. */
+static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result *r)
+{
+	struct bg_proc_opts po = { bg_strvec_argv(argv), NULL, NULL, -1, -1, STDERR_FILENO };
+
+	return bg_proc_capture(&po, 0, RESULT_MAX, out, r);
+}
+
+int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
+{
+	struct bg_board board;
+	const char *revs[2] = { o->commit, o->against };
+
+	memset(m, 0, sizeof(*m));
+	bg_build_result_init(&m->build[0]);
+	bg_build_result_init(&m->build[1]);
+	bg_boot_run_init(&m->run);
+	bg_sample_set_init(&m->set[0]);
+	bg_sample_set_init(&m->set[1]);
+	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &board) < 0)
+		return -1;
+	bg_board_release(&board);
+	if (bg_tree_open(o->tree, &m->tree) < 0)
+		return -1;
+	for (int s = 0; s < 2; s++)
+		if (revs[s] && bg_git_resolve(m->tree.real, revs[s], m->rev[s]) < 0)
+			return -1;
+	return 0;
+}
+
+static int build(const struct bg_measure_opts *o, struct bg_measure *m, int side)
+{
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_build_result *b = &m->build[side];
+	struct bg_proc_result r;
+	char *prog = worker_path("bootgate-build"), *out = NULL;
+	int ret = -1;
+
+	progress(o, "building %.12s", m->rev[side]);
+	bg_strvec_push(&argv, prog);
+	bg_strvec_pushv(&argv, (char *const[]){ "--tree", m->tree.real, "--commit", m->rev[side],
+						"--board", (char *)o->board, NULL });
+	if (o->lab)
+		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)o->lab, NULL });
+	if (run_worker(&argv, &out, &r) < 0) {
+		b->status = BG_BUILD_EXEC;
+		goto out;
+	}
+	if (bg_build_result_read("bootgate-build", out, b) < 0) {
+		bg_error("bootgate-build (exit %d) gave no result: %s", r.exit_code,
+			 bg_error_last());
+		b->status = r.exit_code == BG_EXIT_EXEC ? BG_BUILD_EXEC : BG_BUILD_INFRA;
+		goto out;
+	}
+	if (b->status == BG_BUILD_FAILED) {
+		bg_error("%.12s does not build (log: %s)", m->rev[side], b->log ? b->log : "-");
+		goto out;
+	}
+	if (b->status != BG_BUILD_BUILT) {
+		bg_error("building %.12s failed for the machine's reasons (%s): %s",
+			 m->rev[side], bg_build_status_name(b->status), b->error ? b->error : "-");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(prog);
+	free(out);
+	bg_strvec_release(&argv);
+	return ret;
+}
+
+static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
+{
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	bool against = o->against != NULL;
+	struct bg_proc_result r;
+	char *prog = worker_path("bootgate-boot"), *out = NULL;
+	int ret = -1;
+
+	progress(o, "booting %u time%s each (%s mode)", o->boots, o->boots == 1 ? "" : "s",
+		 o->deterministic ? "deterministic" : "timing");
+	bg_strvec_push(&argv, prog);
+	bg_strvec_pushv(&argv, (char *const[]){ "--board", (char *)o->board, "--mode",
+						o->deterministic ? "deterministic" : "timing", NULL });
+	bg_strvec_pushf(&argv, "--boots=%u", o->boots);
+	/* the base is image A, the candidate B: booted A B A B */
+	bg_strvec_push(&argv, "--image");
+	bg_strvec_push(&argv, m->build[against ? BG_SIDE_AGAINST : BG_SIDE_COMMIT].image);
+	if (against) {
+		bg_strvec_push(&argv, "--image2");
+		bg_strvec_push(&argv, m->build[BG_SIDE_COMMIT].image);
+	}
+	if (o->lab)
+		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)o->lab, NULL });
+	if (o->parallel)
+		bg_strvec_pushf(&argv, "--parallel=%u", o->parallel);
+	if (run_worker(&argv, &out, &r) < 0)
+		goto out;
+	if (r.exit_code == BG_EXIT_USAGE || r.exit_code == BG_EXIT_EXEC) {
+		bg_error("bootgate-boot could not boot (exit %d)", r.exit_code);
+		goto out;
+	}
+	if (bg_boot_run_read("bootgate-boot", out, &m->run) < 0) {
+		bg_error("bootgate-boot (exit %d) gave no result: %s", r.exit_code, bg_error_last());
+		goto out;
+	}
+	ret = 0;
+out:
+	free(prog);
+	free(out);
+	bg_strvec_release(&argv);
+	return ret;
+}
+
+struct first_boot {
+	struct bg_boot *boot;
+	const struct bg_measure_opts *o;
+};
+
+static int keep_first(const struct bg_boot *b, void *data)
+{
+	struct first_boot *f = data;
+
+	if (!f->boot)
+		f->boot = bg_boot_clone(b);
+	return 0;
+}
+
+static void warn_progress(const char *where, const char *msg, void *data)
+{
+	const struct first_boot *f = data;
+
+	progress(f->o, "warning: %s: %s", where, msg);
+}
+
+/* Reads every console: complete boots give values, the others are only counted. */
+static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
+{
+	bool against = o->against != NULL;
+
+	m->boots = xcalloc(m->run.n ? m->run.n : 1, sizeof(*m->boots));
+	for (size_t i = 0; i < m->run.n; i++) {
+		const struct bg_boot_record *rec = &m->run.boots[i];
+		struct bg_measure_boot *mb = &m->boots[m->nboots++];
+		struct first_boot f = { NULL, o };
+		struct bg_sample_set *set;
+
+		mb->side = against && rec->image == 0 ? BG_SIDE_AGAINST : BG_SIDE_COMMIT;
+		mb->outcome = rec->outcome;
+		mb->wall_seconds = rec->wall_seconds;
+		mb->log = xstrdup(rec->log);
+		set = &m->set[mb->side];
+		m->boots_failed |= rec->outcome == BG_OUTCOME_PANIC || rec->outcome == BG_OUTCOME_HANG;
+		progress(o, "boot %zu (%.12s) %s", i, m->rev[mb->side], bg_outcome_name(rec->outcome));
+		/* a hang or a lab failure is never timing data: it is only counted */
+		if (rec->outcome != BG_OUTCOME_COMPLETE) {
+			bg_sample_set_exclude(set);
+			continue;
+		}
+		{
+			struct bg_bootlog *p = bg_bootlog_new(rec->log, keep_first, &f);
+
+			bg_bootlog_set_warning(p, warn_progress);
+			if (bg_bootlog_parse_path(p, rec->log) < 0)
+				progress(o, "warning: %s", bg_error_last());
+			bg_bootlog_free(p);
+		}
+		mb->parsed = f.boot;
+		if (!f.boot)
+			bg_sample_set_exclude(set);
+		else if (bg_sample_set_add_boot(set, f.boot) < 0)
+			progress(o, "warning: %s: %s", rec->log, bg_error_last());
+	}
+}
+
+int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m)
+{
+	struct bg_compare_config c;
+
+	/* one build at a time: the build worker also waits for any other build */
+	if (build(o, m, BG_SIDE_COMMIT) < 0)
+		return -1;
+	if (o->against && build(o, m, BG_SIDE_AGAINST) < 0)
+		return -1;
+	if (boot(o, m) < 0)
+		return -1;
+	collect(o, m);
+	if (!o->against)
+		return 0;
+	/* the caller's thresholds, in this run's mode */
+	bg_compare_config_init(&c);
+	if (o->compare)
+		c = *o->compare;
+	c.deterministic = o->deterministic;
+	if (bg_compare(&m->set[BG_SIDE_AGAINST], &m->set[BG_SIDE_COMMIT], &c, &m->cmp) < 0)
+		return -1;
+	m->compared = true;
+	return 0;
+}
+
+void bg_measure_release(struct bg_measure *m)
+{
+	bg_tree_release(&m->tree);
+	bg_build_result_release(&m->build[0]);
+	bg_build_result_release(&m->build[1]);
+	bg_boot_run_release(&m->run);
+	for (size_t i = 0; i < m->nboots; i++) {
+		free(m->boots[i].log);
+		bg_boot_free(m->boots[i].parsed);
+	}
+	free(m->boots);
+	bg_sample_set_release(&m->set[0]);
+	bg_sample_set_release(&m->set[1]);
+	if (m->compared)
+		bg_comparison_release(&m->cmp);
+	memset(m, 0, sizeof(*m));
+}
+
+void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,
+			   const struct bg_measure *m)
+{
+	bg_json_object_begin(j);
+	bg_json_key(j, "mode");
+	bg_json_str(j, o->deterministic ? "deterministic" : "timing");
+	bg_json_key(j, "board");
+	bg_json_str(j, m->run.board);
+	bg_json_key(j, "commit");
+	bg_build_result_write(j, &m->build[BG_SIDE_COMMIT]);
+	bg_json_key(j, "against");
+	if (o->against)
+		bg_build_result_write(j, &m->build[BG_SIDE_AGAINST]);
+	else
+		bg_json_null(j);
+	bg_json_key(j, "boots");
+	bg_json_array_begin(j);
+	for (size_t i = 0; i < m->nboots; i++) {
+		const struct bg_measure_boot *b = &m->boots[i];
+
+		bg_json_object_begin(j);
+		bg_json_key(j, "side");
+		bg_json_str(j, b->side == BG_SIDE_AGAINST ? "against" : "commit");
+		bg_json_key(j, "outcome");
+		bg_json_str(j, bg_outcome_name(b->outcome));
+		bg_json_key(j, "wall_seconds");
+		bg_json_double(j, b->wall_seconds);
+		bg_json_key(j, "parsed");
+		if (b->parsed)
+			bg_boot_write_json(j, b->parsed, b->log);
+		else
+			bg_json_null(j);
+		bg_json_object_end(j);
+	}
+	bg_json_array_end(j);
+	bg_json_key(j, "comparison");
+	if (m->compared)
+		bg_comparison_write_json(j, &m->cmp, &m->set[BG_SIDE_AGAINST],
+					 &m->set[BG_SIDE_COMMIT]);
+	else
+		bg_json_null(j);
+	bg_json_object_end(j);
+}

@@ -1,0 +1,72 @@
+/*
+ * The build -> boot -> read -> compare pipeline that "bootgate measure" runs and the
+ * daemon will: it drives the workers (bootgate-build, bootgate-boot) as programs, reads
+ * their result files (lab/result.h), parses every console and judges the boots.
+ */
+#ifndef BG_PIPELINE_H
+#define BG_PIPELINE_H
+
+#include "util/compat.h"
+#include "util/json.h"
+#include "parse/bootlog.h"
+#include "decide/verdict.h"
+#include "lab/git.h"
+#include "lab/result.h"
+#include "lab/tree.h"
+
+struct bg_measure_opts {
+	const char *tree;
+	const char *commit;       /* the candidate */
+	const char *against;      /* the base; NULL: measure commit alone */
+	const char *board;        /* a board name, or an arch for qemu-ARCH */
+	const char *lab;          /* NULL: bg_lab_dir() */
+	bool deterministic;
+	unsigned boots;           /* per commit */
+	unsigned parallel;        /* boots at once; 0: the cores */
+	const struct bg_compare_config *compare;   /* NULL: the defaults */
+	/* one line of progress ("building ..."), for stderr or a log; may be NULL */
+	void (*progress)(const char *line, void *data);
+	void *progress_data;
+};
+
+struct bg_measure_boot {
+	int side;                 /* 0: the commit, 1: against */
+	enum bg_outcome outcome;
+	double wall_seconds;
+	char *log;
+	struct bg_boot *parsed;   /* the console's boot, when it was read */
+};
+
+enum { BG_SIDE_COMMIT, BG_SIDE_AGAINST };
+
+struct bg_measure {
+	struct bg_tree tree;
+	char rev[2][BG_OID_HEX];              /* the commit and against, resolved */
+	struct bg_build_result build[2];
+	struct bg_boot_run run;
+	struct bg_measure_boot *boots;
+	size_t nboots;
+	struct bg_sample_set set[2];
+	bool compared;
+	struct bg_comparison cmp;
+	bool boots_failed;        /* a boot panicked or hung */
+};
+
+/*
+ * Checks every input before any work: the tree is a git repository, the revisions are
+ * commits of it, the board loads. -1 with why: the caller's mistake, not the machine's.
+ */
+int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
+/*
+ * Builds (one at a time), boots both commits interleaved, reads every console and, with
+ * against, compares. 0 when measured (m->boots_failed says whether a boot panicked or
+ * hung); -1 with why when a build or the boot worker failed (m->build[i].status tells a
+ * commit that does not build from a machine that failed).
+ */
+int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
+void bg_measure_release(struct bg_measure *m);
+/* {"mode", "board", "commit": build, "against": build|null, "boots": [...], "comparison"} */
+void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,
+			   const struct bg_measure *m);
+
+#endif

@@ -1,0 +1,32 @@
+/* Boots into sample sets (samples.h). */
+#include "lab/samples.h"
+#include "parse/metrics.h"
+#include "util/error.h"
+
+struct add_ctx {
+	struct bg_sample_set *set;
+	int ret;
+};
+
+static void add_metric(const char *metric, int64_t usecs, const char *line, void *data)
+{
+	struct add_ctx *c = data;
+
+	(void)line;
+	if (bg_sample_set_boot_add(c->set, metric, (double)usecs) < 0)
+		c->ret = -1;
+}
+
+int bg_sample_set_add_boot(struct bg_sample_set *set, const struct bg_boot *b)
+{
+	struct add_ctx c = { set, 0 };
+
+	if (b->outcome != BG_OUTCOME_COMPLETE) {
+		bg_sample_set_exclude(set);
+		return 0;
+	}
+	bg_sample_set_boot_begin(set);
+	bg_boot_metrics(b, add_metric, &c);
+	bg_sample_set_boot_end(set);
+	return c.ret;
+}

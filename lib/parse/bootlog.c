@@ -1,0 +1,1595 @@
+/*
+ * Reads kernel console logs line by line and turns them into boots: initcalls, probes,
+ * milestones, outcome. Built for what real serial consoles contain: firmware noise,
+ * escape sequences glued to the first timestamp, CR or CRLF, syslog "<N>" prefixes,
+ * caller fields, lines spliced by another CPU, and a dmesg dump that repeats the console.
+ */
+#include "parse/bootlog.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
+#include "util/xmalloc.h"
+
+#define PENDING_CALLS 64            /* "calling" lines waiting for their "initcall" */
+#define SEEN_MAX (1u << 20)         /* cap of the duplicate filter, per boot */
+#define READ_CHUNK (1u << 20)
+
+struct seen_slot;
+
+struct pending_call {
+	uint64_t key;
+	int64_t ts;
+};
+
+struct bg_bootlog {
+	char *name;
+	int (*on_boot)(const struct bg_boot *, void *);
+	void (*on_warning)(const char *, const char *, void *);
+	void *data;
+
+	struct bg_strbuf partial;       /* a line split across feeds */
+	bool overlong;                  /* the current line passed BG_BOOTLOG_MAX_LINE */
+	uint64_t lineno;                /* lines ended so far (by LF) */
+	uint64_t bytes;
+	uint64_t nul_bytes;
+	bool chunk_has_esc;             /* the line being read may hold an ESC byte */
+	bool keep_lines;                /* copy each event's own line into the boot */
+	struct bg_strbuf scratch;       /* a line without its escape sequences */
+
+	struct bg_boot boot;
+	bool in_boot;
+	bool init_seen;
+	bool ended;                     /* reboot, power-off or panic seen */
+	bool replay;                    /* inside a dump of the ring buffer */
+	unsigned nr_boots;
+	int stop;                       /* nonzero return of on_boot */
+
+	struct seen_slot *seen;         /* open-addressing set of the events of this boot */
+	size_t seen_size, seen_used;
+	bool seen_full_warned;
+
+	struct pending_call pending[PENDING_CALLS];
+	unsigned pending_next;
+};
+
+static const char *const outcome_names[] = {
+	[BG_OUTCOME_TRUNCATED] = "truncated",
+	[BG_OUTCOME_COMPLETE] = "complete",
+	[BG_OUTCOME_PANIC] = "panic",
+	[BG_OUTCOME_HANG] = "hang",
+	[BG_OUTCOME_INFRA] = "infra",
+};
+
+const char *bg_outcome_name(enum bg_outcome o)
+{
+	return (size_t)o < ARRAY_SIZE(outcome_names) ? outcome_names[o] : "truncated";
+}
+
+int bg_outcome_parse(const char *s, enum bg_outcome *o)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(outcome_names); i++)
+		if (s && !strcmp(s, outcome_names[i])) {
+			*o = (enum bg_outcome)i;
+			return 0;
+		}
+	return -1;
+}
+
+static void boot_clear(struct bg_boot *b)
+{
+	b->index = 0;
+	b->kernel = b->banner = b->cmdline = b->panic = b->arch = NULL;
+	b->outcome = BG_OUTCOME_TRUNCATED;
+	b->nr_initcalls = b->nr_probes = b->nr_problems = 0;
+	b->problems_total = 0;
+	b->init_us = b->userspace_us = b->free_initmem_us = -1;
+	b->unparsed_lines = 0;
+	b->first_line = b->last_line = 0;
+	bg_arena_reset(&b->arena);
+}
+
+struct bg_bootlog *bg_bootlog_new(const char *name,
+				  int (*on_boot)(const struct bg_boot *, void *),
+				  void *data)
+{
+	struct bg_bootlog *p = xcalloc(1, sizeof(*p));
+
+	p->name = xstrdup(name ? name : "-");
+	p->on_boot = on_boot;
+	p->data = data;
+	bg_strbuf_init(&p->partial, 0);
+	bg_strbuf_init(&p->scratch, 0);
+	boot_clear(&p->boot);
+	return p;
+}
+
+void bg_bootlog_set_warning(struct bg_bootlog *p,
+			    void (*on_warning)(const char *, const char *, void *))
+{
+	p->on_warning = on_warning;
+}
+
+void bg_bootlog_free(struct bg_bootlog *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	bg_strbuf_release(&p->partial);
+	bg_strbuf_release(&p->scratch);
+	free(p->boot.initcalls);
+	free(p->boot.probes);
+	free(p->boot.problems);
+	bg_arena_release(&p->boot.arena);
+	free(p->seen);
+	free(p);
+}
+
+void bg_bootlog_set_lineno(struct bg_bootlog *p, uint64_t next_line)
+{
+	p->lineno = next_line ? next_line - 1 : 0;
+}
+
+void bg_bootlog_keep_lines(struct bg_bootlog *p, bool keep)
+{
+	p->keep_lines = keep;
+}
+
+const char *bg_bootlog_name(const struct bg_bootlog *p)
+{
+	return p->name;
+}
+
+uint64_t bg_bootlog_lines(const struct bg_bootlog *p)
+{
+	return p->lineno;
+}
+
+uint64_t bg_bootlog_bytes(const struct bg_bootlog *p)
+{
+	return p->bytes;
+}
+
+unsigned bg_bootlog_boots(const struct bg_bootlog *p)
+{
+	return p->nr_boots;
+}
+
+void bg_bootlog_warn(struct bg_bootlog *p, const char *where, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!p->on_warning)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->on_warning(where, msg, p->data);
+}
+
+static void warn_at_line(struct bg_bootlog *p, const char *fmt, ...) BG_PRINTF(2, 3);
+static void warn_at_line(struct bg_bootlog *p, const char *fmt, ...)
+{
+	char where[4096], msg[512];
+	va_list ap;
+
+	if (!p->on_warning)
+		return;
+	snprintf(where, sizeof(where), "%s:%" PRIu64, p->name, p->lineno + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->on_warning(where, msg, p->data);
+}
+
+/* ---- the duplicate filter ---- */
+
+enum seen_kind {
+	SEEN_EMPTY,
+	SEEN_TEXT,          /* a line, by the hash of its time and text */
+	SEEN_INITCALL,      /* an initcall, by its fields: index into boot.initcalls */
+	SEEN_PROBE,         /* likewise for probes */
+};
+
+struct seen_slot {
+	uint64_t key;
+	uint32_t index;
+	uint32_t kind;
+};
+
+/* An event as read from a line, before it is kept: what a duplicate must match. */
+struct event_fields {
+	const char *name;       /* function or device */
+	size_t namelen;
+	const char *mod;
+	size_t modlen;
+	int64_t ret, usecs, ts;
+};
+
+static void seen_clear(struct bg_bootlog *p)
+{
+	if (p->seen_used)
+		memset(p->seen, 0, p->seen_size * sizeof(*p->seen));
+	p->seen_used = 0;
+	p->seen_full_warned = false;
+}
+
+static void seen_grow(struct bg_bootlog *p)
+{
+	struct seen_slot *old = p->seen;
+	size_t old_size = p->seen_size, mask;
+
+	p->seen_size = old_size ? old_size * 2 : 4096;
+	mask = p->seen_size - 1;
+	p->seen = xcalloc(p->seen_size, sizeof(*p->seen));
+	for (size_t i = 0; i < old_size; i++) {
+		size_t j;
+
+		if (old[i].kind == SEEN_EMPTY)
+			continue;
+		for (j = old[i].key & mask; p->seen[j].kind != SEEN_EMPTY; j = (j + 1) & mask)
+			;
+		p->seen[j] = old[i];
+	}
+	free(old);
+}
+
+static bool same_text(const char *kept, const char *s, size_t len)
+{
+	if (!kept)
+		return !s;
+	return s && !strncmp(kept, s, len) && kept[len] == '\0';
+}
+
+static bool same_event(const struct bg_bootlog *p, const struct seen_slot *slot,
+		       const struct event_fields *f)
+{
+	const struct bg_boot *b = &p->boot;
+
+	if (slot->kind == SEEN_INITCALL) {
+		const struct bg_initcall *ic = &b->initcalls[slot->index];
+
+		return ic->end_us == f->ts && ic->usecs == f->usecs && ic->ret == f->ret &&
+		       same_text(ic->name, f->name, f->namelen) &&
+		       same_text(ic->module, f->mod, f->modlen);
+	}
+	if (slot->kind == SEEN_PROBE) {
+		const struct bg_probe *pr = &b->probes[slot->index];
+
+		return pr->end_us == f->ts && pr->usecs == f->usecs && pr->ret == f->ret &&
+		       same_text(pr->device, f->name, f->namelen);
+	}
+	return true;   /* SEEN_TEXT: the 64-bit hash of time and text is the identity */
+}
+
+/*
+ * Whether an event was already counted in this boot, remembering it otherwise (as the
+ * event kept at index). Timestamped events are unique by time and content, so their
+ * second copy (the dump) is always a duplicate. Events without printk time are only
+ * remembered from the live console and only looked up in a dump, since a kernel may
+ * print the same untimed line twice.
+ */
+static bool seen_before(struct bg_bootlog *p, enum seen_kind kind, uint64_t key, uint32_t index,
+			const struct event_fields *f, int64_t ts)
+{
+	bool add = ts >= 0 || !p->replay;
+	bool check = ts >= 0 || p->replay;
+	size_t mask, i;
+
+	if (!p->seen_size)
+		seen_grow(p);
+	mask = p->seen_size - 1;
+	for (i = key & mask; p->seen[i].kind != SEEN_EMPTY; i = (i + 1) & mask) {
+		if (check && p->seen[i].key == key && p->seen[i].kind == kind &&
+		    same_event(p, &p->seen[i], f))
+			return true;
+	}
+	if (!add)
+		return false;
+	if (p->seen_used >= SEEN_MAX) {
+		if (!p->seen_full_warned)
+			warn_at_line(p, "more than %u events in one boot; later duplicates "
+				     "are no longer filtered", SEEN_MAX);
+		p->seen_full_warned = true;
+		return false;
+	}
+	if ((p->seen_used + 1) * 2 > p->seen_size) {
+		seen_grow(p);
+		mask = p->seen_size - 1;
+		for (i = key & mask; p->seen[i].kind != SEEN_EMPTY; i = (i + 1) & mask)
+			;
+	}
+	p->seen[i] = (struct seen_slot){ key, index, kind };
+	p->seen_used++;
+	return false;
+}
+
+/* A line's identity: hashing its time and text. */
+static bool is_duplicate(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	uint64_t key = bg_hash64_seed(msg, len, ts >= 0 ? (uint64_t)ts : 0x9e3779b97f4a7c15ull);
+
+	return seen_before(p, SEEN_TEXT, key, 0, NULL, ts);
+}
+
+/* An initcall's or a probe's identity: mixing its numbers; the names are compared. */
+static bool event_seen_before(struct bg_bootlog *p, enum seen_kind kind, uint32_t index,
+			      const struct event_fields *f)
+{
+	uint64_t key = (uint64_t)f->ts * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)f->usecs * 0xc2b2ae3d27d4eb4full ^
+		       (uint64_t)f->ret * 0x165667b19e3779f9ull ^ f->namelen * 0x27d4eb2f165667c5ull;
+
+	key ^= key >> 29;
+	/* untimed events are identified by their text too: the numbers alone say little */
+	if (f->ts < 0)
+		key ^= bg_hash64(f->name, f->namelen);
+	return seen_before(p, kind, key, index, f, f->ts);
+}
+
+/* ---- boots ---- */
+
+static void boot_begin(struct bg_bootlog *p)
+{
+	boot_clear(&p->boot);
+	p->boot.index = p->nr_boots;
+	p->boot.first_line = p->lineno + 1;
+	p->in_boot = true;
+	p->init_seen = false;
+	p->ended = false;
+	p->replay = false;
+	p->pending_next = 0;
+	memset(p->pending, 0, sizeof(p->pending));
+	seen_clear(p);
+}
+
+/*
+ * Events normally arrive in boot order; a dump interleaved with the live console can
+ * bring a few late. Insertion sort: linear when already in order, and stable.
+ */
+static void sort_events(struct bg_boot *b)
+{
+	for (size_t i = 1; i < b->nr_initcalls; i++) {
+		struct bg_initcall t = b->initcalls[i];
+		size_t j = i;
+
+		if (t.end_us < 0)
+			continue;
+		while (j > 0 && b->initcalls[j - 1].end_us > t.end_us) {
+			b->initcalls[j] = b->initcalls[j - 1];
+			j--;
+		}
+		b->initcalls[j] = t;
+	}
+	for (size_t i = 1; i < b->nr_probes; i++) {
+		struct bg_probe t = b->probes[i];
+		size_t j = i;
+
+		if (t.end_us < 0)
+			continue;
+		while (j > 0 && b->probes[j - 1].end_us > t.end_us) {
+			b->probes[j] = b->probes[j - 1];
+			j--;
+		}
+		b->probes[j] = t;
+	}
+}
+
+static int boot_end(struct bg_bootlog *p)
+{
+	struct bg_boot *b = &p->boot;
+	int ret = 0;
+
+	if (!p->in_boot)
+		return 0;
+	if (b->panic)
+		b->outcome = BG_OUTCOME_PANIC;
+	else if (p->init_seen)
+		b->outcome = BG_OUTCOME_COMPLETE;
+	else
+		b->outcome = BG_OUTCOME_TRUNCATED;
+	if (!b->last_line)
+		b->last_line = b->first_line;
+	sort_events(b);
+	p->in_boot = false;
+	p->nr_boots++;
+	if (p->on_boot)
+		ret = p->on_boot(b, p->data);
+	if (ret)
+		p->stop = ret;
+	return ret;
+}
+
+static void ensure_boot(struct bg_bootlog *p)
+{
+	if (!p->in_boot)
+		boot_begin(p);
+}
+
+static const char *keep(struct bg_bootlog *p, const char *s, size_t len)
+{
+	return bg_arena_strndup(&p->boot.arena, s, len);
+}
+
+/* ---- small readers ---- */
+
+static inline bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A byte loop the compiler unrolls for literal prefixes: cheaper than a memcmp call. */
+static inline bool starts(const char *s, size_t len, const char *lit, size_t litlen)
+{
+	if (len < litlen)
+		return false;
+	for (size_t i = 0; i < litlen; i++)
+		if (s[i] != lit[i])
+			return false;
+	return true;
+}
+#define STARTS(s, len, lit) starts((s), (len), (lit), sizeof(lit) - 1)
+
+/*
+ * Reads an optionally signed decimal; returns the bytes used, or 0 when there is none or
+ * it does not fit in 64 bits: a number that cannot be read exactly is not read at all.
+ */
+static size_t read_int(const char *s, const char *end, int64_t *out)
+{
+	const char *q = s;
+	bool neg = false;
+	int64_t v = 0;
+
+	if (q < end && (*q == '-' || *q == '+')) {
+		neg = *q == '-';
+		q++;
+	}
+	if (q >= end || !is_digit(*q))
+		return 0;
+	while (q < end && is_digit(*q)) {
+		if (v > (INT64_MAX - (*q - '0')) / 10)
+			return 0;
+		v = v * 10 + (*q - '0');
+		q++;
+	}
+	*out = neg ? -v : v;
+	return (size_t)(q - s);
+}
+
+/*
+ * " usecs" or " msecs" after a duration: the duration in µs, or -1 when it is neither,
+ * negative, or past BG_BOOTLOG_MAX_US (a msecs value that would overflow included).
+ */
+static int64_t read_unit(const char *q, const char *end, int64_t v)
+{
+	if (v < 0)
+		return -1;
+	if (STARTS(q, (size_t)(end - q), " msecs"))
+		return v <= BG_BOOTLOG_MAX_US / 1000 ? v * 1000 : -1;
+	if (STARTS(q, (size_t)(end - q), " usecs"))
+		return v <= BG_BOOTLOG_MAX_US ? v : -1;
+	return -1;
+}
+
+/* A return code the kernel printed with %d. */
+static bool is_int_ret(int64_t v)
+{
+	return v >= INT_MIN && v <= INT_MAX;
+}
+
+/*
+ * A printk timestamp "[    0.123456]" at s (s[0] == '['). Returns its length and the
+ * time in microseconds, or 0 when s is something else ("[mem 0x...]", "[2J").
+ */
+static size_t read_timestamp(const char *s, const char *end, int64_t *us)
+{
+	const char *q = s + 1;
+	int64_t sec = 0, frac = 0;
+	int sd = 0, fd = 0;
+
+	/* the kernel's own "[%5lu.%06lu]", seconds padded to five: read it at once */
+	if (end - s >= 14 && s[6] == '.' && s[13] == ']' && is_digit(s[5])) {
+		const char *f = s + 7;
+		int k = 1;
+
+		while (k < 5 && s[k] == ' ')
+			k++;
+		for (; k < 6 && is_digit(s[k]); k++)
+			sec = sec * 10 + (s[k] - '0');
+		if (k == 6 && is_digit(f[0]) && is_digit(f[1]) && is_digit(f[2]) &&
+		    is_digit(f[3]) && is_digit(f[4]) && is_digit(f[5])) {
+			frac = (f[0] - '0') * 100000 + (f[1] - '0') * 10000 + (f[2] - '0') * 1000 +
+			       (f[3] - '0') * 100 + (f[4] - '0') * 10 + (f[5] - '0');
+			*us = sec * 1000000 + frac;
+			return 14;
+		}
+		sec = 0;
+	}
+
+	while (q < end && *q == ' ')
+		q++;
+	while (q < end && is_digit(*q)) {
+		if (sd < 12)
+			sec = sec * 10 + (*q - '0');
+		sd++;
+		q++;
+	}
+	if (!sd || sd > 12 || q >= end || *q != '.')
+		return 0;
+	q++;
+	while (q < end && is_digit(*q)) {
+		if (fd < 9)
+			frac = frac * 10 + (*q - '0');
+		fd++;
+		q++;
+	}
+	if (!fd || q >= end || *q != ']')
+		return 0;
+	if (fd > 9)
+		fd = 9;
+	for (; fd > 6; fd--)
+		frac /= 10;
+	for (; fd < 6; fd++)
+		frac *= 10;
+	*us = sec * 1000000 + frac;
+	return (size_t)(q + 1 - s);
+}
+
+/* The caller field of CONFIG_PRINTK_CALLER: "[    T1]" or "[C0]". */
+static size_t read_caller(const char *s, const char *end)
+{
+	const char *q = s;
+
+	if (q >= end || *q != '[')
+		return 0;
+	q++;
+	while (q < end && *q == ' ')
+		q++;
+	if (q >= end || (*q != 'T' && *q != 'C'))
+		return 0;
+	q++;
+	if (q >= end || !is_digit(*q))
+		return 0;
+	while (q < end && is_digit(*q))
+		q++;
+	if (q >= end || *q != ']')
+		return 0;
+	return (size_t)(q + 1 - s);
+}
+
+/* The next printk timestamp in [s, end), or NULL. */
+static const char *find_timestamp(const char *s, const char *end, int64_t *us, size_t *tslen)
+{
+	while (s < end) {
+		const char *lb = memchr(s, '[', (size_t)(end - s));
+
+		if (!lb)
+			return NULL;
+		*tslen = read_timestamp(lb, end, us);
+		if (*tslen)
+			return lb;
+		s = lb + 1;
+	}
+	return NULL;
+}
+
+/* Length of a syslog "<N>" prefix at s, or 0. */
+static size_t read_syslog_prefix(const char *s, const char *end)
+{
+	const char *q = s;
+
+	if (q >= end || *q != '<')
+		return 0;
+	q++;
+	if (q >= end || !is_digit(*q))
+		return 0;
+	while (q < end && is_digit(*q) && q - s < 5)
+		q++;
+	if (q >= end || *q != '>')
+		return 0;
+	return (size_t)(q + 1 - s);
+}
+
+/* ---- events ---- */
+
+static uint64_t symbol_key(const char *s, size_t len)
+{
+	return bg_hash64(s, len);
+}
+
+static void pending_add(struct bg_bootlog *p, uint64_t key, int64_t ts)
+{
+	p->pending[p->pending_next % PENDING_CALLS] = (struct pending_call){ key, ts };
+	p->pending_next++;
+}
+
+static int64_t pending_take(struct bg_bootlog *p, uint64_t key)
+{
+	unsigned n = p->pending_next < PENDING_CALLS ? p->pending_next : PENDING_CALLS;
+
+	for (unsigned i = 1; i <= n; i++) {
+		struct pending_call *c = &p->pending[(p->pending_next - i) % PENDING_CALLS];
+
+		if (c->key == key) {
+			int64_t ts = c->ts;
+
+			c->key = 0;
+			return ts;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The symbol of a "calling"/"initcall" line: "fn+0x0/0x10" and an optional " [mod]".
+ * Sets the function name's length, the module's span, and returns the symbol's whole
+ * length, or 0 if malformed.
+ */
+static size_t read_symbol(const char *s, const char *end, size_t *namelen,
+			  const char **mod, size_t *modlen)
+{
+	const char *q = s, *sp;
+
+	sp = memchr(s, ' ', (size_t)(end - s));
+	if (!sp || sp == s)
+		return 0;
+	q = memchr(s, '+', (size_t)(sp - s));
+	*namelen = (size_t)((q ? q : sp) - s);
+	*mod = NULL;
+	*modlen = 0;
+	q = sp;
+	if (q + 1 < end && q[1] == '[') {
+		const char *rb = memchr(q + 2, ']', (size_t)(end - q - 2));
+
+		if (!rb)
+			return 0;
+		*mod = q + 2;
+		*modlen = (size_t)(rb - q - 2);
+		q = rb + 1;
+	}
+	return (size_t)(q - s);
+}
+
+/* "calling  fn+0x0/0x10 [mod] @ 1" */
+static void on_calling(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	const char *s = msg + 9, *end = msg + len, *mod;
+	size_t namelen, modlen, symlen;
+
+	symlen = read_symbol(s, end, &namelen, &mod, &modlen);
+	if (!symlen || !STARTS(s + symlen, (size_t)(end - s - symlen), " @ ")) {
+		p->boot.unparsed_lines++;
+		return;
+	}
+	pending_add(p, symbol_key(s, symlen), ts);
+}
+
+/* "initcall fn+0x0/0x10 [mod] returned 0 after 5 usecs" */
+static void on_initcall(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	struct bg_boot *b = &p->boot;
+	const char *s = msg + 9, *end = msg + len, *q, *mod;
+	size_t namelen, modlen, symlen, n;
+	int64_t ret, usecs;
+	struct bg_initcall *ic;
+
+	symlen = read_symbol(s, end, &namelen, &mod, &modlen);
+	if (!symlen)
+		goto bad;
+	q = s + symlen;
+	if (!STARTS(q, (size_t)(end - q), " returned "))
+		goto bad;
+	q += 10;
+	if (!(n = read_int(q, end, &ret)) || !is_int_ret(ret))
+		goto bad;
+	q += n;
+	if (!STARTS(q, (size_t)(end - q), " after "))
+		goto bad;
+	q += 7;
+	if (!(n = read_int(q, end, &usecs)) || (usecs = read_unit(q + n, end, usecs)) < 0)
+		goto bad;
+
+	{
+		struct event_fields f = { s, namelen, mod, modlen, ret, usecs, ts };
+
+		if (event_seen_before(p, SEEN_INITCALL, (uint32_t)b->nr_initcalls, &f))
+			return;
+	}
+	ALLOC_GROW(b->initcalls, b->nr_initcalls + 1, b->alloc_initcalls);
+	ic = &b->initcalls[b->nr_initcalls++];
+	ic->name = keep(p, s, namelen);
+	ic->module = mod ? keep(p, mod, modlen) : NULL;
+	ic->line = p->keep_lines ? keep(p, msg, len) : NULL;
+	ic->ret = (int)ret;
+	ic->usecs = usecs;
+	ic->end_us = ts;
+	ic->start_us = pending_take(p, symbol_key(s, symlen));
+	return;
+bad:
+	b->unparsed_lines++;
+}
+
+/* "probe of serial8250 returned 0 after 658 usecs" */
+static void on_probe(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	struct bg_boot *b = &p->boot;
+	const char *s = msg + 9, *end = msg + len, *q;
+	int64_t ret, usecs;
+	struct bg_probe *pr;
+	size_t n;
+
+	q = memmem(s, (size_t)(end - s), " returned ", 10);
+	if (!q || q == s)
+		goto bad;
+	n = read_int(q + 10, end, &ret);
+	if (!n || !is_int_ret(ret))
+		goto bad;
+	if (!STARTS(q + 10 + n, (size_t)(end - q - 10 - n), " after "))
+		goto bad;
+	{
+		const char *u = q + 10 + n + 7;
+		size_t m = read_int(u, end, &usecs);
+
+		if (!m || (usecs = read_unit(u + m, end, usecs)) < 0)
+			goto bad;
+	}
+	{
+		struct event_fields f = { s, (size_t)(q - s), NULL, 0, ret, usecs, ts };
+
+		if (event_seen_before(p, SEEN_PROBE, (uint32_t)b->nr_probes, &f))
+			return;
+	}
+	ALLOC_GROW(b->probes, b->nr_probes + 1, b->alloc_probes);
+	pr = &b->probes[b->nr_probes++];
+	pr->device = keep(p, s, (size_t)(q - s));
+	pr->line = p->keep_lines ? keep(p, msg, len) : NULL;
+	pr->ret = (int)ret;
+	pr->usecs = usecs;
+	pr->end_us = ts;
+	pr->start_us = ts >= 0 ? ts - usecs : -1;
+	return;
+bad:
+	b->unparsed_lines++;
+}
+
+/*
+ * The arch family a boot's own lines show. The banner names the compiler ("aarch64-linux-
+ * gnu-gcc"), but a native build says only "gcc": lines each arch alone prints decide then.
+ */
+static const struct {
+	const char *needle, *arch;
+} banner_arches[] = {
+	{ "x86_64-", "x86" }, { "i686-", "x86" }, { "aarch64", "arm" }, { "arm-linux", "arm" },
+	{ "powerpc", "powerpc" }, { "ppc64", "powerpc" }, { "riscv", "riscv" },
+	{ "s390", "s390" }, { "mips", "mips" }, { "loongarch", "loongarch" },
+};
+
+static void arch_from_banner(struct bg_boot *b, const char *msg, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(banner_arches); i++)
+		if (memmem(msg, len, banner_arches[i].needle, strlen(banner_arches[i].needle))) {
+			b->arch = banner_arches[i].arch;
+			return;
+		}
+}
+
+static void set_arch(struct bg_boot *b, const char *arch)
+{
+	if (!b->arch)
+		b->arch = arch;
+}
+
+static void on_banner(struct bg_bootlog *p, const char *msg, size_t len)
+{
+	struct bg_boot *b = &p->boot;
+	const char *rel = msg + 14, *end = msg + len, *sp;
+
+	if (p->in_boot && b->banner) {
+		/* the same kernel's banner again after init, before any shutdown: a dump */
+		if (p->init_seen && !p->ended && strlen(b->banner) == len &&
+		    !memcmp(b->banner, msg, len)) {
+			p->replay = true;
+			return;
+		}
+		if (boot_end(p))
+			return;
+	}
+	if (p->in_boot && p->replay)
+		return;
+	if (p->in_boot && (b->nr_initcalls || b->nr_probes || p->init_seen || p->ended)) {
+		if (boot_end(p))
+			return;
+	}
+	ensure_boot(p);
+	sp = memchr(rel, ' ', (size_t)(end - rel));
+	b->kernel = keep(p, rel, (size_t)((sp ? sp : end) - rel));
+	b->banner = keep(p, msg, len);
+	arch_from_banner(b, msg, len);
+}
+
+static void on_problem(struct bg_bootlog *p, const char *msg, size_t len)
+{
+	struct bg_boot *b = &p->boot;
+
+	b->problems_total++;
+	if (b->nr_problems >= BG_BOOT_MAX_PROBLEMS)
+		return;
+	ALLOC_GROW(b->problems, b->nr_problems + 1, b->alloc_problems);
+	b->problems[b->nr_problems++] = keep(p, msg, len);
+}
+
+/* "BOOT-DONE uptime=0.86 0.03", the reference test init's marker (10 ms resolution). */
+static int64_t read_uptime_seconds(const char *s, const char *end)
+{
+	int64_t sec, frac = 0;
+	size_t n = read_int(s, end, &sec);
+	int digits = 0;
+
+	if (!n || sec < 0 || sec > BG_BOOTLOG_MAX_US / 1000000)
+		return -1;
+	s += n;
+	if (s < end && *s == '.') {
+		for (s++; s < end && is_digit(*s); s++) {
+			if (digits < 6) {
+				frac = frac * 10 + (*s - '0');
+				digits++;
+			}
+		}
+	}
+	for (; digits < 6; digits++)
+		frac *= 10;
+	return sec * 1000000 + frac;
+}
+
+static void on_marker(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	const char *end = msg + len, *u;
+	int64_t v;
+
+	if (p->boot.userspace_us >= 0 && STARTS(msg, len, "BOOT-DONE"))
+		return;
+	if (ts >= 0 && !STARTS(msg, len, "BOOT-DONE")) {
+		p->boot.userspace_us = ts;
+		return;
+	}
+	u = memmem(msg, len, "uptime_us=", 10);
+	if (u && read_int(u + 10, end, &v) && v >= 0 && v <= BG_BOOTLOG_MAX_US) {
+		p->boot.userspace_us = v;
+		return;
+	}
+	u = memmem(msg, len, "uptime=", 7);
+	if (u && (v = read_uptime_seconds(u + 7, end)) >= 0)
+		p->boot.userspace_us = v;
+}
+
+/* Whether an event is a repeat (the dump) and must not be counted again. */
+#define DUP() is_duplicate(p, ts, msg, len)
+
+/* One console record: its printk time (or -1) and its message. */
+static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
+{
+	struct bg_boot *b;
+
+	while (len && (msg[len - 1] == ' ' || msg[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return;
+
+	/* Markers and the banner decide which boot the record belongs to. */
+	switch (msg[0]) {
+	case 'L':
+		if (STARTS(msg, len, "Linux version ")) {
+			on_banner(p, msg, len);
+			if (p->in_boot)
+				p->boot.last_line = p->lineno + 1;
+			return;
+		}
+		break;
+	case 'D':
+		if (STARTS(msg, len, "DMESG-BEGIN")) {
+			p->replay = true;
+			return;
+		}
+		if (STARTS(msg, len, "DMESG-END")) {
+			p->replay = false;
+			return;
+		}
+		break;
+	}
+
+	if (!p->in_boot) {
+		/* firmware chatter before the kernel has no printk time: not a boot */
+		if (ts < 0 && !(STARTS(msg, len, "calling  ") || STARTS(msg, len, "initcall ") ||
+				STARTS(msg, len, "probe of ") || STARTS(msg, len, "Run ")))
+			return;
+		ensure_boot(p);
+	}
+	b = &p->boot;
+	b->last_line = p->lineno + 1;
+
+	switch (msg[0]) {
+	case 'c':
+		/*
+		 * No duplicate check: a "calling" line seen again in a dump carries the same
+		 * time, so its "initcall" still finds the right start, and is itself checked.
+		 */
+		if (STARTS(msg, len, "calling  "))
+			on_calling(p, ts, msg, len);
+		return;
+	case 'i':
+		if (STARTS(msg, len, "initcall "))
+			on_initcall(p, ts, msg, len);   /* checks for duplicates itself */
+		return;
+	case 'R':
+		if (STARTS(msg, len, "Run ") && memmem(msg, len, " as init process", 16)) {
+			if (!p->init_seen) {
+				p->init_seen = true;
+				b->init_us = ts;
+			}
+			return;
+		}
+		break;
+	case 'K':
+		if (STARTS(msg, len, "Kernel command line: ")) {
+			if (!DUP())
+				b->cmdline = keep(p, msg + 21, len - 21);
+			return;
+		}
+		if (STARTS(msg, len, "Kernel panic - not syncing")) {
+			if (!b->panic)
+				b->panic = keep(p, msg, len);
+			p->ended = true;
+			return;
+		}
+		break;
+	case 'C':
+		if (STARTS(msg, len, "Command line: ")) {
+			if (!b->cmdline)
+				b->cmdline = keep(p, msg + 14, len - 14);
+			set_arch(b, "x86");     /* x86 alone prints it so, before "Kernel command line" */
+			return;
+		}
+		break;
+	case 'x':
+		if (STARTS(msg, len, "x86/")) {
+			set_arch(b, "x86");
+			return;
+		}
+		break;
+	case 'H':
+		if (STARTS(msg, len, "Hardware name: IBM pSeries")) {
+			set_arch(b, "powerpc");
+			return;
+		}
+		break;
+	case 'p':
+		if (STARTS(msg, len, "probe of "))
+			on_probe(p, ts, msg, len);
+		else if (STARTS(msg, len, "psci: "))
+			set_arch(b, "arm");
+		return;
+	case 'F':
+		if (STARTS(msg, len, "Freeing unused kernel") && memmem(msg, len, "memory", 6)) {
+			if (b->free_initmem_us < 0)
+				b->free_initmem_us = ts;
+			return;
+		}
+		break;
+	case 'r':
+		if (STARTS(msg, len, "reboot: ")) {
+			p->ended = true;
+			return;
+		}
+		break;
+	case 'b':
+		if (STARTS(msg, len, BG_USERSPACE_MARKER)) {
+			if (b->userspace_us < 0 || ts >= 0)
+				on_marker(p, ts, msg, len);
+			return;
+		}
+		break;
+	case 'B':
+		if (STARTS(msg, len, "Booting Linux on physical CPU ")) {
+			set_arch(b, "arm");
+			return;
+		}
+		if (STARTS(msg, len, "BOOT-DONE ")) {
+			on_marker(p, ts, msg, len);
+			return;
+		}
+		if (STARTS(msg, len, "BUG: ") && !DUP()) {
+			on_problem(p, msg, len);
+			return;
+		}
+		break;
+	case 'O':
+		if ((STARTS(msg, len, "Oops: ") || STARTS(msg, len, "Oops - ")) && !DUP()) {
+			on_problem(p, msg, len);
+			return;
+		}
+		break;
+	case 'W':
+		if (STARTS(msg, len, "WARNING: ") && !DUP()) {
+			on_problem(p, msg, len);
+			return;
+		}
+		break;
+	case 'k':
+		if (STARTS(msg, len, "kernel BUG at ") && !DUP()) {
+			on_problem(p, msg, len);
+			return;
+		}
+		break;
+	case 'U':
+		if (STARTS(msg, len, "Unable to handle kernel ") && !DUP()) {
+			on_problem(p, msg, len);
+			return;
+		}
+		break;
+	}
+}
+
+/* Copies s without ANSI/VT100 escape sequences into p->scratch. */
+static void strip_escapes(struct bg_bootlog *p, const char **s, size_t *len)
+{
+	const char *q = *s, *end = *s + *len;
+	struct bg_strbuf *sb = &p->scratch;
+
+	bg_strbuf_reset(sb);
+	bg_strbuf_grow(sb, *len);
+	while (q < end) {
+		const char *esc = memchr(q, 0x1b, (size_t)(end - q));
+
+		if (!esc) {
+			bg_strbuf_add(sb, q, (size_t)(end - q));
+			break;
+		}
+		bg_strbuf_add(sb, q, (size_t)(esc - q));
+		q = esc + 1;
+		if (q >= end)
+			break;
+		if (*q == '[') {               /* CSI: parameters, intermediates, final */
+			q++;
+			while (q < end && (unsigned char)*q >= 0x20 && (unsigned char)*q <= 0x3f)
+				q++;
+			if (q < end)
+				q++;
+		} else if (*q == ']') {        /* OSC: up to BEL or ESC \ */
+			while (q < end && *q != 0x07 && *q != 0x1b)
+				q++;
+			if (q < end && *q == 0x07)
+				q++;
+		} else {                       /* ESC c, ESC ( B, ESC 7 ... */
+			while (q < end && (unsigned char)*q >= 0x20 && (unsigned char)*q <= 0x2f)
+				q++;
+			if (q < end)
+				q++;
+		}
+	}
+	*s = sb->buf;
+	*len = sb->len;
+}
+
+/* Where the line scanner saw the first two '[' of a line (NULL: there were fewer). */
+struct brackets {
+	const char *first, *second;
+};
+
+/*
+ * One physical line (no CR or LF in it). It may hold several records: another CPU's
+ * line can land in the middle of one, so every embedded timestamp starts a new record.
+ */
+static void on_line(struct bg_bootlog *p, const char *s, size_t len, const struct brackets *br)
+{
+	const char *end, *ts_at, *msg;
+	int64_t ts;
+	size_t tslen = 0, n;
+	bool first = true;
+
+	if (p->chunk_has_esc && memchr(s, 0x1b, len)) {
+		strip_escapes(p, &s, &len);
+		br = NULL;
+	}
+	end = s + len;
+
+	n = read_syslog_prefix(s, end);
+	/* nearly every line starts with its timestamp: try there before searching */
+	if (s + n < end && s[n] == '[' && (tslen = read_timestamp(s + n, end, &ts)))
+		ts_at = s + n;
+	else if (br && !br->first)
+		ts_at = NULL;
+	else
+		ts_at = find_timestamp(s + n, end, &ts, &tslen);
+	if (!ts_at) {
+		on_record(p, -1, s + n, len - n);
+		return;
+	}
+	/* text before the first timestamp is firmware or escape debris */
+	while (ts_at && !p->stop) {
+		const char *next;
+		int64_t next_ts = 0;
+		size_t next_len = 0;
+
+		msg = ts_at + tslen;
+		msg += read_caller(msg, end);
+		if (msg < end && *msg == ' ')
+			msg++;
+		if (first && br && ts_at == br->first)
+			next = !br->second ? NULL :
+			       find_timestamp(br->second >= msg ? br->second : msg, end, &next_ts,
+					      &next_len);
+		else
+			next = find_timestamp(msg, end, &next_ts, &next_len);
+		first = false;
+		/* a syslog prefix glued before the next timestamp belongs to it */
+		{
+			const char *stop = next ? next : end;
+
+			if (next && stop - msg >= 3 && stop[-1] == '>') {
+				const char *lt = stop - 2;
+
+				while (lt > msg && is_digit(*lt))
+					lt--;
+				if (*lt == '<' && read_syslog_prefix(lt, stop) == (size_t)(stop - lt))
+					stop = lt;
+			}
+			on_record(p, ts, msg, (size_t)(stop - msg));
+		}
+		ts_at = next;
+		ts = next_ts;
+		tslen = next_len;
+	}
+}
+
+int bg_bootlog_console_line(struct bg_bootlog *p, const char *line, size_t len)
+{
+	if (p->stop)
+		return p->stop;
+	if (len > BG_BOOTLOG_MAX_LINE) {
+		warn_at_line(p, "line of %zu bytes is longer than %d, skipped", len,
+			     BG_BOOTLOG_MAX_LINE);
+		if (p->in_boot)
+			p->boot.unparsed_lines++;
+		return 0;
+	}
+	if (len) {
+		p->chunk_has_esc = true;
+		on_line(p, line, len, NULL);
+	}
+	return p->stop;
+}
+
+/* Ends the line held in p->partial. */
+static void flush_partial(struct bg_bootlog *p)
+{
+	if (p->overlong) {
+		warn_at_line(p, "line longer than %d bytes, skipped", BG_BOOTLOG_MAX_LINE);
+		if (p->in_boot)
+			p->boot.unparsed_lines++;
+	} else if (p->partial.len) {
+		bool esc = p->chunk_has_esc;
+
+		/* the line's start came with an earlier chunk: look at it all */
+		p->chunk_has_esc = true;
+		on_line(p, p->partial.buf, p->partial.len, NULL);
+		p->chunk_has_esc = esc;
+	}
+	bg_strbuf_reset(&p->partial);
+	p->overlong = false;
+}
+
+static void add_partial(struct bg_bootlog *p, const char *s, size_t len)
+{
+	if (p->overlong)
+		return;
+	if (p->partial.len + len > BG_BOOTLOG_MAX_LINE) {
+		p->overlong = true;
+		bg_strbuf_reset(&p->partial);
+		return;
+	}
+	bg_strbuf_add(&p->partial, s, len);
+}
+
+/* What one pass over a line found besides its end. */
+struct line_scan {
+	const char *cr;           /* first CR, or NULL */
+	struct brackets br;
+	bool esc;                 /* an ESC byte: escape sequences to strip */
+	bool nul;                 /* a NUL byte: counted for the "binary data" warning */
+};
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/*
+ * Finds the end of the line at s (its LF, or len) in one pass, noting on the way its
+ * first CR, its first two '[', and whether it holds ESC or NUL: one scan instead of a
+ * memchr for each.
+ */
+static size_t scan_line(const char *s, size_t len, struct line_scan *ls)
+{
+	const __m128i lf = _mm_set1_epi8('\n'), crv = _mm_set1_epi8('\r'),
+		      lb = _mm_set1_epi8('['), esc = _mm_set1_epi8(0x1b),
+		      zero = _mm_setzero_si128();
+	size_t i = 0;
+	unsigned nl_mask, other, rare;
+
+	memset(ls, 0, sizeof(*ls));
+	for (;; i += 16) {
+		if (i + 16 <= len) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+
+			nl_mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
+			other = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, crv),
+									 _mm_cmpeq_epi8(v, lb)));
+			rare = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, esc),
+									_mm_cmpeq_epi8(v, zero)));
+		} else {
+			nl_mask = other = rare = 0;
+			for (size_t k = 0; i + k < len; k++) {
+				char c = s[i + k];
+
+				if (c == '\n') {
+					nl_mask = 1u << k;
+					break;
+				}
+				if (c == '\r' || c == '[')
+					other |= 1u << k;
+				if (c == 0x1b || c == '\0')
+					rare |= 1u << k;
+			}
+		}
+		if (nl_mask) {
+			other &= (nl_mask & -nl_mask) - 1;
+			rare &= (nl_mask & -nl_mask) - 1;
+		}
+		while (unlikely(rare)) {
+			if (s[i + (unsigned)__builtin_ctz(rare)])
+				ls->esc = true;
+			else
+				ls->nul = true;
+			rare &= rare - 1;
+		}
+		while (other) {
+			const char *at = s + i + (unsigned)__builtin_ctz(other);
+
+			if (*at == '\r') {
+				if (!ls->cr)
+					ls->cr = at;
+			} else if (!ls->br.first) {
+				ls->br.first = at;
+			} else if (!ls->br.second) {
+				ls->br.second = at;
+			}
+			other &= other - 1;
+		}
+		if (nl_mask)
+			return i + (unsigned)__builtin_ctz(nl_mask);
+		if (i + 16 >= len)
+			return len;
+	}
+}
+#else
+static size_t scan_line(const char *s, size_t len, struct line_scan *ls)
+{
+	const char *nl = memchr(s, '\n', len);
+	size_t seg = nl ? (size_t)(nl - s) : len;
+
+	ls->cr = memchr(s, '\r', seg);
+	ls->br.first = memchr(s, '[', seg);
+	ls->br.second = ls->br.first ?
+		memchr(ls->br.first + 1, '[', (size_t)(s + seg - ls->br.first - 1)) : NULL;
+	ls->esc = memchr(s, 0x1b, seg) != NULL;
+	ls->nul = memchr(s, '\0', seg) != NULL;
+	return seg;
+}
+#endif
+
+int bg_bootlog_feed(struct bg_bootlog *p, const char *buf, size_t len)
+{
+	p->bytes += len;
+	while (len && !p->stop) {
+		struct line_scan ls;
+		size_t seg = scan_line(buf, len, &ls), next;
+		bool lf = seg < len;
+
+		if (ls.cr && lf && (size_t)(ls.cr - buf) + 1 == seg) {
+			seg--;                          /* CRLF: one line end */
+			next = seg + 2;
+		} else if (ls.cr) {
+			seg = (size_t)(ls.cr - buf);    /* a lone CR ends a line too */
+			next = seg + 1;
+			lf = false;
+			if (ls.br.first && ls.br.first > ls.cr)
+				ls.br.first = ls.br.second = NULL;
+			else if (ls.br.second && ls.br.second > ls.cr)
+				ls.br.second = NULL;
+		} else if (lf) {
+			next = seg + 1;
+		} else {
+			add_partial(p, buf, seg);       /* no line end in this chunk */
+			break;
+		}
+		if (unlikely(ls.nul)) {
+			for (size_t i = 0; i < seg; i++)
+				p->nul_bytes += buf[i] == '\0';
+		}
+		/* ls.esc covers the bytes up to the LF, past a lone CR too: a safe hint */
+		p->chunk_has_esc = ls.esc;
+		if (p->partial.len || p->overlong) {
+			add_partial(p, buf, seg);
+			flush_partial(p);
+		} else if (seg > BG_BOOTLOG_MAX_LINE) {
+			p->overlong = true;
+			flush_partial(p);
+		} else if (seg) {
+			on_line(p, buf, seg, &ls.br);
+		}
+		if (lf)
+			p->lineno++;
+		buf += next;
+		len -= next;
+	}
+	return p->stop;
+}
+
+int bg_bootlog_finish(struct bg_bootlog *p)
+{
+	if (p->stop)
+		return p->stop;
+	if (p->partial.len || p->overlong) {
+		flush_partial(p);
+		p->lineno++;
+	}
+	if (p->stop)
+		return p->stop;
+	if (p->nul_bytes && !p->nr_boots && !p->in_boot)
+		bg_bootlog_warn(p, p->name, "binary data (%" PRIu64 " NUL bytes) and no kernel "
+				"log in it", p->nul_bytes);
+	else if (!p->bytes)
+		bg_bootlog_warn(p, p->name, "empty log");
+	if (!p->in_boot && !p->nr_boots) {
+		boot_begin(p);
+		p->boot.first_line = p->boot.last_line = 0;
+	}
+	return boot_end(p);
+}
+
+/* ---- whole logs ---- */
+
+bool bg_bootlog_is_lava(const char *buf, size_t len)
+{
+	const char *end = buf + len, *nl;
+	size_t n;
+
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		buf += 3;
+	while (buf < end && (*buf == ' ' || *buf == '\n' || *buf == '\r' || *buf == '\t'))
+		buf++;
+	if (end - buf < 4 || memcmp(buf, "- {", 3) != 0)
+		return false;
+	nl = memchr(buf, '\n', (size_t)(end - buf));
+	n = (size_t)((nl ? nl : end) - buf);
+	return (memmem(buf, n, "dt", 2) || memmem(buf, n, "lvl", 3)) &&
+	       memmem(buf, n, "msg", 3);
+}
+
+struct fd_source {
+	int fd;
+	const char *head;     /* the sniffed first chunk, served first */
+	size_t head_len;
+	struct bg_bootlog *p;
+};
+
+static ssize_t read_fd_source(void *data, char *buf, size_t size)
+{
+	struct fd_source *src = data;
+	ssize_t n;
+
+	if (src->head_len) {
+		size_t k = src->head_len < size ? src->head_len : size;
+
+		memcpy(buf, src->head, k);
+		src->head += k;
+		src->head_len -= k;
+		return (ssize_t)k;
+	}
+	if (src->fd < 0)
+		return 0;
+	do {
+		n = read(src->fd, buf, size);
+	} while (n < 0 && errno == EINTR);
+	if (n > 0)
+		src->p->bytes += (uint64_t)n;
+	return n;
+}
+
+/* Fills buf with up to size bytes, short only at end of file. */
+static ssize_t read_full(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+#define MAP_WINDOW (64u << 20)
+#define NOT_MAPPED (-2)
+
+/*
+ * A regular file is read through mmap, a window at a time: no copy into a buffer and a
+ * bounded mapping however large the log. LAVA logs go through libyaml's reader instead.
+ */
+static int parse_mapped(struct bg_bootlog *p, int fd)
+{
+	struct stat st;
+	off_t start, pos;
+	long page = sysconf(_SC_PAGESIZE);
+	int ret = 0;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || page <= 0)
+		return NOT_MAPPED;
+	start = lseek(fd, 0, SEEK_CUR);
+	if (start < 0 || start >= st.st_size)
+		return NOT_MAPPED;
+	for (pos = start; pos < st.st_size && !ret; pos += MAP_WINDOW) {
+		off_t base = pos - pos % page;
+		size_t len = (size_t)(st.st_size - pos < MAP_WINDOW ? st.st_size - pos : MAP_WINDOW);
+		size_t skew = (size_t)(pos - base);
+		char *map = mmap(NULL, len + skew, PROT_READ, MAP_PRIVATE, fd, base);
+
+		if (map == MAP_FAILED) {
+			if (pos == start)
+				return NOT_MAPPED;
+			return bg_error_errno("cannot map '%s'", p->name);
+		}
+		madvise(map, len + skew, MADV_SEQUENTIAL);
+		if (pos == start && bg_bootlog_is_lava(map + skew, len < 65536 ? len : 65536)) {
+			munmap(map, len + skew);
+			return NOT_MAPPED;
+		}
+		ret = bg_bootlog_feed(p, map + skew, len);
+		munmap(map, len + skew);
+	}
+	if (ret)
+		return ret;
+	return bg_bootlog_finish(p);
+}
+
+int bg_bootlog_parse_fd(struct bg_bootlog *p, int fd)
+{
+	char *buf;
+	ssize_t n;
+	int ret;
+
+	ret = parse_mapped(p, fd);
+	if (ret != NOT_MAPPED)
+		return ret;
+	buf = xmalloc(READ_CHUNK);
+
+	n = read_full(fd, buf, 65536);
+	if (n < 0) {
+		ret = bg_error_errno("cannot read '%s'", p->name);
+		goto out;
+	}
+	if (bg_bootlog_is_lava(buf, (size_t)n)) {
+		struct fd_source src = { fd, buf, (size_t)n, p };
+
+		p->bytes += (uint64_t)n;
+		ret = bg_bootlog_parse_lava(p, read_fd_source, &src);
+		if (ret < 0)
+			goto out;
+		ret = bg_bootlog_finish(p);
+		goto out;
+	}
+	while (n > 0) {
+		if ((ret = bg_bootlog_feed(p, buf, (size_t)n)))
+			goto out;
+		do {
+			n = read(fd, buf, READ_CHUNK);
+		} while (n < 0 && errno == EINTR);
+	}
+	if (n < 0) {
+		ret = bg_error_errno("cannot read '%s'", p->name);
+		goto out;
+	}
+	ret = bg_bootlog_finish(p);
+out:
+	free(buf);
+	return ret;
+}
+
+int bg_bootlog_parse_path(struct bg_bootlog *p, const char *path)
+{
+	int fd, ret;
+
+	if (!strcmp(path, "-"))
+		return bg_bootlog_parse_fd(p, STDIN_FILENO);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bg_error_errno("cannot open '%s'", path);
+	ret = bg_bootlog_parse_fd(p, fd);
+	close(fd);
+	return ret;
+}
+
+int bg_bootlog_parse_mem(struct bg_bootlog *p, const char *buf, size_t len)
+{
+	int ret;
+
+	if (bg_bootlog_is_lava(buf, len)) {
+		struct fd_source src = { -1, buf, len, p };
+
+		p->bytes += len;
+		ret = bg_bootlog_parse_lava(p, read_fd_source, &src);
+		if (ret)
+			return ret;
+		return bg_bootlog_finish(p);
+	}
+	if ((ret = bg_bootlog_feed(p, buf, len)))
+		return ret;
+	return bg_bootlog_finish(p);
+}
+
+/* ---- copies ---- */
+
+struct bg_boot *bg_boot_clone(const struct bg_boot *b)
+{
+	struct bg_boot *c = xcalloc(1, sizeof(*c));
+	struct bg_arena *a = &c->arena;
+
+#define DUPSTR(s) ((s) ? bg_arena_strndup(a, (s), strlen(s)) : NULL)
+	*c = *b;
+	c->arena = (struct bg_arena)BG_ARENA_INIT;
+	c->kernel = DUPSTR(b->kernel);
+	c->banner = DUPSTR(b->banner);
+	c->cmdline = DUPSTR(b->cmdline);
+	c->panic = DUPSTR(b->panic);
+	c->initcalls = xcalloc(b->nr_initcalls ? b->nr_initcalls : 1, sizeof(*c->initcalls));
+	c->alloc_initcalls = b->nr_initcalls;
+	for (size_t i = 0; i < b->nr_initcalls; i++) {
+		c->initcalls[i] = b->initcalls[i];
+		c->initcalls[i].name = DUPSTR(b->initcalls[i].name);
+		c->initcalls[i].module = DUPSTR(b->initcalls[i].module);
+		c->initcalls[i].line = DUPSTR(b->initcalls[i].line);
+	}
+	c->probes = xcalloc(b->nr_probes ? b->nr_probes : 1, sizeof(*c->probes));
+	c->alloc_probes = b->nr_probes;
+	for (size_t i = 0; i < b->nr_probes; i++) {
+		c->probes[i] = b->probes[i];
+		c->probes[i].device = DUPSTR(b->probes[i].device);
+		c->probes[i].line = DUPSTR(b->probes[i].line);
+	}
+	c->problems = xcalloc(b->nr_problems ? b->nr_problems : 1, sizeof(*c->problems));
+	c->alloc_problems = b->nr_problems;
+	for (size_t i = 0; i < b->nr_problems; i++)
+		c->problems[i] = DUPSTR(b->problems[i]);
+#undef DUPSTR
+	return c;
+}
+
+void bg_boot_free(struct bg_boot *b)
+{
+	if (!b)
+		return;
+	free(b->initcalls);
+	free(b->probes);
+	free(b->problems);
+	bg_arena_release(&b->arena);
+	free(b);
+}

@@ -1,0 +1,134 @@
+/* The comparison's table and JSON (comparison.h). */
+#include <math.h>
+
+#include "report/comparison.h"
+#include "util/text.h"
+
+static void json_number(struct bg_json *j, const char *key, double v)
+{
+	bg_json_key(j, key);
+	if (isnan(v))
+		bg_json_null(j);
+	else
+		bg_json_double(j, v);
+}
+
+void bg_comparison_write_json(struct bg_json *j, const struct bg_comparison *c,
+			 const struct bg_sample_set *base, const struct bg_sample_set *cand)
+{
+	bg_json_object_begin(j);
+	bg_json_key(j, "boots");
+	bg_json_object_begin(j);
+	bg_json_key(j, "base");
+	bg_json_int(j, base->boots);
+	bg_json_key(j, "cand");
+	bg_json_int(j, cand->boots);
+	bg_json_key(j, "base_excluded");
+	bg_json_int(j, base->excluded);
+	bg_json_key(j, "cand_excluded");
+	bg_json_int(j, cand->excluded);
+	bg_json_object_end(j);
+	bg_json_key(j, "verdicts");
+	bg_json_array_begin(j);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bg_verdict *v = &c->v[i];
+
+		bg_json_object_begin(j);
+		bg_json_key(j, "metric");
+		bg_json_str(j, v->metric);
+		bg_json_key(j, "unit");
+		bg_json_str(j, "us");
+		bg_json_key(j, "verdict");
+		bg_json_str(j, bg_verdict_name(v->verdict));
+		json_number(j, "base_median", v->base_median);
+		json_number(j, "cand_median", v->cand_median);
+		json_number(j, "delta", v->delta);
+		json_number(j, "delta_pct", v->delta_pct);
+		bg_json_key(j, "ci");
+		bg_json_array_begin(j);
+		if (isnan(v->ci_lo)) {
+			bg_json_null(j);
+			bg_json_null(j);
+		} else {
+			bg_json_double(j, v->ci_lo);
+			bg_json_double(j, v->ci_hi);
+		}
+		bg_json_array_end(j);
+		json_number(j, "p", v->p);
+		json_number(j, "q", v->q);
+		bg_json_key(j, "n_base");
+		bg_json_int(j, (int64_t)v->n_base);
+		bg_json_key(j, "n_cand");
+		bg_json_int(j, (int64_t)v->n_cand);
+		bg_json_key(j, "more_boots");
+		bg_json_int(j, v->more_boots);
+		bg_json_key(j, "exact");
+		bg_json_bool(j, v->exact);
+		bg_json_object_end(j);
+	}
+	bg_json_array_end(j);
+	bg_json_key(j, "attribution");
+	bg_json_array_begin(j);
+	for (size_t i = 0; i < c->na; i++) {
+		bg_json_object_begin(j);
+		bg_json_key(j, "metric");
+		bg_json_str(j, c->a[i].metric);
+		bg_json_key(j, "delta");
+		bg_json_double(j, c->a[i].delta);
+		bg_json_key(j, "share");
+		bg_json_double(j, c->a[i].share);
+		bg_json_object_end(j);
+	}
+	bg_json_array_end(j);
+	bg_json_object_end(j);
+}
+
+static void fmt(char *buf, size_t size, const char *f, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, f, v);
+}
+
+void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg_sample_set *base,
+			 const struct bg_sample_set *cand, size_t top, bool all)
+{
+	size_t counts[3] = { 0 }, shown = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		counts[c->v[i].verdict]++;
+	bg_text_printf(f, "base: %u boots (%u excluded)   candidate: %u boots (%u excluded)\n",
+		       base->boots, base->excluded, cand->boots, cand->excluded);
+	bg_text_printf(f, "%zu metrics: %zu different, %zu unknown, %zu same\n\n", c->n,
+		       counts[BG_DIFFERENT], counts[BG_UNKNOWN], counts[BG_SAME]);
+	bg_text_printf(f, "%-40s %-9s %11s %11s %11s %8s %23s %9s %5s\n", "metric", "verdict",
+		       "base us", "cand us", "delta us", "delta %", "95% interval", "q", "more");
+	for (size_t i = 0; i < c->n && (all || shown < top); i++) {
+		const struct bg_verdict *v = &c->v[i];
+		char bm[32], cm[32], d[32], dp[32], ci[64], q[32];
+
+		if (v->verdict == BG_SAME && !all)
+			continue;
+		fmt(bm, sizeof(bm), "%.0f", v->base_median);
+		fmt(cm, sizeof(cm), "%.0f", v->cand_median);
+		fmt(d, sizeof(d), "%+.0f", v->delta);
+		fmt(dp, sizeof(dp), "%+.1f", v->delta_pct);
+		fmt(q, sizeof(q), "%.2g", v->q);
+		if (isnan(v->ci_lo))
+			snprintf(ci, sizeof(ci), "-");
+		else
+			snprintf(ci, sizeof(ci), "[%+.0f, %+.0f]", v->ci_lo, v->ci_hi);
+		bg_text_printf(f, "%-40s %-9s %11s %11s %11s %8s %23s %9s %5u%s\n", v->metric,
+			       bg_verdict_name(v->verdict), bm, cm, d, dp, ci, q, v->more_boots,
+			       v->exact ? "  (repeatable: exact)" : "");
+		shown++;
+	}
+	if (c->na) {
+		bg_text_printf(f, "\nboot.init moved; what explains it:\n");
+		for (size_t i = 0; i < c->na; i++)
+			bg_text_printf(f, "  %-40s %+11.0f us  %5.1f%% of the shift\n",
+				       c->a[i].metric, c->a[i].delta, 100 * c->a[i].share);
+	}
+}
+

@@ -1,0 +1,305 @@
+/* Writes JSON incrementally, escaping every string and repairing invalid UTF-8. */
+#include "util/json.h"
+#include "util/error.h"
+
+#define FLUSH_AT 65536
+
+void bg_json_init(struct bg_json *j, int fd, int pretty_depth)
+{
+	bg_strbuf_init(&j->out, 0);
+	j->fd = fd;
+	j->depth = 0;
+	j->pretty_depth = pretty_depth;
+	j->first[0] = true;
+	j->after_key = false;
+	j->err = 0;
+}
+
+int bg_json_flush(struct bg_json *j)
+{
+	size_t off = 0;
+
+	if (j->fd < 0)
+		return 0;
+	while (off < j->out.len && !j->err) {
+		ssize_t n = write(j->fd, j->out.buf + off, j->out.len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			j->err = errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	bg_strbuf_reset(&j->out);
+	if (j->err) {
+		errno = j->err;
+		return bg_error_errno("cannot write JSON output");
+	}
+	return 0;
+}
+
+int bg_json_finish(struct bg_json *j)
+{
+	int ret = 0;
+
+	if (j->fd >= 0) {
+		bg_strbuf_addch(&j->out, '\n');
+		ret = bg_json_flush(j);
+		bg_strbuf_release(&j->out);
+	}
+	return ret;
+}
+
+static void maybe_flush(struct bg_json *j)
+{
+	if (j->fd >= 0 && j->out.len >= FLUSH_AT)
+		bg_json_flush(j);
+}
+
+static void newline(struct bg_json *j, int depth)
+{
+	bg_strbuf_grow(&j->out, 1 + 2 * (size_t)depth);
+	j->out.buf[j->out.len++] = '\n';
+	for (int i = 0; i < depth; i++) {
+		j->out.buf[j->out.len++] = ' ';
+		j->out.buf[j->out.len++] = ' ';
+	}
+	j->out.buf[j->out.len] = '\0';
+}
+
+/* Separator before a value or a key at the current depth. */
+static void before_item(struct bg_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (!j->first[j->depth])
+		bg_strbuf_addch(&j->out, ',');
+	j->first[j->depth] = false;
+	if (j->depth > 0 && j->depth <= j->pretty_depth)
+		newline(j, j->depth);
+}
+
+static void container_open(struct bg_json *j, char c)
+{
+	before_item(j);
+	bg_strbuf_addch(&j->out, c);
+	if (j->depth + 1 < BG_JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void container_close(struct bg_json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty && j->depth + 1 <= j->pretty_depth)
+		newline(j, j->depth);
+	bg_strbuf_addch(&j->out, c);
+	maybe_flush(j);
+}
+
+void bg_json_raw_begin(struct bg_json *j, size_t room)
+{
+	before_item(j);
+	bg_strbuf_grow(&j->out, room);
+}
+
+void bg_json_raw_end(struct bg_json *j)
+{
+	j->out.buf[j->out.len] = '\0';
+	maybe_flush(j);
+}
+
+void bg_json_object_begin(struct bg_json *j)
+{
+	container_open(j, '{');
+}
+
+void bg_json_object_end(struct bg_json *j)
+{
+	container_close(j, '}');
+}
+
+void bg_json_array_begin(struct bg_json *j)
+{
+	container_open(j, '[');
+}
+
+void bg_json_array_end(struct bg_json *j)
+{
+	container_close(j, ']');
+}
+
+void bg_json_key(struct bg_json *j, const char *key)
+{
+	before_item(j);
+	bg_strbuf_addch(&j->out, '"');
+	bg_json_escape(&j->out, key, strlen(key));
+	bg_strbuf_add(&j->out, "\": ", j->depth <= j->pretty_depth ? 3 : 2);
+	j->after_key = true;
+}
+
+/* Length of a valid UTF-8 sequence at s (at most n bytes), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp;
+
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (len > n)
+		return 0;
+	cp = c & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+void bg_json_escape(struct bg_strbuf *sb, const char *str, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	char *o;
+
+	/* worst case: every byte becomes \u00XX or U+FFFD (6 bytes) */
+	bg_strbuf_grow(sb, len * 6);
+	o = sb->buf + sb->len;
+	while (i < len) {
+		unsigned char c = s[i];
+
+		if (likely(c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {
+			*o++ = (char)c;
+			i++;
+		} else if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+
+			if (esc) {
+				*o++ = esc[0];
+				*o++ = esc[1];
+			} else {
+				memcpy(o, "\\u00", 4);
+				o[4] = hex[c >> 4];
+				o[5] = hex[c & 15];
+				o += 6;
+			}
+			i++;
+		} else {
+			size_t n = utf8_len(s + i, len - i);
+
+			if (n) {
+				memcpy(o, s + i, n);
+				o += n;
+				i += n;
+			} else {
+				memcpy(o, "\xef\xbf\xbd", 3);
+				o += 3;
+				i++;
+			}
+		}
+	}
+	sb->len = (size_t)(o - sb->buf);
+	sb->buf[sb->len] = '\0';
+}
+
+void bg_strbuf_addint(struct bg_strbuf *sb, int64_t v)
+{
+	char tmp[24];
+	char *p = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n;
+
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	/* two digits per division: integers are most of the bytes of a large JSON output */
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+
+		u /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (u >= 10) {
+		*--p = pairs[u * 2 + 1];
+		*--p = pairs[u * 2];
+	} else {
+		*--p = (char)('0' + u);
+	}
+	if (v < 0)
+		*--p = '-';
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	if (sb->len + n + 1 > sb->alloc || sb->max)
+		bg_strbuf_add(sb, p, n);
+	else {
+		memcpy(sb->buf + sb->len, p, n);
+		sb->len += n;
+		sb->buf[sb->len] = '\0';
+	}
+}
+
+void bg_json_strn(struct bg_json *j, const char *s, size_t len)
+{
+	before_item(j);
+	if (!s) {
+		bg_strbuf_add(&j->out, "null", 4);
+		return;
+	}
+	bg_strbuf_addch(&j->out, '"');
+	bg_json_escape(&j->out, s, len);
+	bg_strbuf_addch(&j->out, '"');
+	maybe_flush(j);
+}
+
+void bg_json_str(struct bg_json *j, const char *s)
+{
+	bg_json_strn(j, s, s ? strlen(s) : 0);
+}
+
+void bg_json_int(struct bg_json *j, int64_t v)
+{
+	before_item(j);
+	bg_strbuf_addint(&j->out, v);
+}
+
+void bg_json_double(struct bg_json *j, double v)
+{
+	before_item(j);
+	if (v != v || v > 1e308 || v < -1e308) {
+		bg_strbuf_add(&j->out, "null", 4);
+		return;
+	}
+	bg_strbuf_addf(&j->out, "%.15g", v);
+}
+
+void bg_json_bool(struct bg_json *j, bool v)
+{
+	before_item(j);
+	bg_strbuf_addstr(&j->out, v ? "true" : "false");
+}
+
+void bg_json_null(struct bg_json *j)
+{
+	before_item(j);
+	bg_strbuf_add(&j->out, "null", 4);
+}

@@ -1,0 +1,17 @@
+/* One small logging API for every program (OpenBSD smtpd's log.c). */
+#ifndef BG_LOG_H
+#define BG_LOG_H
+
+#include "util/compat.h"
+
+/* progname prefixes every message; verbose > 0 enables log_debug. */
+void log_init(const char *progname, int verbose);
+int log_verbose(void);
+void log_info(const char *fmt, ...) BG_PRINTF(1, 2);
+void log_warn(const char *fmt, ...) BG_PRINTF(1, 2);   /* appends strerror(errno) */
+void log_warnx(const char *fmt, ...) BG_PRINTF(1, 2);
+void log_debug(const char *fmt, ...) BG_PRINTF(1, 2);
+BG_NORETURN void fatal(const char *fmt, ...) BG_PRINTF(1, 2);  /* with errno, exit 1 */
+BG_NORETURN void fatalx(const char *fmt, ...) BG_PRINTF(1, 2);
+
+#endif

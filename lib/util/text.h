@@ -1,0 +1,21 @@
+/*
+ * Text for a terminal. What comes from a log, a commit or a patch may hold escape
+ * sequences, BEL, DEL or bytes that are not UTF-8; printed raw they can rewrite what a
+ * maintainer sees. Everything the CLI prints for people goes through here.
+ */
+#ifndef BG_TEXT_H
+#define BG_TEXT_H
+
+#include "util/compat.h"
+#include "util/strbuf.h"
+
+/*
+ * Appends s[0..len) to sb with every control character but tab and newline, DEL, the C1
+ * controls and every byte that is not part of valid UTF-8 written as \xNN, and a
+ * backslash as \\ (so the escapes cannot be forged).
+ */
+void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len);
+/* printf, with the whole result escaped as above; -1 on a write error. */
+int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The direction of the includes in lib/ (make check-layout). Each group may include the
+# headers of the groups listed after it below and nothing else of lib/; an external
+# library's header is included by its one wrapper file alone; the basics and the decision
+# code include no external library (util/hash.c compiles xxhash inline: nothing to link).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+rules='
+util util
+parse util parse
+decide util decide
+report util parse decide report
+lab util parse decide report lab
+'
+wrappers='
+yaml.h lib/parse/yaml-event.c
+xxhash.h lib/util/hash.c
+git2.h lib/lab/git.c
+openssl/ lib/lab/sha.c
+jansson.h lib/lab/json-read.c
+'
+out=${TMPDIR:-/tmp}/bootgate-layout.$$
+trap 'rm -f "$out"' EXIT
+: >"$out"
+checked=0
+
+# owner HEADER: the wrapper file that may include it, or nothing
+owner() {
+	printf '%s\n' "$wrappers" | while read -r hdr file; do
+		[ -n "$hdr" ] || continue
+		case "$1" in "$hdr"*) echo "$file" ;; esac
+	done
+}
+
+for f in lib/*/*.[ch] daemon/*.[ch] workers/*.c bench/*.[ch]; do
+	checked=$((checked + 1))
+	g=""
+	case "$f" in lib/*) g=$(echo "$f" | cut -d/ -f2) ;; esac
+	if [ -n "$g" ]; then
+		allowed=$(printf '%s\n' "$rules" | awk -v g="$g" '$1 == g { $1 = ""; print }')
+		[ -n "$allowed" ] || echo "$f: lib/$g is not a known group" >>"$out"
+		grep -n '^#include "' "$f" | while IFS= read -r line; do
+			inc=$(printf '%s\n' "$line" | sed 's/.*#include "\([^"]*\)".*/\1/')
+			dir=${inc%%/*}
+			if [ "$dir" = "$inc" ]; then
+				echo "$f:${line%%:*}: name '$inc' by its group (\"group/name.h\")"
+				continue
+			fi
+			case " $allowed " in
+			*" $dir "*) ;;
+			*) echo "$f:${line%%:*}: lib/$g may not include '$inc'" ;;
+			esac
+		done >>"$out"
+	fi
+	for h in $(grep -o '^#include <[^>]*>' "$f" | sed 's/#include <\(.*\)>/\1/'); do
+		o=$(owner "$h")
+		[ -z "$o" ] || [ "$o" = "$f" ] || echo "$f: includes <$h>, which only $o may" >>"$out"
+	done
+done
+# the pure groups include no wrapper of an external library but the inline hash
+for f in lib/util/*.[ch] lib/decide/*.[ch]; do
+	for h in $(grep -o '^#include <[^>]*>' "$f" | sed 's/#include <\(.*\)>/\1/'); do
+		o=$(owner "$h")
+		[ -z "$o" ] || [ "$o" = lib/util/hash.c ] || echo "$f: includes the external <$h>" >>"$out"
+	done
+done
+cat "$out"
+bad=$(wc -l <"$out")
+echo "layout: $checked files checked, $bad problems"
+if [ "$bad" = 0 ]; then p=1 f=0; else p=0 f=1; fi
+[ -n "${CHECK_SUMMARY:-}" ] && echo "layout $p $f" >>"$CHECK_SUMMARY"
+echo "$p passed, $f failed"
+[ "$bad" = 0 ]

@@ -1,0 +1,213 @@
+/*
+ * Unit tests of board files: the shipped boards load, and each mistake in a board is
+ * named with its file, line and column; names from input never become paths outside.
+ */
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "unit.h"
+#include "lab/board.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+#define SHIPPED_LAB FIXTURES "/../../lab-configs"
+
+static const char board_text[] =
+	"name: qemu-t\n"
+	"arch: t\n"
+	"kernel_arch: x86\n"
+	"make_target: bzImage\n"
+	"image: arch/x86/boot/bzImage\n"
+	"fragments: [common.config]\n"
+	"qemu: qemu-system-x86_64\n"
+	"machine: pc\n"
+	"poweroff: reboot\n"
+	"cmdline: console=ttyS0\n";
+
+static char *lab;
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/bootgate-t-board.XXXXXX";
+	char *p;
+
+	(void)state;
+	if (!mkdtemp(tmpl))
+		return -1;
+	lab = xstrdup(tmpl);
+	p = xasprintf("%s/boards", lab);
+	bg_mkdirs(p);
+	free(p);
+	p = xasprintf("%s/kconfig", lab);
+	bg_mkdirs(p);
+	free(p);
+	p = xasprintf("%s/kconfig/common.config", lab);
+	bg_write_file(p, "CONFIG_PRINTK=y\n", 16);
+	free(p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", lab);
+
+	(void)state;
+	if (system(cmd) != 0)
+		return -1;
+	free(cmd);
+	free(lab);
+	return 0;
+}
+
+/* Writes boards/NAME.yaml: the good board with the line for key replaced (or added). */
+static void write_board(const char *name, const char *key, const char *line)
+{
+	char *path = xasprintf("%s/boards/%s.yaml", lab, name);
+	char *text = xstrdup(board_text), *at;
+	char *out;
+
+	if (key && (at = strstr(text, key)) && (at == text || at[-1] == '\n')) {
+		char *eol = strchr(at, '\n');
+
+		*at = '\0';
+		out = xasprintf("%s%s%s", text, line, eol + 1);
+	} else {
+		out = xasprintf("%s%s", text, line ? line : "");
+	}
+	assert_int_equal(bg_write_file(path, out, strlen(out)), 0);
+	free(out);
+	free(text);
+	free(path);
+}
+
+static void expect_error(const char *key, const char *line, const char *want_suffix)
+{
+	struct bg_board b;
+	const char *msg;
+	char *path = xasprintf("%s/boards/qemu-t.yaml", lab);
+
+	write_board("qemu-t", key, line);
+	assert_int_equal(bg_board_load(lab, "t", &b), -1);
+	msg = bg_error_last();
+	/* "LAB/boards/qemu-t.yaml:LINE:COL: why" */
+	assert_int_equal(strncmp(msg, path, strlen(path)), 0);
+	assert_string_equal(msg + strlen(path), want_suffix);
+	free(path);
+}
+
+static void test_shipped_boards(void **state)
+{
+	static const char *arches[] = { "x86_64", "arm64", "ppc64le" };
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_non_null(realpath(SHIPPED_LAB, real));
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++) {
+		struct bg_board b;
+
+		assert_int_equal(bg_board_load(SHIPPED_LAB, arches[i], &b), 0);
+		assert_string_equal(b.arch, arches[i]);
+		assert_true(b.nfragments >= 2);
+		/* absolute: the build sandbox hides it by path */
+		assert_string_equal(b.lab, real);
+		bg_board_release(&b);
+	}
+}
+
+static void test_good_board(void **state)
+{
+	struct bg_board b;
+
+	(void)state;
+	write_board("qemu-t", NULL, NULL);
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	assert_string_equal(b.name, "qemu-t");
+	assert_int_equal(b.poweroff, BG_REBOOT);
+	assert_int_equal(b.memory, 512);             /* defaults */
+	assert_int_equal(b.boot_timeout, 120);
+	assert_string_equal(b.init_cc, "gcc");
+	bg_board_release(&b);
+	/* by its own name too */
+	assert_int_equal(bg_board_load(lab, "qemu-t", &b), 0);
+	bg_board_release(&b);
+}
+
+static void test_board_errors(void **state)
+{
+	(void)state;
+	expect_error("arch:", "arch: ../../..\n",
+		     ":2:7: 'arch' is a plain name ([A-Za-z0-9._+-], no '/'), not '../../..'");
+	expect_error("name:", "name: a/b\n",
+		     ":1:7: 'name' is a plain name ([A-Za-z0-9._+-], no '/'), not 'a/b'");
+	expect_error("poweroff:", "poweroff: halt\n",
+		     ":9:11: 'poweroff' is poweroff or reboot, not 'halt'");
+	expect_error("memory:", "memory: 4294967297\n",
+		     ":11:9: 'memory' must be a whole number from 64 to 65536, not '4294967297'");
+	expect_error("qemu:", "qemu: [a, b]\n", ":7:1: 'qemu' takes one value, not a list");
+	expect_error(NULL, "qemu_argz: [-S]\n", ":11:1: unknown key 'qemu_argz'");
+}
+
+/* The fragment message names the lab: checked apart, since the lab's path varies. */
+static void test_fragment_errors(void **state)
+{
+	struct bg_board b;
+	char *want;
+
+	(void)state;
+	write_board("qemu-t", "fragments:", "fragments: [common.config, missing.config]\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), -1);
+	want = xasprintf("%s/boards/qemu-t.yaml:6:28: fragment 'missing.config': cannot read "
+			 "'%s/kconfig/missing.config': No such file or directory", lab, lab);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	write_board("qemu-t", "fragments:", "fragments: [../../etc/passwd]\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), -1);
+	want = xasprintf("%s/boards/qemu-t.yaml:6:13: fragment '../../etc/passwd' is a file "
+			 "name of %s/kconfig, not a path", lab, lab);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	/* a missing required key: at the mapping */
+	write_board("qemu-t", "machine:", "");
+	assert_int_equal(bg_board_load(lab, "t", &b), -1);
+	want = xasprintf("%s/boards/qemu-t.yaml:1:1: 'machine' is missing", lab);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	/* a YAML syntax error: the file once, its line and column, libyaml's why */
+	write_board("qemu-t", "fragments:", "fragments: [common.config\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), -1);
+	want = xasprintf("%s/boards/qemu-t.yaml:7:5: did not find expected ',' or ']' while "
+			 "parsing a flow sequence", lab);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+}
+
+/* A board's name becomes a path: none from input may leave the lab. */
+static void test_board_names(void **state)
+{
+	static const char *bad[] = { "../../x", "/etc/passwd", "a/b", "..", "", "x\ny" };
+	struct bg_board b;
+
+	(void)state;
+	write_board("qemu-t", NULL, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(bg_board_load(lab, bad[i], &b), -1);
+		assert_non_null(strstr(bg_error_last(), "a board or an arch is a plain name"));
+	}
+	assert_int_equal(bg_board_load(lab, "nosuch", &b), -1);
+	assert_non_null(strstr(bg_error_last(), "no board 'nosuch' in"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped_boards),
+		cmocka_unit_test(test_good_board),
+		cmocka_unit_test(test_board_errors),
+		cmocka_unit_test(test_fragment_errors),
+		cmocka_unit_test(test_board_names),
+	};
+
+	return cmocka_run_group_tests_name("board", tests, setup, teardown);
+}

@@ -1,0 +1,207 @@
+/*
+ * Unit tests of the git wrapper and of tree identity, on real repositories made with
+ * git itself: revisions resolve, a worktree moves between commits rewriting only what
+ * changed, and two trees called "linux" never share a worktree.
+ */
+#include <sys/stat.h>
+
+#include "unit.h"
+#include "lab/git.h"
+#include "lab/tree.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+static char *top;              /* scratch directory of this test program */
+
+static void run(const char *fmt, ...) BG_PRINTF(1, 2);
+static void run(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	cmd = xvasprintf(fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+#define GIT "git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master"
+
+/* A repository at dir with three commits: a.c and b.c, then a.c changed, then b.c. */
+static void make_repo(const char *dir)
+{
+	run("mkdir -p '%s' && cd '%s' && " GIT " init -q . && "
+	    "echo one >a.c && echo two >b.c && " GIT " add . && " GIT " commit -q -m first && "
+	    "echo one-changed >a.c && " GIT " commit -q -a -m second && "
+	    "echo two-changed >b.c && " GIT " commit -q -a -m third", dir, dir);
+}
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/bootgate-t-git.XXXXXX";
+
+	(void)state;
+	if (!mkdtemp(tmpl))
+		return -1;
+	top = xstrdup(tmpl);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", top);
+	int ret = system(cmd);
+
+	(void)state;
+	free(cmd);
+	free(top);
+	return ret ? -1 : 0;
+}
+
+static char *rev_parse(const char *repo, const char *rev)
+{
+	char *cmd = xasprintf("git -C '%s' rev-parse '%s'", repo, rev), buf[64] = "";
+	FILE *f = popen(cmd, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	pclose(f);
+	free(cmd);
+	buf[strcspn(buf, "\n")] = '\0';
+	return xstrdup(buf);
+}
+
+static void test_resolve(void **state)
+{
+	char *repo = xasprintf("%s/a/linux", top), *head, *first;
+	char id[BG_OID_HEX];
+
+	(void)state;
+	make_repo(repo);
+	head = rev_parse(repo, "HEAD");
+	first = rev_parse(repo, "HEAD~2");
+	assert_int_equal(bg_git_is_repository(repo), 0);
+	assert_int_equal(bg_git_resolve(repo, "master", id), 0);
+	assert_string_equal(id, head);
+	assert_int_equal(bg_git_resolve(repo, "HEAD~2", id), 0);
+	assert_string_equal(id, first);
+	assert_int_equal(bg_git_resolve(repo, "no-such-branch", id), -1);
+	assert_non_null(strstr(bg_error_last(), "cannot resolve 'no-such-branch'"));
+	/* a tree object is not a commit */
+	assert_int_equal(bg_git_resolve(repo, "HEAD^{tree}", id), -1);
+	assert_non_null(strstr(bg_error_last(), "not a commit 'HEAD^{tree}'"));
+	assert_int_equal(bg_git_is_repository(top), -1);
+	assert_non_null(strstr(bg_error_last(), "not a git repository"));
+	free(head);
+	free(first);
+	free(repo);
+}
+
+static void test_checkout(void **state)
+{
+	char *repo = xasprintf("%s/b/linux", top), *wt = xasprintf("%s/work/src", top);
+	char *a = xasprintf("%s/a.c", wt), *b = xasprintf("%s/b.c", wt), *text;
+	char commit[BG_OID_HEX], parent[BG_OID_HEX], *want;
+	struct stat st_a, st_b, st;
+
+	(void)state;
+	make_repo(repo);
+	/* the first checkout creates the worktree */
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD~1", commit, parent), 0);
+	want = rev_parse(repo, "HEAD~1");
+	assert_string_equal(commit, want);
+	free(want);
+	want = rev_parse(repo, "HEAD~2");
+	assert_string_equal(parent, want);
+	free(want);
+	text = bg_read_file(a, 100, NULL);
+	assert_string_equal(text, "one-changed\n");
+	free(text);
+	assert_int_equal(stat(a, &st_a), 0);
+	assert_int_equal(stat(b, &st_b), 0);
+	sleep(1);
+	/* to the next commit: b.c changes, a.c is left alone (its build stays valid) */
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD", commit, parent), 0);
+	text = bg_read_file(b, 100, NULL);
+	assert_string_equal(text, "two-changed\n");
+	free(text);
+	assert_int_equal(stat(a, &st), 0);
+	assert_true(st.st_mtime == st_a.st_mtime && st.st_ino == st_a.st_ino);
+	assert_int_equal(stat(b, &st), 0);
+	assert_true(st.st_mtime != st_b.st_mtime || st.st_ino != st_b.st_ino);
+	/* local leftovers (an earlier patch) are overwritten */
+	assert_int_equal(bg_write_file(a, "patched\n", 8), 0);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD~2", commit, parent), 0);
+	text = bg_read_file(a, 100, NULL);
+	assert_string_equal(text, "one\n");
+	free(text);
+	/* the root commit has no parent */
+	assert_string_equal(parent, "");
+	/* a worktree deleted behind our back is made again */
+	run("rm -rf '%s'", wt);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD", commit, parent), 0);
+	text = bg_read_file(b, 100, NULL);
+	assert_string_equal(text, "two-changed\n");
+	free(text);
+	assert_int_equal(bg_git_checkout(repo, wt, "nope", commit, parent), -1);
+	assert_non_null(strstr(bg_error_last(), "cannot resolve 'nope'"));
+	free(a);
+	free(b);
+	free(wt);
+	free(repo);
+}
+
+/* Two trees whose paths end in the same name get two identities, two work directories. */
+static void test_tree_identity(void **state)
+{
+	char *r1 = xasprintf("%s/c/linux", top), *r2 = xasprintf("%s/d/linux", top);
+	char *link = xasprintf("%s/link", top), *sub = xasprintf("%s/c/linux/sub", top);
+	struct bg_tree t1, t2, t3;
+	char *w1, *w2;
+
+	(void)state;
+	make_repo(r1);
+	make_repo(r2);
+	assert_int_equal(bg_tree_open(r1, &t1), 0);
+	assert_int_equal(bg_tree_open(r2, &t2), 0);
+	assert_string_not_equal(t1.id, t2.id);
+	assert_int_equal(strncmp(t1.id, "linux-", 6), 0);
+	assert_int_equal(strlen(t1.id), strlen("linux-") + 12);
+	w1 = bg_tree_workdir(&t1, "x86_64");
+	w2 = bg_tree_workdir(&t2, "x86_64");
+	assert_string_not_equal(w1, w2);
+	/* the same tree by another path is the same tree */
+	assert_int_equal(symlink(r1, link), 0);
+	assert_int_equal(bg_tree_open(link, &t3), 0);
+	assert_string_equal(t3.id, t1.id);
+	assert_string_equal(t3.real, t1.real);
+	bg_tree_release(&t3);
+	/* not a tree: its caller's mistake, said plainly */
+	assert_int_equal(bg_tree_open("/nonexistent/linux", &t3), -1);
+	assert_string_equal(bg_error_last(), "tree '/nonexistent/linux': No such file or directory");
+	run("mkdir -p '%s'", sub);
+	assert_int_equal(bg_tree_open(top, &t3), -1);
+	assert_non_null(strstr(bg_error_last(), "not a git repository"));
+	bg_tree_release(&t1);
+	bg_tree_release(&t2);
+	free(w1);
+	free(w2);
+	free(r1);
+	free(r2);
+	free(link);
+	free(sub);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_tree_identity),
+	};
+
+	return cmocka_run_group_tests_name("git", tests, setup, teardown);
+}

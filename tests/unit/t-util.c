@@ -1,0 +1,245 @@
+/*
+ * Unit tests of the basics of lib/util: the last error, strict numbers, names that must
+ * stay one path component, argument vectors, the string table, terminal-safe text and
+ * the file helpers.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "unit.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/strmap.h"
+#include "util/strvec.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+/* A message made from the last one keeps all of it: the buffer is not its own input. */
+static void test_error_from_error(void **state)
+{
+	(void)state;
+	bg_error("3:5: did not find expected ',' or ']' while parsing a flow sequence");
+	bg_error("%s:%s", "x.yaml", bg_error_last());
+	assert_string_equal(bg_error_last(),
+			    "x.yaml:3:5: did not find expected ',' or ']' while parsing a flow sequence");
+	errno = ENOENT;
+	bg_error_errno("cannot open '%s'", "a");
+	bg_error("%s (and more)", bg_error_last());
+	assert_string_equal(bg_error_last(), "cannot open 'a': No such file or directory (and more)");
+}
+
+static void test_numbers(void **state)
+{
+	static const char *bad[] = { "", "-1", " 4", "+4", "4x", "0x10", "4294967297", "1e3",
+				     "18446744073709551616", "4 " };
+	unsigned long v;
+	double d;
+
+	(void)state;
+	assert_int_equal(bg_parse_ulong("42", 1, 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(bg_parse_ulong("1000", 1, 1000, &v), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(bg_parse_ulong(bad[i], 0, 4294967295UL, &v), -1);
+	assert_int_equal(bg_parse_ulong("0", 1, 10, &v), -1);
+	assert_string_equal(bg_error_last(), "'0' is not a whole number from 1 to 10");
+	assert_int_equal(bg_parse_ulong("-1", 1, 10, &v), -1);
+	assert_string_equal(bg_error_last(), "'-1' is not a whole number from 1 to 10");
+
+	assert_int_equal(bg_parse_double("0.05", 0, 1, &d), 0);
+	assert_true(d == 0.05);
+	assert_int_equal(bg_parse_double("-0.5", -1, 1, &d), 0);
+	assert_int_equal(bg_parse_double("nan", 0, 1, &d), -1);
+	assert_int_equal(bg_parse_double("inf", 0, 1e308, &d), -1);
+	assert_int_equal(bg_parse_double(" 1", 0, 2, &d), -1);
+	assert_int_equal(bg_parse_double("1%", 0, 2, &d), -1);
+	assert_int_equal(bg_parse_double("3", 0, 2, &d), -1);
+	assert_string_equal(bg_error_last(), "'3' is not a number from 0 to 2");
+}
+
+static void test_names(void **state)
+{
+	static const char *good[] = { "x86_64", "qemu-arm64", "a.b", "c++", "linux-6.1" };
+	static const char *bad[] = { "", ".", "..", "../x", "a/b", "/etc", "-rf", ".hidden",
+				     "a b", "a\nb", "a\rb", "caf\xc3\xa9",
+				     "12345678901234567890123456789012345678901234567890123456789012345" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		assert_true(bg_name_ok(good[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_false(bg_name_ok(bad[i]));
+	assert_false(bg_name_ok(NULL));
+	{
+		char *p = bg_path_join("/a/", "b"), *q = bg_path_join("/a", "b");
+
+		assert_string_equal(p, "/a/b");
+		assert_string_equal(q, "/a/b");
+		free(p);
+		free(q);
+	}
+}
+
+static void test_strvec(void **state)
+{
+	struct bg_strvec sv = BG_STRVEC_INIT;
+	char arg[] = "copied";
+	char **v;
+
+	(void)state;
+	v = bg_strvec_argv(&sv);
+	assert_non_null(v);
+	assert_null(v[0]);
+	bg_strvec_push(&sv, arg);
+	arg[0] = 'X';                  /* a copy was kept */
+	bg_strvec_pushf(&sv, "-j%u", 4u);
+	bg_strvec_pushv(&sv, (char *const[]){ "a", "b", NULL });
+	for (int i = 0; i < 1000; i++)
+		bg_strvec_pushf(&sv, "%d", i);
+	v = bg_strvec_argv(&sv);
+	assert_int_equal(sv.n, 1004);
+	assert_string_equal(v[0], "copied");
+	assert_string_equal(v[1], "-j4");
+	assert_string_equal(v[3], "b");
+	assert_string_equal(v[1003], "999");
+	assert_null(v[1004]);
+	bg_strvec_release(&sv);
+	assert_int_equal(sv.n, 0);
+}
+
+static void test_strmap(void **state)
+{
+	struct bg_strmap m = BG_STRMAP_INIT;
+	size_t n = 50000;
+	char **keys = xcalloc(n, sizeof(*keys));
+
+	(void)state;
+	assert_int_equal(bg_strmap_get(&m, "absent"), -1);
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = xasprintf("initcall.f%zu", i);
+		assert_int_equal(bg_strmap_put(&m, keys[i], i), i);
+	}
+	/* a key already there keeps its first index */
+	assert_int_equal(bg_strmap_put(&m, keys[7], 99), 7);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(bg_strmap_get(&m, keys[i]), (ssize_t)i);
+	assert_int_equal(bg_strmap_get(&m, "initcall.f50000"), -1);
+	assert_int_equal(m.used, n);
+	bg_strmap_release(&m);
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+static void expect_escaped(const char *in, size_t len, const char *want)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_text_escape(&sb, in, len);
+	assert_string_equal(sb.buf, want);
+	bg_strbuf_release(&sb);
+}
+
+static void test_text(void **state)
+{
+	(void)state;
+	expect_escaped("plain text\twith tab\n", 20, "plain text\twith tab\n");
+	expect_escaped("bel\a esc\033[2J del\177", 17, "bel\\x07 esc\\x1b[2J del\\x7f");
+	/* valid UTF-8 passes; a C1 control, a lone byte, an overlong form and a surrogate do not */
+	expect_escaped("\xe2\x86\x92 caf\xc3\xa9", 9, "\xe2\x86\x92 caf\xc3\xa9");
+	expect_escaped("\xc2\x9b", 2, "\\xc2\\x9b");
+	expect_escaped("\xff", 1, "\\xff");
+	expect_escaped("\xc0\xaf", 2, "\\xc0\\xaf");
+	expect_escaped("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
+	expect_escaped("\xe2\x86", 2, "\\xe2\\x86");
+	/* a backslash is doubled, so that no escape can be forged */
+	expect_escaped("a\\x07b", 6, "a\\\\x07b");
+	expect_escaped("nul\0!", 5, "nul\\x00!");
+}
+
+static char *scratch_dir(void)
+{
+	char tmpl[] = "/tmp/bootgate-t-util.XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	return xstrdup(tmpl);
+}
+
+static void test_fs(void **state)
+{
+	char *dir = scratch_dir(), *deep = xasprintf("%s/a/b/c", dir);
+	char *file = xasprintf("%s/f", deep), *copy = xasprintf("%s/g", dir), *tmp;
+	char *text;
+	size_t len;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(bg_mkdirs(deep), 0);
+	assert_int_equal(bg_mkdirs(deep), 0);          /* existing: fine */
+	assert_int_equal(stat(deep, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(bg_write_file(file, "0123456789", 10), 0);
+	tmp = xasprintf("%s.tmp", file);
+	assert_int_equal(access(tmp, F_OK), -1);        /* written through a rename */
+	text = bg_read_file(file, 10, &len);
+	assert_non_null(text);
+	assert_int_equal(len, 10);
+	assert_string_equal(text, "0123456789");
+	free(text);
+	/* one byte over the cap: refused, said so */
+	assert_null(bg_read_file(file, 9, NULL));
+	assert_non_null(strstr(bg_error_last(), "is larger than 9 bytes"));
+	assert_int_equal(bg_copy_file(file, copy), 0);
+	text = bg_read_file(copy, 100, NULL);
+	assert_string_equal(text, "0123456789");
+	free(text);
+	/* errors name the path */
+	assert_null(bg_read_file("/nonexistent/x", 10, NULL));
+	assert_string_equal(bg_error_last(), "cannot open '/nonexistent/x': No such file or directory");
+	assert_int_equal(bg_mkdirs("/proc/bootgate/x"), -1);
+	assert_non_null(strstr(bg_error_last(), "cannot create '/proc/bootgate'"));
+	assert_int_equal(bg_write_file("/nonexistent/dir/f", "x", 1), -1);
+	assert_non_null(strstr(bg_error_last(), "/nonexistent/dir/f.tmp"));
+	/* rm -rf: everything under it, links removed and never followed */
+	{
+		char *outside = xasprintf("%s/outside", dir), *top = xasprintf("%s/a", dir);
+		char *lnk = xasprintf("%s/a/b/link", dir);
+
+		assert_int_equal(bg_write_file(outside, "keep", 4), 0);
+		assert_int_equal(symlink(dir, lnk), 0);
+		assert_int_equal(bg_remove_tree(top), 0);
+		assert_int_equal(access(top, F_OK), -1);
+		assert_int_equal(access(outside, F_OK), 0);
+		assert_int_equal(bg_remove_tree(top), 0);      /* already gone: fine */
+		unlink(outside);
+		free(outside);
+		free(top);
+		free(lnk);
+	}
+	unlink(copy);
+	rmdir(dir);
+	assert_int_equal(access(dir, F_OK), -1);
+	free(tmp);
+	free(file);
+	free(copy);
+	free(deep);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_error_from_error),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_strvec),
+		cmocka_unit_test(test_strmap),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_fs),
+	};
+
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
