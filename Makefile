@@ -53,7 +53,7 @@ LIB_SRC = $(foreach g,$(LIB_GROUPS),$(wildcard lib/$(g)/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libbootgate.a
 # the bisection benchmark's simulator: linked into bench-bisect, never into the library
-BENCH_SRC = $(wildcard bench/*.c)
+BENCH_SRC = bench/bisect-bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC = $(wildcard daemon/*.c)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)

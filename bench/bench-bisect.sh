@@ -4,7 +4,7 @@
 # plain git bisect on the same samples, and the reference figures of the method's notes.
 # Prints figures; never fails on them.
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
 bg=$(pwd)/bin/bootgate
 dir=$cache/bench/bisect

@@ -4,7 +4,7 @@
 # noise (CV) of boot.init over 5 boots in timing and in deterministic mode. x86_64.
 # Prints figures; never fails on them.
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 root=$(pwd)
 cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
 tree=$(sh scripts/kernel-repo.sh)

@@ -3,7 +3,7 @@
 # with grep as the I/O floor, on a 210 MB log made of the shipped real logs. Prints
 # figures and ratios; never fails on them.
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 root=$(pwd)
 cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
 bg=$root/bin/bootgate

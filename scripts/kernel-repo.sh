@@ -4,8 +4,6 @@
 #   regress-kprobe-mdelay  mdelay(50) at the start of init_kprobe_trace()
 #   broken-build           a syntax error in kernel/trace/trace_kprobe.c
 #   docs-only              a change to documentation alone: the image cannot change
-#   sandbox-probe          a build step that reads root's files and connects to
-#                          127.0.0.1:47999, to show what the build sandbox stops
 # Prints the repository's path. Reruns take a moment.
 set -eu
 cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
@@ -59,13 +57,5 @@ sed -i 's/^static __init int init_kprobe_trace(void)\$/static __init int init_kp
 EOF
 make_branch docs-only "Documentation/trace: a change that cannot change the image" <<'EOF'
 printf '\nbootgate: this line changes no code.\n' >>Documentation/trace/kprobetrace.rst
-EOF
-make_branch sandbox-probe "init: a build step that reaches for root's files and the network" <<'EOF'
-cat >>init/Makefile <<'MK'
-
-# What a hostile patch could try at build time; the build sandbox must stop both.
-$(info sandbox-probe-file: $(shell cat /root/.bootgate-sandbox-secret 2>&1 | head -c 120))
-$(info sandbox-probe-net: $(shell bash -c 'exec 3<>/dev/tcp/127.0.0.1/47999 && echo connected-to-the-host' 2>&1 | head -c 120))
-MK
 EOF
 echo "$repo"

@@ -350,34 +350,74 @@ static void boot_begin(struct bg_bootlog *p)
 
 /*
  * Events normally arrive in boot order; a dump interleaved with the live console can
- * bring a few late. Insertion sort: linear when already in order, and stable.
+ * bring a few late. Each run of timed events between untimed ones (which stay where they
+ * are) is put in time order, stably: a check that finds a run in order costs one pass,
+ * and a run that is not is sorted by time and then position, never by insertion, which
+ * a log of 200 000 events in falling time order would make take minutes.
  */
+struct ordered {
+	int64_t t;
+	size_t pos;
+};
+
+static int cmp_ordered(const void *x, const void *y)
+{
+	const struct ordered *a = x, *b = y;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Sorts n elements of size bytes at base by the time at(i), each run of times >= 0. */
+static void sort_runs(void *base, size_t n, size_t size, int64_t (*at)(const void *, size_t))
+{
+	char *v = base;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		bool sorted = true;
+
+		if (at(v, i) < 0) {
+			i++;
+			continue;
+		}
+		while (j + 1 < n && at(v, j + 1) >= 0) {
+			sorted &= at(v, j + 1) >= at(v, j);
+			j++;
+		}
+		if (!sorted) {
+			size_t len = j - i + 1;
+			struct ordered *o = xmalloc(len * sizeof(*o));
+			char *copy = xmalloc(len * size);
+
+			for (size_t k = 0; k < len; k++)
+				o[k] = (struct ordered){ at(v, i + k), k };
+			qsort(o, len, sizeof(*o), cmp_ordered);
+			memcpy(copy, v + i * size, len * size);
+			for (size_t k = 0; k < len; k++)
+				memcpy(v + (i + k) * size, copy + o[k].pos * size, size);
+			free(copy);
+			free(o);
+		}
+		i = j + 1;
+	}
+}
+
+static int64_t initcall_end(const void *base, size_t i)
+{
+	return ((const struct bg_initcall *)base)[i].end_us;
+}
+
+static int64_t probe_end(const void *base, size_t i)
+{
+	return ((const struct bg_probe *)base)[i].end_us;
+}
+
 static void sort_events(struct bg_boot *b)
 {
-	for (size_t i = 1; i < b->nr_initcalls; i++) {
-		struct bg_initcall t = b->initcalls[i];
-		size_t j = i;
-
-		if (t.end_us < 0)
-			continue;
-		while (j > 0 && b->initcalls[j - 1].end_us > t.end_us) {
-			b->initcalls[j] = b->initcalls[j - 1];
-			j--;
-		}
-		b->initcalls[j] = t;
-	}
-	for (size_t i = 1; i < b->nr_probes; i++) {
-		struct bg_probe t = b->probes[i];
-		size_t j = i;
-
-		if (t.end_us < 0)
-			continue;
-		while (j > 0 && b->probes[j - 1].end_us > t.end_us) {
-			b->probes[j] = b->probes[j - 1];
-			j--;
-		}
-		b->probes[j] = t;
-	}
+	sort_runs(b->initcalls, b->nr_initcalls, sizeof(*b->initcalls), initcall_end);
+	sort_runs(b->probes, b->nr_probes, sizeof(*b->probes), probe_end);
 }
 
 static int boot_end(struct bg_bootlog *p)

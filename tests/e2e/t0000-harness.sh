@@ -24,7 +24,7 @@ EOF
 
 test_expect_success 'failures are counted, whatever their place in the case' '
 	write_cases &&
-	test_exit_code 1 sh cases.sh >out 2>&1 &&
+	test_exit_code 1 env -u TEST_ONLY sh cases.sh >out 2>&1 &&
 	cat out &&
 	test_grep "^1 passed, 6 failed$" out &&
 	test "$(grep -c "^not ok .*: fail: " out)" = 6 &&
@@ -33,7 +33,7 @@ test_expect_success 'failures are counted, whatever their place in the case' '
 
 test_expect_success 'a broken chain is named as such' '
 	write_cases &&
-	test_exit_code 1 sh cases.sh >out 2>&1 &&
+	test_exit_code 1 env -u TEST_ONLY sh cases.sh >out 2>&1 &&
 	grep -A1 "fail: a chain broken after a failing pair" out >case &&
 	test_grep "broken &&-chain" case
 '

@@ -42,6 +42,7 @@ test_expect_success 'JSON of every shipped log: counts, sums, time to init, outc
 '
 
 test_expect_success 'JSON: every initcall has the contract fields' '
+	bootgate parse --json *.log *.yaml >all.json &&
 	jq -e "[.logs[].initcalls[] | has(\"name\") and has(\"module\") and has(\"ret\")
 		and has(\"usecs\") and has(\"start_us\")] | all" all.json &&
 	jq -e "[.logs[] | has(\"kernel\") and has(\"cmdline\") and has(\"unparsed_lines\")

@@ -687,6 +687,41 @@ static void test_absurd_numbers(void **state)
 	parsed_free(p);
 }
 
+/*
+ * Events out of time order (a dump interleaved with the console) are put in order; one
+ * without printk time stays where it was and nothing crosses it. 200 000 initcalls in
+ * falling time order: sorted by insertion, this took minutes.
+ */
+static void test_out_of_order(void **state)
+{
+	enum { N = 200000 };
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+	const struct bg_boot *b;
+
+	(void)state;
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 (x)\n");
+	for (int i = N; i > 0; i--)
+		bg_strbuf_addf(&sb, "[%5d.%06d] initcall f%d+0x0/0x1 returned 0 after 1 usecs\n",
+			       i / 1000000, i % 1000000, i);
+	bg_strbuf_addstr(&sb, "initcall untimed+0x0/0x1 returned 0 after 1 usecs\n"
+			 "[    9.000002] initcall late+0x0/0x1 returned 0 after 1 usecs\n"
+			 "[    9.000001] initcall early+0x0/0x1 returned 0 after 1 usecs\n"
+			 "[    9.000001] initcall early2+0x0/0x1 returned 0 after 1 usecs\n");
+	p = parse_mem(sb.buf, sb.len);
+	b = p->boots[0];
+	assert_int_equal(b->nr_initcalls, N + 4);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(b->initcalls[i].end_us, i + 1);
+	assert_string_equal(b->initcalls[N].name, "untimed");
+	/* equal times keep their order in the log */
+	assert_string_equal(b->initcalls[N + 1].name, "early");
+	assert_string_equal(b->initcalls[N + 2].name, "early2");
+	assert_string_equal(b->initcalls[N + 3].name, "late");
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
 /* The arch family: from the banner's compiler, else from lines one arch alone prints. */
 static void test_arch(void **state)
 {
@@ -755,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_absurd_numbers),
 		cmocka_unit_test(test_arch),
+		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_missing_file),
 	};
 

@@ -1,0 +1,184 @@
+#!/bin/sh
+# bootgate-build on trees with a Makefile of their own: what the worker asks of a kernel
+# tree (make O=DIR ARCH=... TARGET, scripts/kconfig/merge_config.sh) in a few lines, so
+# that its contract is tested in seconds: artifacts, exit codes, trees that share a name,
+# and the sandbox a posted patch's build steps run in. Real kernels: t0100.
+#
+# The scratch directory is not under /tmp: the sandbox puts an empty /tmp in place, which
+# would hide the secrets below for the wrong reason.
+SCRATCH_BASE=/var/tmp
+. "$(dirname "$0")/lib.sh"
+
+BUILD=$ROOT/bin/bootgate-build
+export BOOTGATE_CACHE="$SCRATCH/cache"
+mkdir -p "$BOOTGATE_CACHE"
+
+git_() {
+	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
+}
+
+# the lab: one board building "image" from the tree
+mkdir -p lab/boards lab/kconfig
+echo "CONFIG_TINY=y" >lab/kconfig/tiny.config
+cat >lab/boards/tiny.yaml <<EOF
+name: tiny
+arch: tiny
+kernel_arch: x86
+make_target: image
+image: image.bin
+fragments: [tiny.config]
+qemu: qemu-system-x86_64
+machine: pc
+cmdline: console=ttyS0
+EOF
+
+# make_tree DIR: a git repository whose "kernel" image is its code.c
+make_tree() {
+	mkdir -p "$1/scripts/kconfig" &&
+	cat >"$1/Makefile" <<'EOF' &&
+O ?= .
+-include probe.mk
+tinyconfig:
+	@mkdir -p $(O) && echo "# tiny" >$(O)/.config
+olddefconfig:
+	@test -f $(O)/.config
+image:
+	@! grep -n BROKEN code.c || { echo "code.c: error: this does not compile"; exit 1; }
+	@cp code.c $(O)/image.bin
+EOF
+	printf '#!/bin/sh\n# merge_config.sh -m -O DIR CONFIG FRAGMENT...\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' \
+		>"$1/scripts/kconfig/merge_config.sh" &&
+	chmod +x "$1/scripts/kconfig/merge_config.sh" &&
+	echo "int main(void) { return 0; }" >"$1/code.c" &&
+	echo "a tree" >"$1/README" &&
+	git_ -C "$1" init -q &&
+	git_ -C "$1" add -A &&
+	git_ -C "$1" commit -q -m "the tree"
+}
+
+build() {
+	"$BUILD" --lab lab --board tiny "$@"
+}
+
+make_tree tree
+
+test_expect_success 'a commit builds into a content-addressed artifact' '
+	build --tree tree --commit master >r.json 2>err &&
+	jq -e ".status == \"built\" and .error == null and .board == \"tiny\" and
+		(.tree_id | startswith(\"tree-\")) and (.image | endswith(\"/image\"))" r.json &&
+	cmp "$(jq -r .image r.json)" tree/code.c &&
+	test "$(sha256sum <tree/code.c | cut -c1-64)" = "$(jq -r .image_sha256 r.json)" &&
+	test -f "$(jq -r .artifact r.json)/metadata.json"
+'
+
+test_expect_success 'a change to documentation alone: byte-identical to its parent' '
+	git_ -C tree checkout -q -b docs master &&
+	echo "more words" >>tree/README &&
+	git_ -C tree commit -q -a -m docs &&
+	build --tree tree --commit master >/dev/null 2>&1 &&
+	build --tree tree --commit docs >d.json 2>err &&
+	jq -e ".identical_to_parent == true" d.json &&
+	test_grep "byte-identical to its parent" err
+'
+
+test_expect_success 'a commit that does not build: exit 1, status failed, the error shown' '
+	git_ -C tree checkout -q -b broken master &&
+	echo "BROKEN" >>tree/code.c &&
+	git_ -C tree commit -q -a -m broken &&
+	test_exit_code 1 build --tree tree --commit broken >b.json 2>err &&
+	jq -e ".status == \"failed\"" b.json &&
+	test_grep "code.c: error: this does not compile" err &&
+	test_grep "this does not compile" "$(jq -r .log b.json)"
+'
+
+test_expect_success 'two trees called linux: two worktrees, each commit built' '
+	mkdir -p one two &&
+	git clone -q -b master tree one/linux &&
+	git clone -q -b master tree two/linux &&
+	echo "int main(void) { return 2; }" >two/linux/code.c &&
+	git_ -C two/linux commit -q -a -m "only in two" &&
+	build --tree one/linux --commit master >one.json 2>err &&
+	build --tree two/linux --commit master >two.json 2>err &&
+	jq -e ".status == \"built\"" two.json &&
+	test "$(jq -r .tree_id one.json)" != "$(jq -r .tree_id two.json)" &&
+	cmp "$(jq -r .image two.json)" two/linux/code.c &&
+	build --tree one/linux --commit master >again.json 2>err &&
+	test "$(jq -r .image_sha256 again.json)" = "$(jq -r .image_sha256 one.json)"
+'
+
+# The sandbox. A build step of a posted patch reaches for the cache's, the lab's and
+# the home directory's files, the host's loopback, and a file outside the build.
+PORT=47931
+mkdir -p home
+echo "cache-secret-$$" >"$BOOTGATE_CACHE/secret"
+echo "lab-secret-$$" >lab/secret
+echo "home-secret-$$" >home/secret
+cat >probe.mk <<EOF
+\$(info probe-cache: \$(shell cat $BOOTGATE_CACHE/secret 2>&1))
+\$(info probe-lab: \$(shell cat $SCRATCH/lab/secret 2>&1))
+\$(info probe-home: \$(shell cat $SCRATCH/home/secret 2>&1))
+\$(info probe-net: \$(shell python3 -c "import socket; s = socket.create_connection(('127.0.0.1', $PORT), 5); print('connected')" 2>&1 | tail -n 1))
+\$(info probe-write: \$(shell (echo escaped >$SCRATCH/escaped) 2>&1 && echo wrote))
+\$(info probe-root: \$(shell ls -A /root | wc -l))
+EOF
+git_ -C tree checkout -q -b probe master
+cp probe.mk tree/probe.mk
+git_ -C tree add probe.mk
+git_ -C tree commit -q -m "a build step that reaches out"
+
+# listen: accepts one connection on 127.0.0.1:$PORT for a while, noting it in FILE
+listen() {
+	python3 -c "
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $PORT)); s.listen(1); s.settimeout(60)
+open('$1.ready', 'w').close()
+try:
+    c, _ = s.accept(); open('$1', 'w').write('connected')
+except socket.timeout:
+    pass
+" &
+	listener=$!
+	while [ ! -e "$1.ready" ]; do sleep 0.1; done
+}
+
+# stop_listener: ends a listener that nobody reached
+stop_listener() {
+	kill "$listener" 2>/dev/null
+	wait "$listener" 2>/dev/null
+	return 0
+}
+
+test_expect_success 'sandboxed: no secret, no loopback, no write outside the build' '
+	listen sandboxed.conn &&
+	HOME=$SCRATCH/home build --tree tree --commit probe >s.json 2>err &&
+	stop_listener &&
+	log=$(jq -r .log s.json) &&
+	cat "$log" &&
+	test_grep "probe-cache: cat: .*: No such file or directory" "$log" &&
+	test_grep "probe-lab: cat: .*: No such file or directory" "$log" &&
+	test_grep "probe-home: cat: .*: No such file or directory" "$log" &&
+	test_grep "probe-net: .*\(Connection refused\|Network is unreachable\)" "$log" &&
+	test_grep "probe-write: .*Read-only file system" "$log" &&
+	test_grep "probe-root: 0$" "$log" &&
+	! grep -q "secret-$$" "$log" &&
+	test ! -e sandboxed.conn &&
+	test ! -e escaped
+'
+
+test_expect_success 'the same step without the sandbox reaches all of them (the probe is real)' '
+	listen open.conn &&
+	HOME=$SCRATCH/home build --tree tree --commit probe --no-sandbox >o.json 2>err &&
+	wait $listener &&
+	log=$(jq -r .log o.json) &&
+	test_grep "probe-cache: cache-secret-$$" "$log" &&
+	test_grep "probe-lab: lab-secret-$$" "$log" &&
+	test_grep "probe-home: home-secret-$$" "$log" &&
+	test_grep "probe-net: connected" "$log" &&
+	test_grep "probe-write: wrote" "$log" &&
+	test_grep "connected" open.conn &&
+	test -f escaped &&
+	rm -f escaped
+'
+
+test_done
