@@ -79,6 +79,24 @@ test_exit_code() {
 	fi
 }
 
+# test_jq FILTER [FILE]: fails unless FILE (or standard input) holds JSON for which
+# FILTER is true. (jq 1.6's -e passes on an empty input: a command that printed nothing
+# would pass every check made with it.)
+test_jq() {
+	if [ $# -lt 2 ]; then
+		cat >"$SCRATCH/.jq-in"
+		set -- "$1" "$SCRATCH/.jq-in"
+	fi
+	if [ ! -s "$2" ]; then
+		echo "test_jq: no JSON to check in $2" >&2
+		return 1
+	fi
+	if ! jq -e "$1" "$2" >/dev/null; then
+		echo "test_jq: not true of $2: $1" >&2
+		return 1
+	fi
+}
+
 # test_grep PATTERN FILE: fails, showing FILE, when PATTERN is not in it
 test_grep() {
 	if ! grep -q -e "$1" "$2"; then

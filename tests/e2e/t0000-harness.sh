@@ -15,6 +15,7 @@ true'
 test_expect_success 'fail: the middle of a loop fails' 'for i in 1 2 3; do test \$i != 2 || return 1; done'
 test_expect_success 'fail: the last link fails' 'true && false'
 test_expect_success 'fail: a failing function' 'test_grep missing /dev/null'
+test_expect_success 'fail: a JSON check of no output' ': >empty && test_jq ".a == 1" empty'
 test_expect_success 'pass: a whole chain' 'true &&
 echo a >a &&
 for i in 1 2; do test -f a || return 1; done'
@@ -26,8 +27,8 @@ test_expect_success 'failures are counted, whatever their place in the case' '
 	write_cases &&
 	test_exit_code 1 env -u TEST_ONLY sh cases.sh >out 2>&1 &&
 	cat out &&
-	test_grep "^1 passed, 6 failed$" out &&
-	test "$(grep -c "^not ok .*: fail: " out)" = 6 &&
+	test_grep "^1 passed, 7 failed$" out &&
+	test "$(grep -c "^not ok .*: fail: " out)" = 7 &&
 	test "$(grep -c "^ok .*: pass: " out)" = 1
 '
 

@@ -43,18 +43,18 @@ test_expect_success 'JSON of every shipped log: counts, sums, time to init, outc
 
 test_expect_success 'JSON: every initcall has the contract fields' '
 	bootgate parse --json *.log *.yaml >all.json &&
-	jq -e "[.logs[].initcalls[] | has(\"name\") and has(\"module\") and has(\"ret\")
+	test_jq "[.logs[].initcalls[] | has(\"name\") and has(\"module\") and has(\"ret\")
 		and has(\"usecs\") and has(\"start_us\")] | all" all.json &&
-	jq -e "[.logs[] | has(\"kernel\") and has(\"cmdline\") and has(\"unparsed_lines\")
+	test_jq "[.logs[] | has(\"kernel\") and has(\"cmdline\") and has(\"unparsed_lines\")
 		and (.milestones | has(\"init_us\") and has(\"userspace_us\"))] | all" all.json &&
-	jq -e "[.logs[].unparsed_lines] | add == 0" all.json
+	test_jq "[.logs[].unparsed_lines] | add == 0" all.json
 '
 
 test_expect_success 'standard input reads like the file' '
 	bootgate parse --json x86_64-debian-6.1.0-57-run1.log | jq -c ".logs[0] | del(.file)" >a &&
 	bootgate parse --json - <x86_64-debian-6.1.0-57-run1.log | jq -c ".logs[0] | del(.file)" >b &&
 	test_cmp a b &&
-	bootgate parse --json - <job10-incomplete.log.yaml | jq -e ".logs[0].initcalls | length == 670"
+	bootgate parse --json - <job10-incomplete.log.yaml | test_jq ".logs[0].initcalls | length == 670"
 '
 
 test_expect_success 'three boots in one log are three results' '

@@ -8,7 +8,7 @@ cp "$FIXTURES"/bootlogs/x86_64-tiny-baseline-run1.log good.log
 test_expect_success 'missing file: named, exit 1, the other logs still read' '
 	test_exit_code 1 bootgate parse --json nope.log good.log >out 2>err &&
 	test_grep "bootgate: warning: cannot open .nope.log.: No such file or directory" err &&
-	jq -e ".logs | length == 1 and .[0].file == \"good.log\"" out
+	test_jq ".logs | length == 1 and .[0].file == \"good.log\"" out
 '
 
 test_expect_success 'a directory is not a log' '
@@ -21,14 +21,14 @@ test_expect_success 'empty file: truncated, warned, exit 0' '
 	: >empty.log &&
 	bootgate parse --json empty.log >out 2>err &&
 	test_grep "warning: empty.log: empty log" err &&
-	jq -e ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0 and .kernel == null" out
+	test_jq ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0 and .kernel == null" out
 '
 
 test_expect_success 'binary file: truncated, warned' '
 	gzip -9 -c good.log >bin.log &&
 	bootgate parse --json bin.log >out 2>err &&
 	test_grep "warning: bin.log: binary data" err &&
-	jq -e ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0" out
+	test_jq ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0" out
 '
 
 test_expect_success 'a 10 MB line is skipped with its line number, the rest read' '
@@ -38,27 +38,27 @@ test_expect_success 'a 10 MB line is skipped with its line number, the rest read
 	tail -n +301 good.log >>long.log &&
 	bootgate parse --json long.log >out 2>err &&
 	test_grep "warning: long.log:301: line longer than 65536 bytes, skipped" err &&
-	jq -e ".logs[0] | (.initcalls|length) == 185 and .unparsed_lines == 1 and .outcome == \"complete\"" out
+	test_jq ".logs[0] | (.initcalls|length) == 185 and .unparsed_lines == 1 and .outcome == \"complete\"" out
 '
 
 test_expect_success 'invalid UTF-8: still valid JSON, U+FFFD in its place' '
 	printf "[    0.000000] Linux version 6.1\377+ (x)\n[    0.100000] initcall a\376_init+0x0/0x1 returned 0 after 5 usecs\n" >utf.log &&
 	bootgate parse --json utf.log >out &&
-	jq -e ".logs[0] | .kernel == \"6.1\uFFFD+\" and .initcalls[0].name == \"a\uFFFD_init\"" out
+	test_jq ".logs[0] | .kernel == \"6.1\uFFFD+\" and .initcalls[0].name == \"a\uFFFD_init\"" out
 '
 
 test_expect_success 'a LAVA log cut in the middle: where, and what came before' '
 	head -c 120000 "$FIXTURES/lava/fresh-chroot-job1-boot.log.yaml" >cut.yaml &&
 	bootgate parse --json cut.yaml >out 2>err &&
 	test_grep "warning: cut.yaml:[0-9]*:[0-9]*: .* LAVA log is cut or malformed here" err &&
-	jq -e ".logs[0] | .outcome == \"truncated\" and .kernel == \"6.1.0-57-amd64\" and (.initcalls|length) > 100" out
+	test_jq ".logs[0] | .outcome == \"truncated\" and .kernel == \"6.1.0-57-amd64\" and (.initcalls|length) > 100" out
 '
 
 test_expect_success 'a LAVA log that is not a list' '
 	printf "%s\n" "- {\"dt\": 1, \"lvl\": \"target\", \"msg\": \"[    0.1] x\"}" "key: value" >notlist.yaml &&
 	bootgate parse --json notlist.yaml >out 2>err &&
 	test_grep "notlist.yaml:2:1:" err &&
-	jq -e ".logs[0].outcome == \"truncated\"" out
+	test_jq ".logs[0].outcome == \"truncated\"" out
 '
 
 test_expect_success 'numbers too large to be read exactly: the line is unparsed, never mangled' '
@@ -73,7 +73,7 @@ test_expect_success 'numbers too large to be read exactly: the line is unparsed,
 		echo "[    0.200000] Run /init as init process"
 	} >big.log &&
 	bootgate parse --json big.log >out &&
-	jq -e ".logs[0] | .unparsed_lines == 5 and (.initcalls | length) == 1 and
+	test_jq ".logs[0] | .unparsed_lines == 5 and (.initcalls | length) == 1 and
 		.initcalls[0].name == \"ok_init\" and .initcalls[0].ret == -19 and
 		.initcalls[0].usecs == 100000000000 and (.probes | length) == 0" out
 '
@@ -86,7 +86,7 @@ test_expect_success 'a LAVA log nested 200 000 deep: cut there, the entries befo
 	} >deep.yaml &&
 	timeout 120 "$BOOTGATE" parse --json deep.yaml >out 2>err &&
 	test_grep "warning: deep.yaml:3: LAVA log has nesting deeper than 16 levels here; kept the 2 entries before" err &&
-	jq -e ".logs[0] | .kernel == \"6.1.0\" and .initcalls[0].usecs == 7" out
+	test_jq ".logs[0] | .kernel == \"6.1.0\" and .initcalls[0].usecs == 7" out
 '
 
 test_expect_success 'a LAVA line past 1 MiB: cut there, the entries before kept' '
@@ -97,7 +97,7 @@ test_expect_success 'a LAVA line past 1 MiB: cut there, the entries before kept'
 	} >long.yaml &&
 	timeout 120 "$BOOTGATE" parse --json long.yaml >out 2>err &&
 	test_grep "warning: long.yaml:2: LAVA log has a line longer than 1 MiB here; kept the 1 entries before" err &&
-	jq -e ".logs[0].kernel == \"6.1.0\"" out
+	test_jq ".logs[0].kernel == \"6.1.0\"" out
 '
 
 test_expect_success 'BEL, escape sequences, DEL and bad UTF-8 never reach the terminal raw' '

@@ -13,24 +13,24 @@ test_expect_success 'largest change first, kernel lines quoted' '
 
 test_expect_success 'JSON rows' '
 	bootgate diff --json --all base.log regressed.log >out &&
-	jq -e ".rows[0] | .metric == \"initcall.init_kprobe_trace\" and .a_usecs == 94
+	test_jq ".rows[0] | .metric == \"initcall.init_kprobe_trace\" and .a_usecs == 94
 		and .b_usecs == 49882 and .delta == 49788
 		and .b_line == \"initcall init_kprobe_trace+0x0/0x179 returned 0 after 49882 usecs\"" out &&
-	jq -e "[.rows[] | select(.metric | startswith(\"initcall.\"))] | length == 185" out &&
-	jq -e "[.rows[] | select(.metric == \"boot.init\")][0] | .a_usecs == 785188 and .b_usecs == 790752" out
+	test_jq "[.rows[] | select(.metric | startswith(\"initcall.\"))] | length == 185" out &&
+	test_jq "[.rows[] | select(.metric == \"boot.init\")][0] | .a_usecs == 785188 and .b_usecs == 790752" out
 '
 
 test_expect_success 'a boot against itself: nothing changed' '
 	bootgate diff --json --all base.log base.log >out &&
-	jq -e "[.rows[].delta] | all(. == 0)" out
+	test_jq "[.rows[].delta] | all(. == 0)" out
 '
 
 test_expect_success 'names that repeat are matched by occurrence' '
 	cp "$FIXTURES"/bootlogs/x86_64-debian-6.1.0-57-run1.log d1.log &&
 	cp "$FIXTURES"/bootlogs/x86_64-debian-6.1.0-57-run2.log d2.log &&
 	bootgate diff --json --all d1.log d2.log >out &&
-	jq -e "[.rows[] | select(.metric | startswith(\"initcall.blake2s_mod_init\"))] | length == 2" out &&
-	jq -e "[.rows[] | select(.a_usecs == null or .b_usecs == null)] | length == 0" out
+	test_jq "[.rows[] | select(.metric | startswith(\"initcall.blake2s_mod_init\"))] | length == 2" out &&
+	test_jq "[.rows[] | select(.a_usecs == null or .b_usecs == null)] | length == 0" out
 '
 
 test_expect_success 'a missing log: exit 1' '

@@ -7,21 +7,21 @@ cp "$FIXTURES"/bootlogs/x86_64-tiny-*.log "$FIXTURES"/bootlogs/x86_64-debian-6.1
 test_expect_success 'three boots against three: unknown, with the boots that would settle it' '
 	bootgate compare --json --base x86_64-tiny-baseline-run*.log \
 		--cand x86_64-tiny-regressed-run*.log >out &&
-	jq -e ".boots == {\"base\": 3, \"cand\": 3, \"base_excluded\": 0, \"cand_excluded\": 0}" out &&
-	jq -e ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
+	test_jq ".boots == {\"base\": 3, \"cand\": 3, \"base_excluded\": 0, \"cand_excluded\": 0}" out &&
+	test_jq ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
 		.verdict == \"unknown\" and .more_boots == 2 and .n_base == 3 and
 		.base_median == 94 and .cand_median == 50036 and .delta > 49000 and .unit == \"us\"" out &&
-	jq -e "[.verdicts[] | select(.verdict == \"different\")] | length == 0" out &&
-	jq -e "[.verdicts[] | has(\"metric\", \"unit\", \"verdict\", \"base_median\",
+	test_jq "[.verdicts[] | select(.verdict == \"different\")] | length == 0" out &&
+	test_jq "[.verdicts[] | has(\"metric\", \"unit\", \"verdict\", \"base_median\",
 		\"cand_median\", \"delta\", \"delta_pct\", \"ci\", \"p\", \"n_base\", \"n_cand\",
 		\"more_boots\")] | all" out &&
-	jq -e ".attribution == []" out
+	test_jq ".attribution == []" out
 '
 
 test_expect_success 'a boot that panicked is left out and counted' '
 	bootgate compare --json --base x86_64-tiny-baseline-run1.log \
 		x86_64-debian-6.1.0-57-noinitrd-panic.log --cand x86_64-tiny-regressed-run1.log >out &&
-	jq -e ".boots.base == 1 and .boots.base_excluded == 1" out
+	test_jq ".boots.base == 1 and .boots.base_excluded == 1" out
 '
 
 # Ten boots per side, made from a real log: every initcall line jittered by up to
@@ -54,11 +54,11 @@ make_boots() {
 test_expect_success 'ten boots against ten: the 50 ms is different, and explains boot.init' '
 	make_boots &&
 	bootgate compare --json --base base*.log --cand cand*.log >out &&
-	jq -e ".verdicts[0] | .metric == \"initcall.init_kprobe_trace\" and
+	test_jq ".verdicts[0] | .metric == \"initcall.init_kprobe_trace\" and
 		.verdict == \"different\" and .delta > 45000 and .delta < 55000 and .q <= 0.05 / 7" out &&
-	jq -e "[.verdicts[] | select(.verdict == \"different\")] | map(.metric) - [\"initcall.init_kprobe_trace\", \"boot.init\"] == []" out &&
-	jq -e ".verdicts[] | select(.metric == \"boot.init\") | .verdict == \"different\"" out &&
-	jq -e ".attribution[0] | .metric == \"initcall.init_kprobe_trace\" and
+	test_jq "[.verdicts[] | select(.verdict == \"different\")] | map(.metric) - [\"initcall.init_kprobe_trace\", \"boot.init\"] == []" out &&
+	test_jq ".verdicts[] | select(.metric == \"boot.init\") | .verdict == \"different\"" out &&
+	test_jq ".attribution[0] | .metric == \"initcall.init_kprobe_trace\" and
 		.delta > 45000 and .share > 0.6 and .share < 1.4" out &&
 	bootgate compare --base base*.log --cand cand*.log >table &&
 	test_grep "^initcall.init_kprobe_trace  *different" table &&
@@ -70,7 +70,7 @@ test_expect_success 'thresholds: a large enough floor turns different into not d
 	make_boots &&
 	bootgate compare --json --threshold "initcall.init_kprobe_trace=0%:100000" \
 		--base base*.log --cand cand*.log >out &&
-	jq -e ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .verdict != \"different\"" out
+	test_jq ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .verdict != \"different\"" out
 '
 
 test_expect_success 'thresholds: the most specific pattern wins, whatever the order' '
@@ -106,7 +106,7 @@ test_expect_success 'one unreadable log among several: the others compared, exit
 	test_exit_code 1 bootgate compare --json --base base1.log nope.log base2.log base3.log \
 		--cand cand*.log >out 2>err &&
 	test_grep "cannot open .nope.log." err &&
-	jq -e ".boots.base == 3 and .boots.cand == 10" out
+	test_jq ".boots.base == 3 and .boots.cand == 10" out
 '
 
 test_expect_success 'no boot of a side reached init: an error, not "0 metrics"' '

@@ -11,23 +11,23 @@ test_expect_success 'the generator writes the shipped corpus again, byte for byt
 
 test_expect_success 'd = 20%, CV = 5%: bootgate near 100%, git bisect far below' '
 	bootgate bench-bisect --json "$CORPORA/N128_d20_cv5_h200.bb" >out &&
-	jq -e ".corpora[0].histories == 200" out &&
-	jq -e ".corpora[0].algorithms[0] | .name == \"bootgate\" and .accuracy >= 0.98
+	test_jq ".corpora[0].histories == 200" out &&
+	test_jq ".corpora[0].algorithms[0] | .name == \"bootgate\" and .accuracy >= 0.98
 		and .unknown <= 0.01 and .mean_builds <= 10.5" out &&
-	jq -e ".corpora[0].algorithms[1] | .name == \"git-bisect\" and .accuracy < 0.9" out
+	test_jq ".corpora[0].algorithms[1] | .name == \"git-bisect\" and .accuracy < 0.9" out
 '
 
 test_expect_success 'd = 5%, CV = 5%: bootgate >= 97% where git bisect is near 5%' '
 	bootgate bench-bisect --json "$CORPORA/N128_d5_cv5_h200.bb" >out &&
-	jq -e ".corpora[0].algorithms[0].accuracy >= 0.97" out &&
-	jq -e ".corpora[0].algorithms[1].accuracy < 0.2" out &&
-	jq -e ".corpora[0].algorithms[0].accuracy_ci | .[0] <= .[1]" out
+	test_jq ".corpora[0].algorithms[0].accuracy >= 0.97" out &&
+	test_jq ".corpora[0].algorithms[1].accuracy < 0.2" out &&
+	test_jq ".corpora[0].algorithms[0].accuracy_ci | .[0] <= .[1]" out
 '
 
 test_expect_success 'four workers: fewer rounds' '
 	bootgate bench-bisect --json "$CORPORA/N128_d20_cv5_h200.bb" >out &&
 	bootgate bench-bisect --json --k 4 "$CORPORA/N128_d20_cv5_h200.bb" >k4 &&
-	jq -e ".corpora[0].algorithms[0] | .k == 4 and .accuracy >= 0.98" k4 &&
+	test_jq ".corpora[0].algorithms[0] | .k == 4 and .accuracy >= 0.98" k4 &&
 	r1=$(jq ".corpora[0].algorithms[0].mean_rounds" out) &&
 	r4=$(jq ".corpora[0].algorithms[0].mean_rounds" k4) &&
 	echo "rounds: $r1 with one worker, $r4 with four" &&
@@ -36,7 +36,7 @@ test_expect_success 'four workers: fewer rounds' '
 
 test_expect_success 'three steps: each one found' '
 	bootgate bench-bisect --json --all-steps "$CORPORA/N128_d20_cv2_3steps_h100.bb" >out &&
-	jq -e ".corpora[0].algorithms[0] | .accuracy >= 0.95 and .steps_found >= 0.98
+	test_jq ".corpora[0].algorithms[0] | .accuracy >= 0.95 and .steps_found >= 0.98
 		and .false_culprits <= 0.05" out
 '
 
@@ -64,7 +64,7 @@ test_expect_success 'what the generator writes, its reader reads: 100 000 commit
 	bootgate bench-bisect --generate --N 100000 --histories 2 >big.bb &&
 	test "$(grep -c "^build_fail" big.bb)" -gt 2 &&
 	bootgate bench-bisect --json big.bb >out 2>err &&
-	jq -e ".corpora[0].histories == 2" out
+	test_jq ".corpora[0].histories == 2" out
 '
 
 test_expect_success 'generator options that describe no regression: exit 2' '

@@ -60,10 +60,10 @@ test_expect_success 'measure: numbers that are not counts: exit 2' '
 
 test_expect_success 'bootgate-build: a bad commit is usage (2) with its reason, before the build lock' '
 	test_exit_code 2 "$BUILD" --tree tree --commit nope --board x86_64 --result r.json >out 2>err &&
-	jq -e ".status == \"usage\" and (.error | test(\"cannot resolve .nope.\"))" out &&
+	test_jq ".status == \"usage\" and (.error | test(\"cannot resolve .nope.\"))" out &&
 	cmp out r.json &&
 	test_exit_code 2 "$BUILD" --tree nowhere --commit master --board x86_64 >out 2>err &&
-	jq -e ".status == \"usage\"" out &&
+	test_jq ".status == \"usage\"" out &&
 	nothing_started
 '
 
@@ -105,7 +105,7 @@ test_expect_success 'bootgate-boot: a console that cannot be written is infra (1
 	mkdir -p runs/boot-000-A.log &&
 	test_exit_code 111 "$BOOT" --image image --initrd initrd --board x86_64 --boots 1 \
 		--out runs >sum.json 2>err &&
-	jq -e ".boots | length == 1 and .[0].outcome == \"infra\"" sum.json &&
+	test_jq ".boots | length == 1 and .[0].outcome == \"infra\"" sum.json &&
 	test_grep "cannot write .*boot-000-A.log" err
 '
 

@@ -64,7 +64,7 @@ make_tree tree
 
 test_expect_success 'a commit builds into a content-addressed artifact' '
 	build --tree tree --commit master >r.json 2>err &&
-	jq -e ".status == \"built\" and .error == null and .board == \"tiny\" and
+	test_jq ".status == \"built\" and .error == null and .board == \"tiny\" and
 		(.tree_id | startswith(\"tree-\")) and (.image | endswith(\"/image\"))" r.json &&
 	cmp "$(jq -r .image r.json)" tree/code.c &&
 	test "$(sha256sum <tree/code.c | cut -c1-64)" = "$(jq -r .image_sha256 r.json)" &&
@@ -77,7 +77,7 @@ test_expect_success 'a change to documentation alone: byte-identical to its pare
 	git_ -C tree commit -q -a -m docs &&
 	build --tree tree --commit master >/dev/null 2>&1 &&
 	build --tree tree --commit docs >d.json 2>err &&
-	jq -e ".identical_to_parent == true" d.json &&
+	test_jq ".identical_to_parent == true" d.json &&
 	test_grep "byte-identical to its parent" err
 '
 
@@ -86,7 +86,7 @@ test_expect_success 'a commit that does not build: exit 1, status failed, the er
 	echo "BROKEN" >>tree/code.c &&
 	git_ -C tree commit -q -a -m broken &&
 	test_exit_code 1 build --tree tree --commit broken >b.json 2>err &&
-	jq -e ".status == \"failed\"" b.json &&
+	test_jq ".status == \"failed\"" b.json &&
 	test_grep "code.c: error: this does not compile" err &&
 	test_grep "this does not compile" "$(jq -r .log b.json)"
 '
@@ -99,7 +99,7 @@ test_expect_success 'two trees called linux: two worktrees, each commit built' '
 	git_ -C two/linux commit -q -a -m "only in two" &&
 	build --tree one/linux --commit master >one.json 2>err &&
 	build --tree two/linux --commit master >two.json 2>err &&
-	jq -e ".status == \"built\"" two.json &&
+	test_jq ".status == \"built\"" two.json &&
 	test "$(jq -r .tree_id one.json)" != "$(jq -r .tree_id two.json)" &&
 	cmp "$(jq -r .image two.json)" two/linux/code.c &&
 	build --tree one/linux --commit master >again.json 2>err &&

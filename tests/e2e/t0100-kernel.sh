@@ -24,20 +24,20 @@ built() {
 test_expect_success 'x86_64: master builds, into a content-addressed artifact' '
 	"$BUILD" --tree "$TREE" --commit master --board x86_64 --result master.json >out 2>err &&
 	cmp out master.json &&
-	jq -e ".status == \"built\" and .arch == \"x86_64\" and (.image | test(\"/artifacts/[0-9a-f]{64}/image$\"))" master.json &&
+	test_jq ".status == \"built\" and .arch == \"x86_64\" and (.image | test(\"/artifacts/[0-9a-f]{64}/image$\"))" master.json &&
 	test -s "$(jq -r .image master.json)" &&
 	test "$(sha256sum <"$(jq -r .image master.json)" | cut -c1-64)" = "$(jq -r .image_sha256 master.json)" &&
 	test -s "$(jq -r .artifact master.json)/config" &&
-	jq -e ".compiler | startswith(\"gcc\")" master.json &&
-	jq -e ".tree_id | test(\"^linux-[0-9a-f]{12}$\")" master.json
+	test_jq ".compiler | startswith(\"gcc\")" master.json &&
+	test_jq ".tree_id | test(\"^linux-[0-9a-f]{12}$\")" master.json
 '
 
 test_expect_success 'x86_64: three boots reach userspace, initcalls and boot.init read' '
 	r=$(built master x86_64) &&
 	"$BOOT" --image "$(jq -r .image "$r")" --board x86_64 --boots 3 --out boots >sum.json 2>err &&
-	jq -e "[.boots[].outcome] == [\"complete\", \"complete\", \"complete\"] and .accel == \"tcg\"" sum.json &&
+	test_jq "[.boots[].outcome] == [\"complete\", \"complete\", \"complete\"] and .accel == \"tcg\"" sum.json &&
 	for f in boots/*.log.json; do
-		jq -e "(.initcalls | length) > 150 and .milestones.init_us > 100000 and
+		test_jq "(.initcalls | length) > 150 and .milestones.init_us > 100000 and
 			.milestones.userspace_us > .milestones.init_us and .outcome == \"complete\" and
 			.arch == \"x86\"" "$f" || return 1
 	done &&
@@ -47,7 +47,7 @@ test_expect_success 'x86_64: three boots reach userspace, initcalls and boot.ini
 test_expect_success 'a change to documentation alone: the image is its parent'"'"'s' '
 	m=$(built master x86_64) &&
 	"$BUILD" --tree "$TREE" --commit docs-only --board x86_64 >docs.json 2>err &&
-	jq -e ".identical_to_parent == true" docs.json &&
+	test_jq ".identical_to_parent == true" docs.json &&
 	test "$(jq -r .image_sha256 docs.json)" = "$(jq -r .image_sha256 "$m")" &&
 	test_grep "byte-identical to its parent" err
 '
@@ -55,9 +55,9 @@ test_expect_success 'a change to documentation alone: the image is its parent'"'
 test_expect_success 'the planted mdelay(50): deterministic mode sees 50 ms with one boot each' '
 	"$ROOT/bin/bootgate" measure --tree "$TREE" --commit regress-kprobe-mdelay --against master \
 		--arch x86_64 --mode deterministic --boots 1 --json >det.json 2>err &&
-	jq -e ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
+	test_jq ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
 		.verdict == \"different\" and .exact and .delta > 48000 and .delta < 52000" det.json &&
-	jq -e ".commit.status == \"built\" and .against.status == \"built\" and
+	test_jq ".commit.status == \"built\" and .against.status == \"built\" and
 		(.boots | length) == 2 and all(.boots[]; .outcome == \"complete\")" det.json &&
 	jq -r ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .delta" det.json
 '
@@ -65,13 +65,13 @@ test_expect_success 'the planted mdelay(50): deterministic mode sees 50 ms with 
 test_expect_success 'the planted mdelay(50): timing mode says different' '
 	"$ROOT/bin/bootgate" measure --tree "$TREE" --commit regress-kprobe-mdelay --against master \
 		--arch x86_64 --mode timing --boots 10 --json >timing.json 2>err &&
-	jq -e ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
+	test_jq ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
 		.verdict == \"different\" and .delta > 40000 and .delta < 60000" timing.json
 '
 
 test_expect_success 'a commit that does not build: exit 1, and its log' '
 	test_exit_code 1 "$BUILD" --tree "$TREE" --commit broken-build --board x86_64 >broken.json 2>err &&
-	jq -e ".status == \"failed\"" broken.json &&
+	test_jq ".status == \"failed\"" broken.json &&
 	test_grep "does not build" err &&
 	test_grep "error" "$(jq -r .log broken.json)" &&
 	test_exit_code 1 "$ROOT/bin/bootgate" measure --tree "$TREE" --commit broken-build \
@@ -89,7 +89,7 @@ test_expect_success 'a kernel that never reaches init: hang after the timeout, n
 	cp "$(jq -r .image "$r")" stopped-image &&
 	test_exit_code 1 "$BOOT" --image stopped-image --lab root/lab-configs \
 		--board qemu-x86_64-stopped --boots 1 --out hang >hang.json 2>err &&
-	jq -e ".boots[0].outcome == \"hang\" and .boots[0].wall_seconds >= 6" hang.json &&
+	test_jq ".boots[0].outcome == \"hang\" and .boots[0].wall_seconds >= 6" hang.json &&
 	! pgrep -f stopped-image
 '
 
@@ -98,8 +98,8 @@ for arch in arm64 ppc64le; do
 		"$BUILD" --tree "$TREE" --commit master --board '$arch' >'$arch'.json 2>err &&
 		"$BOOT" --image "$(jq -r .image '$arch'.json)" --board '$arch' --boots 1 \
 			--out '$arch'-boots >'$arch'-sum.json 2>err &&
-		jq -e ".boots[0].outcome == \"complete\"" '$arch'-sum.json &&
-		jq -e "(.initcalls | length) > 150 and .milestones.init_us > 0 and
+		test_jq ".boots[0].outcome == \"complete\"" '$arch'-sum.json &&
+		test_jq "(.initcalls | length) > 150 and .milestones.init_us > 0 and
 			.milestones.userspace_us > 0" '$arch'-boots/boot-000-A.log.json
 	'
 done
