@@ -66,9 +66,12 @@ int cmd_print_help(const char *name)
 		       "  --top N         rows shown (20); --all shows the metrics judged same too\n"
 		       "  --threshold P=PCT%%[:US]  a practical threshold for metrics matching P\n"
 		       "                  (a name or a prefix ending in *), e.g. 'initcall.*=10%%:2000'\n"
-		       "\nDefaults: boot.* 2%% and 1 ms; initcall.* and probe.* 5%% and 1 ms.\n"
-		       "Boots that never reached init are left out and counted.\n"
-		       "\nexit: 0 compared, 1 a log could not be read, 2 usage\n");
+		       "\nDefaults: boot.* 2%% and 1 ms; initcall.* and probe.* 5%% and 1 ms. Where\n"
+		       "several patterns match, the most specific wins (a name, then the longest\n"
+		       "prefix). Boots that never reached init are left out and counted.\n"
+		       "\nexit: 0 compared, 1 a log could not be read (the others are compared) or\n"
+		       "the boots cannot be compared (no boot reached init on a side, arches\n"
+		       "mixed), 2 usage\n");
 	else if (!strcmp(name, "measure"))
 		printf("\n"
 		       "  --tree DIR      a kernel git tree\n"
@@ -79,9 +82,12 @@ int cmd_print_help(const char *name)
 		       "  --boots N       boots per commit (3)\n"
 		       "  --parallel N    boots at once (the number of cores)\n"
 		       "  --json          the builds, every parsed boot, and the comparison\n"
+		       "  --lab DIR       the lab-configs directory (boards, config fragments)\n"
 		       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
 		       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"
-		       "\nexit: 0 measured, 1 a build failed or a boot panicked or hung, 2 usage\n");
+		       "The tree, the commits and the board are checked before any work.\n"
+		       "\nexit: 0 measured, 1 a build failed or a boot did not reach userspace,\n"
+		       "2 usage (a bad tree, commit, board or option)\n");
 	else if (!strcmp(name, "bench-bisect"))
 		printf("\n"
 		       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"

@@ -108,7 +108,7 @@ int cmd_measure(int argc, char **argv)
 		log_warn("cannot write the output");
 		goto out;
 	}
-	/* every boot reached userspace: 0; a boot panicked or hung: 1 (after reporting) */
+	/* every boot reached userspace: 0; a boot panicked, hung or failed: 1 (after reporting) */
 	ret = m.boots_failed ? 1 : 0;
 out:
 	bg_measure_release(&m);

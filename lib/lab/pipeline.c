@@ -195,7 +195,7 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 		mb->wall_seconds = rec->wall_seconds;
 		mb->log = xstrdup(rec->log);
 		set = &m->set[mb->side];
-		m->boots_failed |= rec->outcome == BG_OUTCOME_PANIC || rec->outcome == BG_OUTCOME_HANG;
+		m->boots_failed |= rec->outcome != BG_OUTCOME_COMPLETE;
 		progress(o, "boot %zu (%.12s) %s", i, m->rev[mb->side], bg_outcome_name(rec->outcome));
 		/* a hang or a lab failure is never timing data: it is only counted */
 		if (rec->outcome != BG_OUTCOME_COMPLETE) {
@@ -232,6 +232,11 @@ int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m)
 	collect(o, m);
 	if (!o->against)
 		return 0;
+	/* nothing to compare is an error, never a comparison of nothing */
+	for (int side = 0; side < 2; side++)
+		if (!m->set[side].boots)
+			return bg_error("no boot of %.12s reached userspace (%u did not): nothing to "
+					"compare", m->rev[side], m->set[side].excluded);
 	/* the caller's thresholds, in this run's mode */
 	bg_compare_config_init(&c);
 	if (o->compare)

@@ -49,7 +49,7 @@ struct bg_measure {
 	struct bg_sample_set set[2];
 	bool compared;
 	struct bg_comparison cmp;
-	bool boots_failed;        /* a boot panicked or hung */
+	bool boots_failed;        /* a boot did not reach userspace: panic, hang or the lab */
 };
 
 /*
@@ -59,9 +59,10 @@ struct bg_measure {
 int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
 /*
  * Builds (one at a time), boots both commits interleaved, reads every console and, with
- * against, compares. 0 when measured (m->boots_failed says whether a boot panicked or
- * hung); -1 with why when a build or the boot worker failed (m->build[i].status tells a
- * commit that does not build from a machine that failed).
+ * against, compares. 0 when measured (m->boots_failed says whether a boot did not reach
+ * userspace); -1 with why when a build or the boot worker failed (m->build[i].status
+ * tells a commit that does not build from a machine that failed), or when a side has no
+ * boot to compare.
  */
 int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 void bg_measure_release(struct bg_measure *m);
