@@ -368,6 +368,11 @@ static double select_pairwise(const double *a, size_t na, const double *b, size_
 	uint64_t rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)na * 31 ^ (uint64_t)nb * 131 ^ k;
 	double answer = NAN;
 
+	if (!na || !nb || k >= na * nb) {
+		free(lo);
+		free(hi);
+		return NAN;
+	}
 	for (size_t i = 0; i < na; i++) {
 		lo[i] = 0;
 		hi[i] = nb;
@@ -381,7 +386,7 @@ static double select_pairwise(const double *a, size_t na, const double *b, size_
 			below += lo[i];
 		}
 		/* few left (or, never seen, no progress): sort them */
-		if (active <= na + nb || round >= 256) {
+		if (active == 0 || active <= na + nb || round >= 256) {
 			double *v = xmalloc((active ? active : 1) * sizeof(*v));
 			size_t n = 0;
 
@@ -394,7 +399,8 @@ static double select_pairwise(const double *a, size_t na, const double *b, size_
 			break;
 		}
 		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		r = (size_t)((rng >> 11) % active);
+		/* active > na + nb here; clang-tidy 14 loses that on its way round the loop */
+		r = (size_t)((rng >> 11) % active);   /* NOLINT(clang-analyzer-core.DivideZero) */
 		for (size_t i = 0; i < na; i++) {
 			if (r < hi[i] - lo[i]) {
 				p = b[lo[i] + r] - a[i];

@@ -228,7 +228,7 @@ int bg_boot_run_read(const char *name, const char *text, struct bg_boot_run *r)
 		outcome = bg_json_doc_str(d, key);
 		snprintf(key, sizeof(key), "boots.%zu.log", i);
 		log = bg_json_doc_str(d, key);
-		if (!image || (strcmp(image, "A") && strcmp(image, "B")) || !log ||
+		if (!image || (strcmp(image, "A") != 0 && strcmp(image, "B") != 0) || !log ||
 		    bg_outcome_parse(outcome, &o) < 0) {
 			bg_json_doc_free(d);
 			bg_boot_run_release(r);

@@ -38,8 +38,8 @@ void bg_strvec_pushv(struct bg_strvec *sv, char *const *v)
 char **bg_strvec_argv(struct bg_strvec *sv)
 {
 	if (!sv->v) {
-		ALLOC_GROW(sv->v, 1, sv->alloc);
-		sv->v[0] = NULL;
+		sv->v = xcalloc(1, sizeof(*sv->v));
+		sv->alloc = 1;
 	}
 	return sv->v;
 }
