@@ -43,8 +43,9 @@ QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR = @echo '   ' AR $@;
 endif
 
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -Ibench -MMD -MP
-LIBS = -lyaml -lxxhash -lgit2 -lcrypto -ljansson -lm
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
+# xxhash is compiled inline (lib/util/hash.c): only its header is needed
+LIBS = -lyaml -lgit2 -lcrypto -ljansson -lm
 TEST_LIBS = -lcmocka
 
 # lib/ by what it is about; the order is the direction of the includes (make check-layout)
@@ -57,6 +58,8 @@ BENCH_SRC = bench/bisect-bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC = $(wildcard daemon/*.c)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)
+# the simulator's header, for the programs that link it: never for the library
+$(CLI_OBJ): ALL_CFLAGS += -Ibench
 WORKER_SRC = $(wildcard workers/*.c)
 WORKERS = $(WORKER_SRC:workers/%.c=$(BIN)/%)
 PROGRAMS = $(BIN)/bootgate $(WORKERS)
@@ -86,7 +89,7 @@ $(BIN)/bootgate-%: $(BUILD)/workers/bootgate-%.o $(LIB_A)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(BENCH_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Ibench -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
 		-o $@ $< $(BENCH_OBJ) $(LIB_A) $(LIBS) $(TEST_LIBS)
 
 # ---- dependencies: each entry point installs what it needs when it is missing

@@ -40,7 +40,10 @@ boots() {
 measure() {
 	label=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || true
+	if ! /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err"; then
+		printf '%-52s %9s   (failed: %s)\n' "$label" "-" "$(tail -n 1 "$work/err")"
+		return 0
+	fi
 	read -r secs kib <"$work/time"
 	printf '%-52s %9s %9.1f\n' "$label" "$secs" "$(echo "$kib / 1024" | bc -l)"
 }

@@ -5,6 +5,7 @@
 #include "decide/bisect.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/num.h"
 #include "util/strbuf.h"
 #include "util/xmalloc.h"
 
@@ -117,31 +118,32 @@ static size_t tokenize(char *line, char **tok, size_t max, bool *too_many)
 
 static bool parse_long(const char *s, long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return !errno && end != s && !*end;
+	return bg_num_parse_long(s, LONG_MIN, LONG_MAX, out) == 0;
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
+	unsigned long v;
 
-	if (*s == '-')
+	if (bg_num_parse_ulong(s, 0, ULONG_MAX, &v) < 0)
 		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && end != s && !*end;
+	*out = v;
+	return true;
 }
 
+/*
+ * Corpora write %g, which may be "1e-05": a number here may have an exponent, but no
+ * hex, no "inf", and nothing so large that a boot time made from it is not finite.
+ */
 static bool parse_num(const char *s, double *out)
 {
 	char *end;
 
+	if (strspn(s, "0123456789.-eE") != strlen(s))
+		return false;
 	errno = 0;
 	*out = strtod(s, &end);
-	return !errno && end != s && !*end && isfinite(*out);
+	return !errno && end != s && !*end && isfinite(*out) && fabs(*out) <= 1e12;
 }
 
 /* Checks a finished history; returns 0 or an error about it. */
@@ -153,6 +155,10 @@ static int check_history(const char *name, const struct bg_bb_history *h)
 					h->id, i);
 	if (h->sigma <= 0 && h->p_slow <= 0)
 		return bg_error("%s:%zu: history '%s': no noise line", name, h->line, h->id);
+	/* a history without its truth cannot be scored: every answer would be wrong */
+	if (!h->ntruth && !h->flat)
+		return bg_error("%s:%zu: history '%s': no truth line ('truth none' for one "
+				"without a regression)", name, h->line, h->id);
 	return 0;
 }
 
@@ -227,6 +233,10 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 			if (!parse_long(tok[3], &commits) || commits < 2 || commits > 1000000)
 				FAIL("%s:%zu: commits must be a number from 2 to 1000000, not '%s'",
 				     name, lineno, tok[3]);
+			for (size_t i = 0; i < c->n; i++)
+				if (!strcmp(c->h[i].id, tok[1]))
+					FAIL("%s:%zu: a second history '%s' (the first at line %zu)", name,
+					     lineno, tok[1], c->h[i].line);
 			if (!parse_u64(tok[5], &seed))
 				FAIL("%s:%zu: the seed must be an unsigned 64-bit number, not '%s'",
 				     name, lineno, tok[5]);
@@ -246,8 +256,13 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 		if (!strcmp(tok[0], "truth")) {
 			if (ntok < 2)
 				FAIL("%s:%zu: 'truth' needs at least one commit", name, lineno);
-			if (h->truth)
+			if (h->truth || h->flat)
 				FAIL("%s:%zu: history '%s' has a second 'truth' line", name, lineno, h->id);
+			/* "truth none": no regression, the right answer is "not reproducible" */
+			if (ntok == 2 && !strcmp(tok[1], "none")) {
+				h->flat = true;
+				continue;
+			}
 			h->truth = xcalloc(ntok - 1, sizeof(*h->truth));
 			h->ntruth = 0;
 			for (size_t i = 1; i < ntok; i++) {
@@ -563,7 +578,8 @@ static void run_git_bisect(struct oracle *o, int *first, int *last)
 	int N = h->commits - 1, good = 0, bad = N;
 	double thr = 0.5 * (log(bg_bb_level(h, N)) - o->log_base);
 	bool *skipped = xcalloc((size_t)N + 1, sizeof(*skipped));
-	int *order = xmalloc(((size_t)N + 1) * sizeof(*order)), *flt = xmalloc(((size_t)N + 1) * sizeof(*flt));
+	int *order = xmalloc(((size_t)N + 1) * sizeof(*order));
+	int *flt = xmalloc(((size_t)N + 1) * sizeof(*flt));
 
 	for (;;) {
 		size_t n = 0, nf = 0;
@@ -645,8 +661,11 @@ static void score(struct bg_bb_score *s, const struct bg_bb_history *h,
 	bool all = true;
 	size_t matched = 0;
 
-	if (!h->ntruth)
+	if (h->flat) {
+		s->correct += r->outcome == BG_BISECT_NOT_REPRODUCIBLE;
+		s->false_culprits += r->nculprits;
 		return;
+	}
 	for (size_t t = 0; t < h->ntruth; t++) {
 		int f, l;
 		bool hit = false;

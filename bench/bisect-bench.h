@@ -26,6 +26,7 @@ struct bg_bb_history {
 	double hang;            /* probability that a boot hangs */
 	bool *fail;             /* commits that never build */
 	bool have_noise, have_hang;
+	bool flat;              /* "truth none": no regression to find */
 	size_t line;            /* where the history starts in its file */
 };
 

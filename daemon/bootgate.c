@@ -1,6 +1,10 @@
 /* The bootgate command: a table of subcommands, each in its own cmd-*.c file. */
+#include <getopt.h>
+
 #include "cmd.h"
 #include "util/log.h"
+#include "util/strbuf.h"
+#include "util/text.h"
 
 #ifndef BOOTGATE_VERSION
 #define BOOTGATE_VERSION "0.1"
@@ -18,8 +22,8 @@ static const struct bg_cmd commands[] = {
 	  "[--json] [--top N | --all] [--threshold PATTERN=PCT%[:US]]... --base LOG... --cand LOG...",
 	  "same, different or unknown for every metric of two sets of boots" },
 	{ "measure", cmd_measure,
-	  "--tree DIR --commit REV --arch ARCH [--mode timing|deterministic] [--boots N] "
-	  "[--against REV2] [--json]",
+	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
+	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--lab DIR] [--json]",
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bench-bisect", cmd_bench_bisect,
 	  "[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
@@ -119,16 +123,30 @@ int cmd_print_help(const char *name)
 int cmd_usage_error(const char *name, const char *fmt, ...)
 {
 	const struct bg_cmd *c = find_cmd(name);
+	struct bg_strbuf msg = BG_STRBUF_INIT, safe = BG_STRBUF_INIT;
 	va_list ap;
 
-	fprintf(stderr, "bootgate %s: ", name);
+	/* what the user typed is quoted back: one line, escaped like every message */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	bg_strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	bg_text_escape_line(&safe, msg.buf, msg.len);
+	fprintf(stderr, "bootgate %s: %s\n", name, safe.buf);
 	if (c)
 		fprintf(stderr, "usage: bootgate %s %s\n", c->name, c->usage);
+	bg_strbuf_release(&msg);
+	bg_strbuf_release(&safe);
 	return 2;
+}
+
+/* Whatever a command printed must have reached its output: else it did not say it. */
+static int output_written(int ret)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("cannot write the output");
+		return ret ? ret : 1;
+	}
+	return ret;
 }
 
 static int cmd_help(int argc, char **argv)
@@ -155,22 +173,23 @@ int main(int argc, char **argv)
 	const struct bg_cmd *c;
 
 	log_init("bootgate", 0);
+	opterr = 0;     /* the commands name a bad option themselves, escaped, once */
 	if (argc < 2) {
 		print_overview(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(1, argv + 1);
+		return output_written(cmd_help(1, argv + 1));
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(1, argv + 1);
+		return output_written(cmd_version(1, argv + 1));
 	c = find_cmd(argv[1]);
 	if (!c) {
-		fprintf(stderr, "bootgate: unknown command '%s'\n\n", argv[1]);
+		log_warnx("unknown command '%s'", argv[1]);
 		print_overview(stderr);
 		return 2;
 	}
 	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return cmd_print_help(c->name);
-	return c->fn(argc - 1, argv + 1);
+			return output_written(cmd_print_help(c->name));
+	return output_written(c->fn(argc - 1, argv + 1));
 }

@@ -3,11 +3,11 @@
 #include <math.h>
 
 #include "cmd.h"
-#include "util/text.h"
 #include "bisect-bench.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/text.h"
 #include "util/xmalloc.h"
 #include "decide/stats.h"
 
@@ -75,12 +75,13 @@ static void print_row(const struct row *r)
 		snprintf(name, sizeof(name), "bootgate k=%u", r->k);
 	else
 		snprintf(name, sizeof(name), "%s", r->name);
-	bg_text_printf(stdout, "  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f %6.1f%%", name,
-	       100 * r->accuracy, 100 * r->lo, 100 * r->hi, 100 * r->in_set, r->mean_set,
-	       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown);
+	bg_text_printf(stdout, "  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f "
+			       "%6.1f%%", name, 100 * r->accuracy, 100 * r->lo, 100 * r->hi,
+			       100 * r->in_set, r->mean_set,
+			       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown);
 	if (r->multi)
 		bg_text_printf(stdout, "   steps found %.1f%%, false culprits %.2f", 100 * r->recall,
-		       r->false_culprits);
+				       r->false_culprits);
 	bg_text_printf(stdout, "\n");
 }
 
@@ -191,7 +192,7 @@ int cmd_bench_bisect(int argc, char **argv)
 			parse_steps(&gen, optarg);
 			break;
 		default:
-			return cmd_usage_error("bench-bisect", "unknown option");
+			return cmd_option_error("bench-bisect", argv);
 		}
 	}
 	if (generate) {
@@ -224,7 +225,7 @@ int cmd_bench_bisect(int argc, char **argv)
 			failed = 1;
 			continue;
 		}
-		fprintf(stderr, "bench-bisect: %s: %zu histories\n", argv[i], c.n);
+		log_info("bench-bisect: %s: %zu histories", argv[i], c.n);
 		bg_bb_run(&c, BG_BB_BOOTGATE, k, all_steps, &s[0]);
 		bg_bb_run(&c, BG_BB_GIT_BISECT, 1, false, &s[1]);
 		to_row(&s[0], &r[0]);
@@ -245,10 +246,10 @@ int cmd_bench_bisect(int argc, char **argv)
 			bg_json_object_end(&out);
 		} else {
 			bg_text_printf(stdout, "%s: %zu histories%s%s\n", argv[i], c.n, c.scenario ? ", " : "",
-			       c.scenario ? c.scenario : "");
+					       c.scenario ? c.scenario : "");
 			bg_text_printf(stdout, "  %-14s %7s %14s %7s %6s %8s %6s %7s %7s %7s\n", "algorithm",
-			       "accuracy", "(95% CI)", "in set", "set", "boots", "p95", "builds",
-			       "rounds", "unknown");
+					       "accuracy", "(95% CI)", "in set", "set", "boots", "p95", "builds",
+					       "rounds", "unknown");
 			print_row(&r[0]);
 			print_row(&r[1]);
 		}

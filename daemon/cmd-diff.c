@@ -2,11 +2,11 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "util/text.h"
 #include "parse/bootlog.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/text.h"
 #include "util/strbuf.h"
 #include "parse/metrics.h"
 #include "util/xmalloc.h"
@@ -156,7 +156,7 @@ static void print_side(const char *label, const struct side *s)
 	const struct bg_boot *b = s->boot;
 
 	bg_text_printf(stdout, "%s  %s  %s  %s\n", label, s->file, b->kernel ? b->kernel : "-",
-	       bg_outcome_name(b->outcome));
+			       bg_outcome_name(b->outcome));
 }
 
 static void print_rows(const struct side *a, const struct side *b, const struct row *rows,
@@ -167,7 +167,7 @@ static void print_rows(const struct side *a, const struct side *b, const struct 
 	print_side("A", a);
 	print_side("B", b);
 	bg_text_printf(stdout, "\n%-48s %10s %10s %10s %10s\n", "metric", "A usecs", "B usecs", "change",
-	       "change %");
+			       "change %");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 
@@ -177,7 +177,7 @@ static void print_rows(const struct side *a, const struct side *b, const struct 
 		bg_text_printf(stdout, "%-48s %10s %10s %+10" PRId64 " %10s\n", r->metric, va, vb, r->delta, pct);
 		if (r->a_line || r->b_line)
 			bg_text_printf(stdout, "    %s\n  \xe2\x86\x92 %s\n", r->a_line ? r->a_line : "(absent)",
-			       r->b_line ? r->b_line : "(absent)");
+					       r->b_line ? r->b_line : "(absent)");
 	}
 }
 
@@ -276,7 +276,7 @@ int cmd_diff(int argc, char **argv)
 			all = true;
 			break;
 		default:
-			return cmd_usage_error("diff", "unknown option");
+			return cmd_option_error("diff", argv);
 		}
 	}
 	if (argc - optind != 2)

@@ -58,7 +58,7 @@ int cmd_measure(int argc, char **argv)
 		case 'P':
 			o.parallel = cmd_parse_count("measure", "--parallel", optarg, 1, 64);
 			break;
-		default: return cmd_usage_error("measure", "unknown option");
+		default: return cmd_option_error("measure", argv);
 		}
 	}
 	if (optind < argc)
@@ -71,6 +71,7 @@ int cmd_measure(int argc, char **argv)
 	o.deterministic = !strcmp(mode, "deterministic");
 
 	/* the tree, the commits and the board are checked before anything is built */
+	bg_measure_init(&m);
 	if (bg_measure_check(&o, &m) < 0) {
 		ret = cmd_usage_error("measure", "%s", bg_error_last());
 		bg_measure_release(&m);

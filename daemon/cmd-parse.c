@@ -2,11 +2,11 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "util/text.h"
 #include "parse/bootlog.h"
 #include "report/boot-json.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/text.h"
 #include "util/xmalloc.h"
 
 struct parse_ctx {
@@ -70,37 +70,39 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 	for (size_t i = 0; i < b->nr_initcalls; i++)
 		sum += b->initcalls[i].usecs;
 	bg_text_printf(stdout, "== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")\n", c->file, b->index,
-	       b->first_line, b->last_line);
+			       b->first_line, b->last_line);
 	bg_text_printf(stdout, "kernel      %s\n", b->kernel ? b->kernel : "-");
 	bg_text_printf(stdout, "outcome     %s%s%s\n", bg_outcome_name(b->outcome), b->panic ? ": " : "",
-	       b->panic ? b->panic : "");
+			       b->panic ? b->panic : "");
 	bg_text_printf(stdout, "boot.init   %s ms   boot.userspace %s ms   free initmem %s ms\n",
-	       cmd_fmt_ms(t1, sizeof(t1), b->init_us), cmd_fmt_ms(t2, sizeof(t2), b->userspace_us),
-	       cmd_fmt_ms(t3, sizeof(t3), b->free_initmem_us));
+			       cmd_fmt_ms(t1, sizeof(t1), b->init_us), cmd_fmt_ms(t2, sizeof(t2), b->userspace_us),
+			       cmd_fmt_ms(t3, sizeof(t3), b->free_initmem_us));
 	bg_text_printf(stdout, "initcalls   %zu (%s ms in all)   probes %zu   problems %" PRIu64
-	       "   unparsed lines %" PRIu64 "\n",
-	       b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum), b->nr_probes, b->problems_total,
-	       b->unparsed_lines);
+			       "   unparsed lines %" PRIu64 "\n",
+			       b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum), b->nr_probes, b->problems_total,
+			       b->unparsed_lines);
 
 	idx = top_indexes(b->nr_initcalls, initcall_usecs, b->initcalls, c->top, &n);
 	if (n) {
-		bg_text_printf(stdout, "\n  %-44s %10s %12s %5s\n", "slowest initcalls", "usecs", "start ms", "ret");
+		bg_text_printf(stdout, "\n  %-44s %10s %12s %5s\n", "slowest initcalls", "usecs",
+			       "start ms", "ret");
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_initcall *ic = &b->initcalls[idx[i]];
 
 			bg_text_printf(stdout, "  %-44s %10" PRId64 " %12s %5d\n", ic->name, ic->usecs,
-			       cmd_fmt_ms(t1, sizeof(t1), ic->start_us), ic->ret);
+					       cmd_fmt_ms(t1, sizeof(t1), ic->start_us), ic->ret);
 		}
 	}
 	free(idx);
 	idx = top_indexes(b->nr_probes, probe_usecs, b->probes, c->top, &n);
 	if (n) {
-		bg_text_printf(stdout, "\n  %-44s %10s %12s %5s\n", "slowest probes", "usecs", "start ms", "ret");
+		bg_text_printf(stdout, "\n  %-44s %10s %12s %5s\n", "slowest probes", "usecs",
+			       "start ms", "ret");
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_probe *pr = &b->probes[idx[i]];
 
 			bg_text_printf(stdout, "  %-44s %10" PRId64 " %12s %5d\n", pr->device, pr->usecs,
-			       cmd_fmt_ms(t1, sizeof(t1), pr->start_us), pr->ret);
+					       cmd_fmt_ms(t1, sizeof(t1), pr->start_us), pr->ret);
 		}
 	}
 	free(idx);
@@ -118,7 +120,7 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 
 	if (!c->rows++)
 		bg_text_printf(stdout, "%-15s %-9s %5s %10s %10s  %-36s %s\n", "kernel", "outcome", "calls",
-		       "sum ms", "init ms", "slowest initcall (ms)", "log (boot)");
+				       "sum ms", "init ms", "slowest initcall (ms)", "log (boot)");
 	for (size_t i = 0; i < b->nr_initcalls; i++) {
 		sum += b->initcalls[i].usecs;
 		if (!slow || b->initcalls[i].usecs > slow->usecs)
@@ -130,8 +132,8 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 	else
 		snprintf(slowest, sizeof(slowest), "-");
 	bg_text_printf(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)\n", b->kernel ? b->kernel : "-",
-	       bg_outcome_name(b->outcome), b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum),
-	       cmd_fmt_ms(t2, sizeof(t2), b->init_us), slowest, c->file, b->index);
+			       bg_outcome_name(b->outcome), b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum),
+			       cmd_fmt_ms(t2, sizeof(t2), b->init_us), slowest, c->file, b->index);
 }
 
 static int on_boot(const struct bg_boot *b, void *data)
@@ -174,7 +176,7 @@ int cmd_parse(int argc, char **argv)
 			c.summary = true;
 			break;
 		default:
-			return cmd_usage_error("parse", "unknown option");
+			return cmd_option_error("parse", argv);
 		}
 	}
 	if (optind >= argc)

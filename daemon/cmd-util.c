@@ -1,4 +1,6 @@
 /* Helpers the CLI commands share: numbers, time formatting, warnings. */
+#include <getopt.h>
+
 #include "cmd.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -9,7 +11,7 @@ unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg,
 {
 	unsigned long v;
 
-	if (bg_parse_ulong(arg, min, max, &v) < 0)
+	if (bg_num_parse_ulong(arg, min, max, &v) < 0)
 		exit(cmd_usage_error(cmd, "%s: %s", opt, bg_error_last()));
 	return v;
 }
@@ -18,9 +20,20 @@ double cmd_parse_real(const char *cmd, const char *opt, const char *arg, double 
 {
 	double v;
 
-	if (bg_parse_double(arg, lo, hi, &v) < 0)
+	if (bg_num_parse_double(arg, lo, hi, &v) < 0)
 		exit(cmd_usage_error(cmd, "%s: %s", opt, bg_error_last()));
 	return v;
+}
+
+int cmd_option_error(const char *cmd, char **argv)
+{
+	/* getopt leaves the word it stopped at just before optind */
+	const char *word = optind > 0 ? argv[optind - 1] : "?";
+
+	if (optopt && strchr(word, '=') == NULL && word[0] == '-' && word[1] == '-' &&
+	    strlen(word) > 2)
+		return cmd_usage_error(cmd, "'%s' needs a value, or is no option", word);
+	return cmd_usage_error(cmd, "unknown option, or one without its value: '%s'", word);
 }
 
 void cmd_bootlog_warning(const char *where, const char *msg, void *data)

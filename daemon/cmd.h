@@ -4,7 +4,6 @@
 
 #include "util/compat.h"
 
-
 struct bg_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -20,6 +19,8 @@ int cmd_measure(int argc, char **argv);
 
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);
+/* The usage error for the option getopt_long just refused (opterr is 0); returns 2. */
+int cmd_option_error(const char *cmd, char **argv);
 /* Prints a command's full help from the table to stdout; returns 0. */
 int cmd_print_help(const char *name);
 /*

@@ -39,6 +39,7 @@ struct boot {
 	struct bg_strbuf line;     /* the console line being received */
 	double deadline;
 	bool marker, panic, running, done, exec_failed;
+	bool lost;                 /* the console could not be kept whole: the lab failed */
 	bool hup;                  /* the console closed: only the exit is left to wait for */
 	int qemu_exit;
 	enum bg_outcome outcome;
@@ -210,9 +211,9 @@ static void console_line(struct run *r, struct boot *b)
 {
 	double t = bg_now() - b->proc.started;
 
-	(void)r;
 	b->lines++;
-	fprintf(b->times, "%.6f %lu\n", t, b->lines);
+	if (fprintf(b->times, "%.6f %lu\n", t, b->lines) < 0)
+		b->lost = true;
 	if (!b->marker && strstr(b->line.buf, BG_USERSPACE_MARKER)) {
 		b->marker = true;
 		b->marker_wall = t;
@@ -229,7 +230,8 @@ static void read_console(struct run *r, struct boot *b)
 	ssize_t n;
 
 	while ((n = read(b->proc.out, buf, sizeof(buf))) > 0) {
-		fwrite(buf, 1, (size_t)n, b->log);
+		if (fwrite(buf, 1, (size_t)n, b->log) != (size_t)n)
+			b->lost = true;
 		for (ssize_t i = 0; i < n; i++) {
 			if (buf[i] == '\n') {
 				console_line(r, b);
@@ -247,8 +249,9 @@ static void finish_boot(struct run *r, struct boot *b, const struct bg_proc_resu
 	struct bg_proc_result res;
 	bool killed = !reaped;
 
+	/* QEMU at once: a grace period here would stall every other boot's console */
 	if (killed)
-		bg_proc_kill(&b->proc, &res);
+		bg_proc_kill(&b->proc, 0, &res);
 	else
 		res = *reaped;
 	read_console(r, b);
@@ -259,20 +262,27 @@ static void finish_boot(struct run *r, struct boot *b, const struct bg_proc_resu
 	b->qemu_exit = res.exit_code;
 	b->running = false;
 	b->done = true;
-	fclose(b->log);
-	fclose(b->times);
+	if (fclose(b->log) != 0)
+		b->lost = true;
+	if (fclose(b->times) != 0)
+		b->lost = true;
 	b->log = b->times = NULL;
-	if (b->marker)
+	if (b->lost) {
+		/* a console not kept whole is no evidence of anything about the kernel */
+		log_warnx("boot %u: cannot write its console '%s'", b->index, b->log_path);
+		b->outcome = BG_OUTCOME_INFRA;
+	} else if (b->marker) {
 		b->outcome = BG_OUTCOME_COMPLETE;
-	else if (b->panic)
+	} else if (b->panic) {
 		b->outcome = BG_OUTCOME_PANIC;
-	else if (!killed && (b->lines == 0 || res.exit_code))
+	} else if (!killed && (b->lines == 0 || res.exit_code)) {
 		b->outcome = BG_OUTCOME_INFRA;   /* QEMU stopped before the kernel said a word */
-	else
+	} else {
 		b->outcome = BG_OUTCOME_HANG;    /* killed at the timeout, or the kernel fell silent */
-	fprintf(stderr, "bootgate-boot: boot %u (%c%u) %s in %.1f s%s\n", b->index,
-		'A' + b->side, b->nth, bg_outcome_name(b->outcome), b->wall,
-		b->marker ? "" : killed ? " (killed at the timeout)" : "");
+	}
+	log_info("boot %u (%c%u) %s in %.1f s%s", b->index,
+		 'A' + b->side, b->nth, bg_outcome_name(b->outcome), b->wall,
+		 b->marker ? "" : killed ? " (killed at the timeout)" : "");
 }
 
 /* Runs every boot, at most r->parallel at a time, in one poll loop. */
@@ -384,7 +394,10 @@ static char *keep_parsed(const struct boot *b)
 
 	bg_json_init(&pj, -1, 0);
 	log = bg_bootlog_new(b->log_path, write_boot, &p);
-	if (bg_bootlog_parse_path(log, b->log_path) < 0 || !p.nboots)
+	/* a boot written before a read error is kept: null only when there is none */
+	if (bg_bootlog_parse_path(log, b->log_path) < 0)
+		log_warnx("%s", bg_error_last());
+	if (!p.nboots)
 		bg_strbuf_addstr(&pj.out, "null");
 	bg_bootlog_free(log);
 	bg_strbuf_addch(&pj.out, '\n');
@@ -419,12 +432,14 @@ int main(int argc, char **argv)
 	struct bg_boot_run res;
 	unsigned n, sides, failed = 0, infra = 0, execfail = 0;
 	unsigned long v;
+	bool result_lost = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	char *outdir = NULL, *initrd = NULL;
 	struct bg_json j;
 	int opt, ret;
 
 	log_init("bootgate-boot", 0);
+	opterr = 0;     /* a bad option is named once, escaped, below */
 	r.boots = 3;
 	r.parallel = cores > 0 ? (unsigned)cores : 1;
 	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:h", opts, NULL)) != -1) {
@@ -434,7 +449,7 @@ int main(int argc, char **argv)
 		case 'b': board = optarg; break;
 		case 'n':
 		case 'p':
-			if (bg_parse_ulong(optarg, 1, opt == 'n' ? 1000 : 64, &v) < 0) {
+			if (bg_num_parse_ulong(optarg, 1, opt == 'n' ? 1000 : 64, &v) < 0) {
 				log_warnx("--%s: %s", opt == 'n' ? "boots" : "parallel", bg_error_last());
 				return BG_EXIT_USAGE;
 			}
@@ -453,7 +468,10 @@ int main(int argc, char **argv)
 		case 'a': r.extra = optarg; break;
 		case 'l': lab = optarg; break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
-		default: usage(stderr); return BG_EXIT_USAGE;
+		default:
+			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
+			usage(stderr);
+			return BG_EXIT_USAGE;
 		}
 	}
 	if (!r.images[0] || !board || optind < argc) {
@@ -462,14 +480,18 @@ int main(int argc, char **argv)
 	}
 	if (r.parallel > 64)
 		r.parallel = 64;
-	for (int s = 0; s < 2; s++)
-		if (r.images[s] && access(r.images[s], R_OK) != 0) {
-			log_warn("image '%s'", r.images[s]);
+	for (int s = 0; s < 3; s++) {
+		const char *f = s < 2 ? r.images[s] : r.initrd;
+		struct stat st;
+
+		if (f && (stat(f, &st) < 0 || access(f, R_OK) != 0)) {
+			log_warn("%s '%s'", s < 2 ? "image" : "initrd", f);
 			return BG_EXIT_USAGE;
 		}
-	if (r.initrd && access(r.initrd, R_OK) != 0) {
-		log_warn("initrd '%s'", r.initrd);
-		return BG_EXIT_USAGE;
+		if (f && !S_ISREG(st.st_mode)) {
+			log_warnx("%s '%s' is not a file", s < 2 ? "image" : "initrd", f);
+			return BG_EXIT_USAGE;
+		}
 	}
 	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &r.board) < 0) {
 		log_warnx("%s", bg_error_last());
@@ -519,9 +541,9 @@ int main(int argc, char **argv)
 		b->log_path = xasprintf("%s/boot-%03u-%c.log", outdir, i, 'A' + b->side);
 		bg_strbuf_init(&b->line, 0);
 	}
-	fprintf(stderr, "bootgate-boot: %u boot%s on %s (%s, %s mode), %u at a time; logs in %s\n",
-		n, n == 1 ? "" : "s", r.board.name, r.accel,
-		r.deterministic ? "deterministic" : "timing", r.parallel, outdir);
+	log_info("%u boot%s on %s (%s, %s mode), %u at a time; logs in %s", n, n == 1 ? "" : "s",
+		 r.board.name, r.accel, r.deterministic ? "deterministic" : "timing",
+		 r.parallel < n ? r.parallel : n, outdir);
 	run_boots(&r, boots, n);
 
 	bg_boot_run_init(&res);
@@ -542,19 +564,23 @@ int main(int argc, char **argv)
 		if (b->marker)
 			rec->userspace_wall_seconds = b->marker_wall;
 		/* the parsed boot, kept beside its console (none for a boot never started) */
-		if (b->outcome != BG_OUTCOME_INFRA || b->lines)
+		if (!b->lost && (b->outcome != BG_OUTCOME_INFRA || b->lines))
 			rec->parsed = keep_parsed(b);
 		bg_strbuf_release(&b->line);
 		free(b->log_path);
 	}
 	bg_json_init(&j, STDOUT_FILENO, 2);
 	bg_boot_run_write(&j, &res);
-	if (bg_json_finish(&j) < 0)
+	if (bg_json_finish(&j) < 0) {
+		/* nobody will know what the boots said: as a lab failure, worth a retry */
 		log_warnx("%s", bg_error_last());
+		result_lost = true;
+	}
 	bg_boot_run_release(&res);
 	free(boots);
 	/* a panic or a hang is the kernel's and decides; a lab failure alone is worth a retry */
-	ret = execfail ? BG_EXIT_EXEC : failed ? BG_EXIT_FAILED : infra ? BG_EXIT_INFRA : BG_EXIT_OK;
+	ret = execfail ? BG_EXIT_EXEC : result_lost ? BG_EXIT_INFRA : failed ? BG_EXIT_FAILED :
+	      infra ? BG_EXIT_INFRA : BG_EXIT_OK;
 out_early:
 	free(r.cmdline);
 	free(outdir);

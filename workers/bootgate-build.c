@@ -33,11 +33,13 @@ struct build {
 	struct bg_tree tree;
 	unsigned jobs;
 	bool sandbox;
-	char *work, *src, *out, *log, *ccache;
+	char *work, *src, *out, *frag, *log, *ccache;
 	char commit[BG_OID_HEX], parent[BG_OID_HEX];
 	char config_key[BG_SHA256_HEX];
 	char *compiler;
 	int log_fd;
+	bool compiler_missing;
+	bool bad_output;          /* the image or .config is not a regular file of the build */
 	struct bg_build_result res;
 };
 
@@ -66,12 +68,6 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 	bg_strvec_pushf(env, "CCACHE_DIR=%s", b->ccache);
 }
 
-/*
- * Runs a build step, in the sandbox unless asked not to: no network (its loopback is its
- * own), the file system read-only but for the worktree, the build directory and the
- * ccache, and neither the cache's other contents, nor the lab's configuration, nor the
- * home directories in view. A posted patch is untrusted code.
- */
 /* An empty directory over path in the sandbox, when there is one to hide. */
 static void hide(struct bg_strvec *a, const char *path)
 {
@@ -81,6 +77,14 @@ static void hide(struct bg_strvec *a, const char *path)
 		bg_strvec_pushv(a, (char *const[]){ "--tmpfs", (char *)path, NULL });
 }
 
+/*
+ * Runs a build step, in the sandbox unless asked not to: no network (its loopback is its
+ * own), the file system read-only but for the build directory and the ccache (the
+ * worktree and the config fragments read-only too, so that no build can plant a link
+ * there for this worker to follow later), and neither the cache's other contents, nor
+ * the lab's configuration, nor the home directories in view. A posted patch is untrusted
+ * code.
+ */
 static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 {
 	struct bg_strvec a = BG_STRVEC_INIT, env = BG_STRVEC_INIT;
@@ -97,14 +101,15 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		hide(&a, "/etc/bootgate");
 		hide(&a, b->cache);
 		hide(&a, b->board.lab);
-		bg_strvec_pushv(&a, (char *const[]){ "--bind", b->work, b->work, "--bind",
-			b->ccache, b->ccache, "--chdir", b->work, "--", NULL });
+		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, b->src, "--ro-bind",
+			b->frag, b->frag, "--bind", b->out, b->out, "--bind", b->ccache, b->ccache,
+			"--chdir", b->out, "--", NULL });
 	}
 	bg_strvec_pushv(&a, argv);
 	build_env(b, &env);
 	o.argv = bg_strvec_argv(&a);
 	o.envp = bg_strvec_argv(&env);
-	o.dir = b->work;
+	o.dir = b->out;
 	o.in_fd = -1;
 	o.out_fd = b->log_fd;
 	o.err_fd = BG_PROC_SAME;
@@ -155,9 +160,9 @@ static int make(struct build *b, const char *target, bool jobs, struct bg_proc_r
  */
 static int configure(struct build *b, struct bg_proc_result *r)
 {
-	char *keyfile = bg_path_join(b->out, ".bootgate-config-key");
+	char *keyfile = bg_path_join(b->work, "config-key");
 	char *dotconfig = bg_path_join(b->out, ".config");
-	char *fragdir = bg_path_join(b->out, ".bootgate-fragments");
+	char *fragdir = b->frag;
 	char *merge = bg_path_join(b->src, "scripts/kconfig/merge_config.sh");
 	char *old = bg_read_file(keyfile, 128, NULL);
 	int ret = -1;
@@ -167,7 +172,7 @@ static int configure(struct build *b, struct bg_proc_result *r)
 		goto out;
 	}
 	log_line(b, "configuring (config %.12s)\n", b->config_key);
-	/* the fragments go beside the build: the sandbox does not show the lab's files */
+	/* the fragments go beside the build (read-only there): the lab is not in view */
 	if (bg_mkdirs(fragdir) < 0)
 		goto out;
 	for (size_t i = 0; i < b->board.nfragments; i++) {
@@ -204,7 +209,6 @@ out:
 	free(old);
 	free(keyfile);
 	free(dotconfig);
-	free(fragdir);
 	free(merge);
 	return ret;
 }
@@ -243,6 +247,7 @@ static int compiler_version(struct build *b)
 	int ret = 0;
 
 	if (bg_proc_capture(&o, 60, 4096, &text, &r) < 0 || r.exit_code) {
+		b->compiler_missing = r.exec_failed;
 		ret = bg_error("compiler '%s' cannot be run: %s", cc,
 			       r.exec_failed ? bg_error_last() : "it failed");
 	} else {
@@ -254,10 +259,12 @@ static int compiler_version(struct build *b)
 	return ret;
 }
 
-static bool log_says(const char *path, const char *what)
+/* Whether a failed build's log shows the machine failing rather than the code. */
+static bool log_shows_machine(const char *path)
 {
 	char *text = bg_read_file(path, 64 << 20, NULL);
-	bool found = text && strstr(text, what);
+	bool found = text && (strstr(text, "No space left on device") ||
+			      strstr(text, "Cannot allocate memory"));
 
 	free(text);
 	return found;
@@ -280,10 +287,14 @@ static void show_errors(const char *path)
 	free(text);
 }
 
-/* Prints the result, keeps it in --result, and returns the exit code of its status. */
+/*
+ * Prints the result, keeps it in --result, and returns the exit code of its status; or
+ * 111 when the result cannot be given: whatever was built, nobody would know.
+ */
 static int finish(struct build *b, enum bg_build_status status, const char *why)
 {
 	struct bg_build_result *r = &b->res;
+	enum bg_exit code = bg_build_status_exit(status);
 	struct bg_json j;
 
 	r->status = status;
@@ -312,10 +323,14 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 	bg_json_init(&j, -1, 1);
 	bg_build_result_write(&j, r);
 	bg_strbuf_addch(&j.out, '\n');
-	if (fwrite(j.out.buf, 1, j.out.len, stdout) != j.out.len || fflush(stdout) == EOF)
+	if (fwrite(j.out.buf, 1, j.out.len, stdout) != j.out.len || fflush(stdout) == EOF) {
 		log_warn("cannot write the result");
-	if (b->result_path && bg_write_file(b->result_path, j.out.buf, j.out.len) < 0)
+		code = BG_EXIT_INFRA;
+	}
+	if (b->result_path && bg_write_file(b->result_path, j.out.buf, j.out.len) < 0) {
 		log_warnx("%s", bg_error_last());
+		code = BG_EXIT_INFRA;
+	}
 	if (r->artifact) {
 		char *meta = bg_path_join(r->artifact, "metadata.json");
 
@@ -324,31 +339,50 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 		free(meta);
 	}
 	bg_strbuf_release(&j.out);
-	return bg_build_status_exit(status);
+	return code;
 }
 
-/* Stores the image content-addressed, with its config, its log and a by-commit name. */
-static int store(struct build *b, const char *image)
+/*
+ * Stores the image content-addressed, with its config, its log and a by-commit name. The
+ * image and the .config are the build's own output: opened without following a link,
+ * so that a build cannot make this worker copy a file it could not read itself.
+ */
+static int store(struct build *b)
 {
 	struct bg_build_result *r = &b->res;
 	char sha[BG_SHA256_HEX], *dir = xasprintf("%s/artifacts/by-commit", b->cache);
-	char *path = NULL, *link = NULL;
-	int ret = -1;
+	char *path = NULL, *link = NULL, *staged = NULL;
+	int ret = -1, fd;
 
-	if (bg_sha256_file(image, sha) < 0)
+	staged = bg_path_join(b->work, "image");
+	if ((fd = bg_open_beneath(b->out, b->board.image)) < 0) {
+		b->bad_output = true;   /* the build's doing: a link, a directory, nothing */
+		goto out;
+	}
+	ret = bg_copy_fd(fd, b->board.image, staged);
+	close(fd);
+	if (ret < 0 || (ret = -1, bg_sha256_file(staged, sha) < 0))
 		goto out;
 	r->image_sha256 = xstrdup(sha);
 	r->artifact = xasprintf("%s/artifacts/%s", b->cache, sha);
 	if (bg_mkdirs(r->artifact) < 0 || bg_mkdirs(dir) < 0)
 		goto out;
 	path = bg_path_join(r->artifact, "image");
-	if (access(path, R_OK) != 0 && bg_copy_file(image, path) < 0)
+	if (access(path, R_OK) != 0 && rename(staged, path) < 0) {
+		bg_error_errno("cannot store '%s'", path);
 		goto out;
+	}
 	r->image = path;
 	path = bg_path_join(r->artifact, "config");
-	link = bg_path_join(b->out, ".config");
-	if (bg_copy_file(link, path) < 0)
+	if ((fd = bg_open_beneath(b->out, ".config")) < 0) {
+		b->bad_output = true;
 		goto out;
+	}
+	ret = bg_copy_fd(fd, ".config", path);
+	close(fd);
+	if (ret < 0)
+		goto out;
+	ret = -1;
 	free(path);
 	path = bg_path_join(r->artifact, "build.log");
 	if (bg_copy_file(b->log, path) < 0)
@@ -375,8 +409,32 @@ static int store(struct build *b, const char *image)
 	}
 	ret = 0;
 out:
+	if (staged)
+		unlink(staged);
+	free(staged);
 	free(path);
 	free(link);
+	free(dir);
+	return ret;
+}
+
+/* --result names a file to be: in a directory that is there, and not a link or a device. */
+static int check_result_path(const char *path)
+{
+	char *dir, *slash;
+	struct stat st;
+	int ret = 0;
+
+	if (!path)
+		return 0;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return bg_error("--result '%s' is not a regular file", path);
+	dir = xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	if (slash && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		ret = bg_error("--result '%s': no directory '%s'", path, dir);
 	free(dir);
 	return ret;
 }
@@ -394,7 +452,7 @@ static int take_build_lock(const struct build *b)
 	}
 	free(lock);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		fprintf(stderr, "bootgate-build: waiting for another build to finish\n");
+		log_info("waiting for another build to finish");
 		if (flock(fd, LOCK_EX) < 0)
 			return bg_error_errno("cannot lock the build");
 	}
@@ -414,16 +472,16 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct build b = { 0 };
+	struct build b = { .log_fd = -1 };
 	const char *tree = NULL, *board = NULL, *lab = NULL;
 	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
 	unsigned long jobs;
-	char *image;
 	int opt, ret;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double t0;
 
 	log_init("bootgate-build", 0);
+	opterr = 0;     /* a bad option is named once, escaped, below */
 	bg_build_result_init(&b.res);
 	b.sandbox = true;
 	b.jobs = cores > 0 ? (unsigned)cores : 1;
@@ -434,7 +492,7 @@ int main(int argc, char **argv)
 		case 'b': board = optarg; break;
 		case 'l': lab = optarg; break;
 		case 'j':
-			if (bg_parse_ulong(optarg, 1, 1024, &jobs) < 0) {
+			if (bg_num_parse_ulong(optarg, 1, 1024, &jobs) < 0) {
 				log_warnx("--jobs: %s", bg_error_last());
 				return BG_EXIT_USAGE;
 			}
@@ -443,7 +501,10 @@ int main(int argc, char **argv)
 		case 'r': b.result_path = optarg; break;
 		case 'n': b.sandbox = false; break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
-		default: usage(stderr); return BG_EXIT_USAGE;
+		default:
+			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
+			usage(stderr);
+			return BG_EXIT_USAGE;
 		}
 	}
 	if (!tree || !b.rev || !board || optind < argc) {
@@ -453,7 +514,8 @@ int main(int argc, char **argv)
 	b.cache = bg_cache_dir();
 
 	/* every input is checked before any work: a usage error is never retried */
-	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0 ||
+	if (check_result_path(b.result_path) < 0 ||
+	    bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0 ||
 	    bg_tree_open(tree, &b.tree) < 0 ||
 	    bg_git_resolve(b.tree.real, b.rev, b.commit) < 0) {
 		ret = finish(&b, BG_BUILD_USAGE, bg_error_last());
@@ -462,6 +524,7 @@ int main(int argc, char **argv)
 	b.work = bg_tree_workdir(&b.tree, b.board.arch);
 	b.src = bg_path_join(b.work, "src");
 	b.out = bg_path_join(b.work, "o");
+	b.frag = bg_path_join(b.work, "frag");
 	b.log = bg_path_join(b.work, "build.log");
 	b.ccache = bg_path_join(b.cache, "ccache");
 	if (compute_config_key(&b) < 0 || bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 ||
@@ -469,21 +532,31 @@ int main(int argc, char **argv)
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
-	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (b.log_fd < 0) {
 		bg_error_errno("cannot write '%s'", b.log);
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
 	t0 = bg_now();
-	fprintf(stderr, "bootgate-build: %s %s for %s\n", b.tree.id, b.rev, b.board.name);
-	if (bg_git_checkout(b.tree.real, b.src, b.commit, b.commit, b.parent) < 0 ||
-	    compiler_version(&b) < 0) {
-		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+	log_info("%s %s for %s", b.tree.id, b.rev, b.board.name);
+	{
+		char rev[BG_OID_HEX];
+
+		memcpy(rev, b.commit, sizeof(rev));
+		if (bg_git_checkout(b.tree.real, b.src, rev, b.commit, b.parent) < 0) {
+			ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+			goto out;
+		}
+	}
+	if (compiler_version(&b) < 0) {
+		/* a compiler that is not there is a program that cannot be run, not a retry */
+		ret = finish(&b, b.compiler_missing ? BG_BUILD_EXEC : BG_BUILD_INFRA,
+			     bg_error_last());
 		goto out;
 	}
-	fprintf(stderr, "bootgate-build: commit %.12s, config %.12s, %s\n", b.commit,
-		b.config_key, b.sandbox ? "sandboxed" : "no sandbox");
+	log_info("commit %.12s, config %.12s, %s", b.commit, b.config_key,
+		 b.sandbox ? "sandboxed" : "no sandbox");
 	if (configure(&b, &r) < 0) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
@@ -496,8 +569,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (r.exit_code || r.timed_out) {
-		bool infra = r.timed_out || log_says(b.log, "No space left on device") ||
-			     log_says(b.log, "Cannot allocate memory");
+		bool infra = r.timed_out || log_shows_machine(b.log);
 		char *dir = xasprintf("%s/artifacts/failed", b.cache);
 		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
 
@@ -509,27 +581,24 @@ int main(int argc, char **argv)
 			free(failed);
 		}
 		free(dir);
-		fprintf(stderr, "bootgate-build: %.12s %s after %.0f s; log: %s\n", b.commit,
-			infra ? "failed for the machine's reasons" : "does not build",
-			b.res.build_seconds, b.log);
+		log_info("%.12s %s after %.0f s; log: %s", b.commit,
+			 infra ? "failed for the machine's reasons" : "does not build",
+			 b.res.build_seconds, b.log);
 		show_errors(b.log);
 		ret = finish(&b, infra ? BG_BUILD_INFRA : BG_BUILD_FAILED,
 			     infra ? "the build failed for the machine's reasons" : NULL);
 		goto out;
 	}
-	image = bg_path_join(b.out, b.board.image);
-	if (store(&b, image) < 0) {
-		free(image);
-		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+	if (store(&b) < 0) {
+		ret = finish(&b, b.bad_output ? BG_BUILD_FAILED : BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
-	free(image);
-	fprintf(stderr, "bootgate-build: built %.12s in %.1f s: %s%s\n", b.commit,
-		b.res.build_seconds, b.res.image, b.res.identical_to_parent == 1 ?
-		" (byte-identical to its parent's: it cannot change boot time)" : "");
+	log_info("built %.12s in %.1f s: %s%s", b.commit, b.res.build_seconds, b.res.image,
+		 b.res.identical_to_parent == 1 ?
+		 " (byte-identical to its parent's: it cannot change boot time)" : "");
 	ret = finish(&b, BG_BUILD_BUILT, NULL);
 out:
-	if (b.log_fd > 0)
+	if (b.log_fd >= 0)
 		close(b.log_fd);
 	bg_build_result_release(&b.res);
 	bg_board_release(&b.board);
@@ -537,6 +606,7 @@ out:
 	free(b.work);
 	free(b.src);
 	free(b.out);
+	free(b.frag);
 	free(b.log);
 	free(b.ccache);
 	free(b.compiler);

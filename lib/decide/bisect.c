@@ -300,18 +300,11 @@ static enum verdict3 endpoints_verdict(const struct bg_bisect *b)
 
 /* ---- the posterior ---- */
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, c = *(const double *)y;
-
-	return a < c ? -1 : a > c;
-}
-
 /* The upper median of v[0..n) (the element at n/2 once sorted), as the method uses. */
 static double upper_median(const double *v, unsigned n, double *scratch)
 {
 	memcpy(scratch, v, n * sizeof(*v));
-	qsort(scratch, n, sizeof(*scratch), cmp_double);
+	qsort(scratch, n, sizeof(*scratch), bg_stats_cmp_double);
 	return scratch[n / 2];
 }
 
@@ -353,7 +346,7 @@ static void clean_stats(struct bg_bisect *b)
 				res[nres++] = fabs(c->v[k] - md);
 		}
 		if (nres >= 6) {
-			qsort(res, nres, sizeof(*res), cmp_double);
+			qsort(res, nres, sizeof(*res), bg_stats_cmp_double);
 			robust = 1.4826 * res[nres / 2];
 		}
 	}

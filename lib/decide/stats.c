@@ -18,7 +18,7 @@ int bg_stats_check(const double *x, size_t n, const char *what)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+int bg_stats_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -30,7 +30,7 @@ static double *sorted_copy(const double *x, size_t n)
 	double *s = xmalloc((n ? n : 1) * sizeof(*s));
 
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), bg_stats_cmp_double);
 	return s;
 }
 
@@ -240,7 +240,7 @@ struct ranked {
 
 static int cmp_ranked(const void *x, const void *y)
 {
-	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+	return bg_stats_cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
 }
 
 /*
@@ -393,7 +393,7 @@ static double select_pairwise(const double *a, size_t na, const double *b, size_
 			for (size_t i = 0; i < na; i++)
 				for (size_t j = lo[i]; j < hi[i]; j++)
 					v[n++] = b[j] - a[i];
-			qsort(v, n, sizeof(*v), cmp_double);
+			qsort(v, n, sizeof(*v), bg_stats_cmp_double);
 			answer = v[k - below];
 			free(v);
 			break;

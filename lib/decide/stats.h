@@ -12,6 +12,9 @@
 /* Largest sample value accepted (µs): about 28 hours. */
 #define BG_STATS_MAX_VALUE 1e11
 
+/* qsort's comparison of doubles, ascending. */
+int bg_stats_cmp_double(const void *a, const void *b);
+
 /* 0, or -1 with bg_error_last() naming the first NaN, negative or absurd value of what. */
 int bg_stats_check(const double *x, size_t n, const char *what);
 

@@ -9,6 +9,7 @@
 
 #include "decide/verdict.h"
 #include "util/error.h"
+#include "util/num.h"
 #include "decide/stats.h"
 #include "util/xmalloc.h"
 
@@ -66,29 +67,45 @@ static void series_push(struct bg_series *s, double v)
 void bg_sample_set_boot_begin(struct bg_sample_set *set)
 {
 	set->hint = 0;
+	set->refused = false;
 }
 
 int bg_sample_set_boot_add(struct bg_sample_set *set, const char *metric, double usecs)
 {
 	struct bg_series *s;
 
-	if (bg_stats_check(&usecs, 1, metric) < 0)
+	if (bg_stats_check(&usecs, 1, metric) < 0) {
+		set->refused = true;
 		return -1;
+	}
 	s = find_or_add(set, metric);
 	if (zero_when_absent(metric))
 		while (s->n < set->boots)
-			series_push(s, 0);
+			series_push(s, 0);     /* earlier boots did none of this work */
 	series_push(s, usecs);
+	s->added_in = set->boots + 1;
 	return 0;
 }
 
-void bg_sample_set_boot_end(struct bg_sample_set *set)
+int bg_sample_set_boot_end(struct bg_sample_set *set)
 {
+	if (set->refused) {
+		/* the boot's values go again: a boot counts whole or not at all */
+		for (size_t i = 0; i < set->n; i++)
+			if (set->s[i].added_in == set->boots + 1) {
+				set->s[i].n--;
+				set->s[i].added_in = 0;
+			}
+		set->refused = false;
+		set->excluded++;
+		return bg_error("a boot with a value that is no duration was left out");
+	}
 	set->boots++;
 	for (size_t i = 0; i < set->n; i++)
 		if (zero_when_absent(set->s[i].metric))
 			while (set->s[i].n < set->boots)
 				series_push(&set->s[i], 0);
+	return 0;
 }
 
 void bg_sample_set_exclude(struct bg_sample_set *set)
@@ -133,32 +150,35 @@ void bg_compare_config_release(struct bg_compare_config *cfg)
 int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec)
 {
 	const char *eq = strchr(spec, '='), *p;
-	char *end;
+	char *num;
 	double pct, abs_us = 0;
-	size_t alloc = cfg->nthresholds;
+	size_t n;
+	int bad;
 
 	if (!eq || eq == spec)
 		return bg_error("threshold '%s': expected PATTERN=PCT%%[:ABS_US]", spec);
 	p = eq + 1;
-	errno = 0;
-	pct = strtod(p, &end);
-	/* digits only: strtod would also take spaces, signs, hex and "inf" */
-	if (errno || end == p || *end != '%' || strspn(p, "0123456789.") != (size_t)(end - p) ||
-	    !(pct >= 0 && pct <= 1000))
-		return bg_error("threshold '%s': the percentage must read like 5%%", spec);
-	p = end + 1;
+	n = bg_num_decimal_len(p);
+	num = xstrndup(p, n);
+	bad = !n || p[n] != '%' || bg_num_parse_double(num, 0, 1000, &pct) < 0;
+	free(num);
+	if (bad)
+		return bg_error("threshold '%s': the percentage must read like 5%% (0 to 1000)",
+				spec);
+	for (size_t i = 0; i < cfg->nthresholds; i++)
+		if (strlen(cfg->thresholds[i].pattern) == (size_t)(eq - spec) &&
+		    !strncmp(cfg->thresholds[i].pattern, spec, (size_t)(eq - spec)))
+			return bg_error("threshold '%s': its pattern is given twice", spec);
+	p += n + 1;
 	if (*p == ':') {
-		errno = 0;
-		abs_us = strtod(p + 1, &end);
-		if (errno || end == p + 1 || *end ||
-		    strspn(p + 1, "0123456789.") != (size_t)(end - p - 1) ||
-		    !(abs_us >= 0 && abs_us <= BG_STATS_MAX_VALUE))
+		if (bg_num_parse_double(p + 1, 0, BG_STATS_MAX_VALUE, &abs_us) < 0)
 			return bg_error("threshold '%s': the absolute floor must be microseconds",
 					spec);
 	} else if (*p) {
 		return bg_error("threshold '%s': unexpected '%s' after the percentage", spec, p);
 	}
-	cfg->thresholds = xreallocarray(cfg->thresholds, alloc + 1, sizeof(*cfg->thresholds));
+	cfg->thresholds = xreallocarray(cfg->thresholds, cfg->nthresholds + 1,
+					sizeof(*cfg->thresholds));
 	cfg->thresholds[cfg->nthresholds++] = (struct bg_threshold){
 		xstrndup(spec, (size_t)(eq - spec)), pct / 100, abs_us };
 	return 0;
@@ -232,22 +252,16 @@ static double *logs_of(const double *v, size_t n)
 
 /*
  * Whether v[0..n) lies on a grid: at most half its values are distinct (durations on the
- * 4 ms jiffies grid read 0, 4000, 8000). One coincidental repeat is not a grid.
+ * 4 ms jiffies grid before the clocksource switch read 0, 4000, 8000). One coincidental
+ * repeat is not a grid.
  */
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static bool on_a_grid(const double *v, size_t n)
 {
 	double *s = xmalloc((n ? n : 1) * sizeof(*s));
 	size_t distinct = n ? 1 : 0;
 
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), bg_stats_cmp_double);
 	for (size_t i = 1; i < n; i++)
 		distinct += s[i] != s[i - 1];
 	free(s);

@@ -14,6 +14,7 @@ struct bg_series {
 	char *metric;
 	double *v;               /* µs */
 	size_t n, alloc;
+	unsigned added_in;       /* private: 1 + the boot that added the last value, or 0 */
 };
 
 /* The values of every metric over a set of boots. */
@@ -24,6 +25,7 @@ struct bg_sample_set {
 	unsigned boots;          /* boots that counted (init reached) */
 	unsigned excluded;       /* boots that did not: panic, hang, cut log, lab failure */
 	size_t hint;             /* where the boot being added expects its next metric */
+	bool refused;            /* the boot being added had a value refused */
 };
 
 void bg_sample_set_init(struct bg_sample_set *set);
@@ -31,12 +33,13 @@ void bg_sample_set_release(struct bg_sample_set *set);
 /*
  * One boot's metrics: boot_begin, boot_add for each (names as parse/metrics.h makes
  * them), boot_end. Initcalls and probes a boot did not print count as 0 µs of work in
- * it; milestones it did not reach are missing. -1 (bg_error_last says why) for NaN,
- * negative or absurd values; the boot's other values still count.
+ * it; milestones it did not reach are missing. boot_add refuses NaN, negative or absurd
+ * values (-1, bg_error_last says why); a boot with a refused value is left out whole at
+ * boot_end, which then returns -1 and counts it excluded: never a value taken as 0.
  */
 void bg_sample_set_boot_begin(struct bg_sample_set *set);
 int bg_sample_set_boot_add(struct bg_sample_set *set, const char *metric, double usecs);
-void bg_sample_set_boot_end(struct bg_sample_set *set);
+int bg_sample_set_boot_end(struct bg_sample_set *set);
 /* A boot that never reached init: counted, never a value. */
 void bg_sample_set_exclude(struct bg_sample_set *set);
 /* One value on its own (no boot bookkeeping); -1 for NaN, negative or absurd values. */

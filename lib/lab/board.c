@@ -1,5 +1,6 @@
 /* Board files (board.h). */
 #include <limits.h>
+#include <sys/stat.h>
 
 #include "lab/board.h"
 #include "util/error.h"
@@ -53,11 +54,12 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	struct bg_conf *c = &b->conf;
 	char *path;
 	const char *poweroff;
+	struct stat st;
 	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
 	/* a board's name becomes a path: "../../x" must not reach outside the lab */
-	if (!bg_name_ok(name))
+	if (!bg_path_name_ok(name))
 		return bg_error("board '%s': a board or an arch is a plain name ([A-Za-z0-9._+-], "
 				"no '/')", name);
 	path = xasprintf("%s/boards/%s.yaml", lab, name);
@@ -95,12 +97,12 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	    bg_conf_check_unused(c) < 0)
 		goto out;
 	/* the name and the arch name directories of the cache and of the artifacts */
-	if (!bg_name_ok(b->name)) {
+	if (!bg_path_name_ok(b->name)) {
 		bg_conf_error_at(c, "name", 0, "'name' is a plain name ([A-Za-z0-9._+-], no '/'), "
 				 "not '%s'", b->name);
 		goto out;
 	}
-	if (!bg_name_ok(b->arch)) {
+	if (!bg_path_name_ok(b->arch)) {
 		bg_conf_error_at(c, "arch", 0, "'arch' is a plain name ([A-Za-z0-9._+-], no '/'), "
 				 "not '%s'", b->arch);
 		goto out;
@@ -117,15 +119,21 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	for (size_t i = 0; i < b->nfragments; i++) {
 		char *frag;
 
-		if (!bg_name_ok(b->fragments[i])) {
+		if (!bg_path_name_ok(b->fragments[i])) {
 			bg_conf_error_at(c, "fragments", i, "fragment '%s' is a file name of %s/kconfig, "
 					 "not a path", b->fragments[i], lab);
 			goto out;
 		}
 		frag = xasprintf("%s/kconfig/%s", lab, b->fragments[i]);
-		if (access(frag, R_OK) != 0) {
+		if (stat(frag, &st) < 0 || access(frag, R_OK) != 0) {
 			bg_conf_error_at(c, "fragments", i, "fragment '%s': cannot read '%s': %s",
 					 b->fragments[i], frag, strerror(errno));
+			free(frag);
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			bg_conf_error_at(c, "fragments", i, "fragment '%s': '%s' is not a file",
+					 b->fragments[i], frag);
 			free(frag);
 			goto out;
 		}

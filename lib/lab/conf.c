@@ -2,6 +2,7 @@
 #include "lab/conf.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/num.h"
 #include "util/strbuf.h"
 #include "util/xmalloc.h"
 #include "parse/yaml-event.h"
@@ -60,15 +61,14 @@ int bg_conf_load_mem(const char *name, const char *text, size_t len, struct bg_c
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->file = xstrdup(name);
-	c->line = c->column = 1;
 	if (!r)
 		return bg_error("%s: cannot set up the YAML parser", name);
 	if (memchr(text, '\0', len)) {
 		bg_yaml_reader_free(r);
-		bg_conf_release(c);
 		return bg_error("%s:1:1: binary data, not YAML", name);
 	}
+	c->file = xstrdup(name);
+	c->line = c->column = 1;
 	if (bg_yaml_next(r, &ev) < 0)
 		goto yaml_error;
 	if (ev.type == BG_YAML_END)
@@ -184,24 +184,18 @@ int bg_conf_str_req(struct bg_conf *c, const char *key, const char **out)
 
 int bg_conf_long(struct bg_conf *c, const char *key, long def, long min, long max, long *out)
 {
-	struct bg_conf_entry *e;
-	const char *s = NULL;
-	char *end;
+	struct bg_conf_entry *e = find(c, key);
 
-	if (bg_conf_str(c, key, NULL, &s) < 0)
-		return -1;
-	if (!s) {
+	if (!e) {
 		*out = def;
 		return 0;
 	}
-	e = find(c, key);
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	/* strtol also takes leading spaces and a '+': a number here is digits */
-	if (!(*s == '-' || (*s >= '0' && *s <= '9')) || errno || end == s || *end ||
-	    *out < min || *out > max)
+	if (e->list)
+		return bg_error("%s:%zu:%zu: '%s' takes one value, not a list", c->file, e->line,
+				e->column, key);
+	if (bg_num_parse_long(e->values[0], min, max, out) < 0)
 		return bg_error("%s:%zu:%zu: '%s' must be a whole number from %ld to %ld, not '%s'",
-				c->file, e->pos[0][0], e->pos[0][1], key, min, max, s);
+				c->file, e->pos[0][0], e->pos[0][1], key, min, max, e->values[0]);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* The one file that includes git2.h; libgit2's errors are translated here. */
 #include <git2.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "lab/git.h"
@@ -144,6 +145,23 @@ out:
 	return ret;
 }
 
+/* Whether wt_path is a worktree of r, whose administrative files are still there. */
+static bool worktree_of(git_repository *r, const char *wt_path)
+{
+	git_repository *w = NULL;
+	char a[PATH_MAX], b[PATH_MAX];
+	bool same;
+
+	if (git_repository_open_ext(&w, wt_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		git_error_clear();
+		return false;
+	}
+	same = realpath(git_repository_commondir(w), a) && realpath(git_repository_commondir(r), b) &&
+	       !strcmp(a, b);
+	git_repository_free(w);
+	return same;
+}
+
 int bg_git_checkout(const char *repo, const char *wt_path, const char *rev,
 		    char commit[BG_OID_HEX], char parent[BG_OID_HEX])
 {
@@ -162,6 +180,12 @@ int bg_git_checkout(const char *repo, const char *wt_path, const char *rev,
 	git_oid_tostr(commit, BG_OID_HEX, git_commit_id(c));
 	if (git_commit_parentcount(c) > 0)
 		git_oid_tostr(parent, BG_OID_HEX, git_commit_parent_id(c, 0));
+	/*
+	 * A worktree that is not this repository's (the tree was cloned again at the same
+	 * path, or its repository is gone) is made again: it can only be ours, in the cache.
+	 */
+	if (stat(wt_path, &st) == 0 && !worktree_of(r, wt_path) && bg_remove_tree(wt_path) < 0)
+		goto out;
 	if (stat(wt_path, &st) < 0 && add_worktree(r, wt_path) < 0)
 		goto out;
 	if (git_repository_open(&w, wt_path) < 0) {

@@ -51,17 +51,21 @@ static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result 
 	return bg_proc_capture(&po, 0, RESULT_MAX, out, r);
 }
 
-int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
+void bg_measure_init(struct bg_measure *m)
 {
-	struct bg_board board;
-	const char *revs[2] = { o->commit, o->against };
-
 	memset(m, 0, sizeof(*m));
 	bg_build_result_init(&m->build[0]);
 	bg_build_result_init(&m->build[1]);
 	bg_boot_run_init(&m->run);
 	bg_sample_set_init(&m->set[0]);
 	bg_sample_set_init(&m->set[1]);
+}
+
+int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
+{
+	struct bg_board board;
+	const char *revs[2] = { o->commit, o->against };
+
 	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &board) < 0)
 		return -1;
 	bg_board_release(&board);
@@ -263,7 +267,7 @@ void bg_measure_release(struct bg_measure *m)
 	bg_sample_set_release(&m->set[1]);
 	if (m->compared)
 		bg_comparison_release(&m->cmp);
-	memset(m, 0, sizeof(*m));
+	bg_measure_init(m);
 }
 
 void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,

@@ -52,6 +52,8 @@ struct bg_measure {
 	bool boots_failed;        /* a boot did not reach userspace: panic, hang or the lab */
 };
 
+/* No allocation; bg_measure_release frees what check and run filled in. */
+void bg_measure_init(struct bg_measure *m);
 /*
  * Checks every input before any work: the tree is a git repository, the revisions are
  * commits of it, the board loads. -1 with why: the caller's mistake, not the machine's.

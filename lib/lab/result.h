@@ -57,7 +57,7 @@ struct bg_boot_record {
 	double wall_seconds;
 	double userspace_wall_seconds;   /* NAN without the marker */
 	char *log;               /* the console */
-	char *parsed;            /* its parsed boot (JSON of report/boot-json.h) */
+	char *parsed;            /* the path of its parsed boot (LOG.json, report/boot-json.h) */
 };
 
 struct bg_boot_run {
@@ -68,7 +68,7 @@ struct bg_boot_run {
 
 void bg_boot_run_init(struct bg_boot_run *r);
 void bg_boot_run_release(struct bg_boot_run *r);
-/* Adds a record, its strings copied; returns it. */
+/* Adds a record, its strings copied; the record returned is valid until the next add. */
 struct bg_boot_record *bg_boot_run_add(struct bg_boot_run *r, int image, const char *image_path,
 				       enum bg_outcome outcome, const char *log);
 void bg_boot_run_write(struct bg_json *j, const struct bg_boot_run *r);

@@ -2,10 +2,11 @@
 #include "lab/samples.h"
 #include "parse/metrics.h"
 #include "util/error.h"
+#include "util/xmalloc.h"
 
 struct add_ctx {
 	struct bg_sample_set *set;
-	int ret;
+	char *why;                /* the first refused value's reason */
 };
 
 static void add_metric(const char *metric, int64_t usecs, const char *line, void *data)
@@ -13,13 +14,14 @@ static void add_metric(const char *metric, int64_t usecs, const char *line, void
 	struct add_ctx *c = data;
 
 	(void)line;
-	if (bg_sample_set_boot_add(c->set, metric, (double)usecs) < 0)
-		c->ret = -1;
+	if (bg_sample_set_boot_add(c->set, metric, (double)usecs) < 0 && !c->why)
+		c->why = xstrdup(bg_error_last());
 }
 
 int bg_sample_set_add_boot(struct bg_sample_set *set, const struct bg_boot *b)
 {
-	struct add_ctx c = { set, 0 };
+	struct add_ctx c = { set, NULL };
+	int ret;
 
 	if (b->outcome != BG_OUTCOME_COMPLETE) {
 		bg_sample_set_exclude(set);
@@ -27,6 +29,9 @@ int bg_sample_set_add_boot(struct bg_sample_set *set, const struct bg_boot *b)
 	}
 	bg_sample_set_boot_begin(set);
 	bg_boot_metrics(b, add_metric, &c);
-	bg_sample_set_boot_end(set);
-	return c.ret;
+	ret = bg_sample_set_boot_end(set);
+	if (ret < 0)
+		bg_error("boot left out: %s", c.why ? c.why : bg_error_last());
+	free(c.why);
+	return ret;
 }

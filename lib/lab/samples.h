@@ -8,8 +8,8 @@
 
 /*
  * Adds a boot's metrics (parse/metrics.h); a boot that never reached init is only
- * counted as excluded. -1 (bg_error_last says why) when a value was refused; the boot's
- * other values still count.
+ * counted as excluded. -1 (bg_error_last says why) when one of its values was refused:
+ * the boot is then left out whole and counted as excluded.
  */
 int bg_sample_set_add_boot(struct bg_sample_set *set, const struct bg_boot *b);
 

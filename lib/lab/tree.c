@@ -42,14 +42,12 @@ int bg_tree_open(const char *path, struct bg_tree *t)
 	if (bg_git_is_repository(real) < 0)
 		return -1;
 	n = strlen(real);
-	while (n > 1 && real[n - 1] == '/')
-		real[--n] = '\0';
 	base = strrchr(real, '/');
 	base = base && base[1] ? base + 1 : "root";
 	bg_sha256_mem(real, n, hex);
 	t->real = xstrdup(real);
 	/* the name is for people; the hash keeps two trees called linux apart */
-	t->id = xasprintf("%.40s-%.12s", bg_name_ok(base) ? base : "tree", hex);
+	t->id = xasprintf("%.40s-%.12s", bg_path_name_ok(base) ? base : "tree", hex);
 	return 0;
 }
 

@@ -21,7 +21,10 @@ struct bg_tree {
  */
 int bg_tree_open(const char *path, struct bg_tree *t);
 void bg_tree_release(struct bg_tree *t);
-/* $BOOTGATE_CACHE/work/ID/ARCH: the tree's worktree (src/) and build (o/) for an arch. */
+/*
+ * $BOOTGATE_CACHE/work/ID/ARCH, owned by the caller: the tree's worktree (src/), build
+ * directory (o/) and config fragments (frag/) for an arch, and its build.log.
+ */
 char *bg_tree_workdir(const struct bg_tree *t, const char *arch);
 
 #endif

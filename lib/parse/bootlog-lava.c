@@ -1,11 +1,22 @@
 /*
  * Reads a LAVA job log (a YAML list of {dt, lvl, msg}) and hands its console lines,
  * those of level "target" and "feedback", to the console parser.
+ *
+ * LAVA writes one entry per line (a line is at most 10^6 characters: it replaces longer
+ * entries), so each line is read as a YAML document of its own. That bounds what libyaml
+ * holds to one line, and the nesting it sees to one line's: its scanner slows down
+ * quadratically with nesting ("- " and then 200 000 '[' took minutes), so a line nested
+ * deeper than LAVA_MAX_DEPTH, or longer than LAVA_MAX_LINE, or that is no entry, ends the
+ * log there, as a cut log does, and is reported where; the entries before it are kept.
  */
 #include "parse/bootlog.h"
+#include "parse/yaml-event.h"
 #include "util/error.h"
 #include "util/strbuf.h"
-#include "parse/yaml-event.h"
+#include "util/xmalloc.h"
+
+#define LAVA_MAX_LINE (1u << 20)
+#define LAVA_MAX_DEPTH 64
 
 static bool is_console_level(const struct bg_strbuf *lvl)
 {
@@ -44,187 +55,204 @@ static int feed_message(struct bg_bootlog *p, const struct bg_strbuf *msg)
 }
 
 /*
- * LAVA writes one entry per line, at most 10^6 characters (longer ones it replaces), and
- * nests two or three levels deep. libyaml's scanner slows down quadratically with the
- * nesting ("- " and then 200 000 '[' took minutes), so the bytes pass through a guard on
- * their way to it: a line longer than LAVA_MAX_LINE or flow nesting deeper than
- * LAVA_MAX_DEPTH ends the input there, as a cut log does, and is reported.
+ * The deepest nesting of '[' and '{' in a line, quoted or not: an over-count for brackets
+ * inside strings (a console line's "[    0.1]" adds one), never an under-count.
  */
-#define LAVA_MAX_LINE (1u << 20)
-#define LAVA_MAX_DEPTH 16
+static int line_depth(const char *s, size_t len)
+{
+	int depth = 0, max = 0;
 
-struct guard {
-	ssize_t (*read_fn)(void *, char *, size_t);
-	void *data;
-	uint64_t line;              /* 1-based line of the next byte */
-	size_t col;                 /* bytes so far in the current line */
-	int depth;                  /* flow nesting outside quoted scalars */
-	char quote;                 /* '"' or '\'' inside a quoted scalar, else 0 */
-	bool escaped;               /* the byte before was a backslash in a "" scalar */
-	char prev;                  /* the last byte outside a quoted scalar */
-	const char *why;            /* set once the input was cut */
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '[' || s[i] == '{') {
+			if (++depth > max)
+				max = depth;
+		} else if ((s[i] == ']' || s[i] == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return max;
+}
+
+struct line_src {
+	const char *s;
+	size_t len, off;
 };
 
-/* Whether a quote after prev starts a quoted scalar (and is not inside a plain one). */
-static bool scalar_start(char prev)
+static ssize_t line_read(void *data, char *buf, size_t size)
 {
-	return prev == '\0' || strchr(" \t\n\r[{,:-?", prev);
+	struct line_src *l = data;
+	size_t n = l->len - l->off < size ? l->len - l->off : size;
+
+	memcpy(buf, l->s + l->off, n);
+	l->off += n;
+	return (ssize_t)n;
 }
 
-static ssize_t guarded_read(void *data, char *buf, size_t size)
+/* The value after a key, read into what (a scalar) or skipped (a collection). */
+static int entry_value(struct bg_yaml_reader *r, struct bg_strbuf *what, bool *have)
 {
-	struct guard *g = data;
-	ssize_t n;
+	struct bg_yaml_event ev;
 
-	if (g->why)
+	if (bg_yaml_next(r, &ev) < 0)
+		return -1;
+	if (ev.type == BG_YAML_SCALAR) {
+		if (what) {
+			bg_strbuf_reset(what);
+			bg_strbuf_add(what, ev.value, ev.len);
+			*have = true;
+		}
 		return 0;
-	n = g->read_fn(g->data, buf, size);
-	for (ssize_t i = 0; i < n; i++) {
-		char c = buf[i];
-
-		if (c == '\n') {
-			g->line++;
-			g->col = 0;
-		} else if (++g->col > LAVA_MAX_LINE) {
-			g->why = "a line longer than 1 MiB";
-		}
-		if (g->quote == '"') {
-			if (g->escaped)
-				g->escaped = false;
-			else if (c == '\\')
-				g->escaped = true;
-			else if (c == '"')
-				g->quote = 0;
-		} else if (g->quote) {
-			if (c == '\'')
-				g->quote = 0;   /* '' inside reopens at once: same depth either way */
-		} else {
-			if ((c == '"' || c == '\'') && scalar_start(g->prev))
-				g->quote = c;
-			else if ((c == '[' || c == '{') && ++g->depth > LAVA_MAX_DEPTH)
-				g->why = "nesting deeper than 16 levels";
-			else if ((c == ']' || c == '}') && g->depth > 0)
-				g->depth--;
-			g->prev = c;
-		}
-		if (g->why)
-			return i;       /* what came before the problem is still read */
 	}
-	return n;
+	/* "results" entries carry a mapping as msg: not console output */
+	if (ev.type == BG_YAML_MAP_BEGIN || ev.type == BG_YAML_SEQ_BEGIN)
+		return bg_yaml_skip(r);
+	return 0;
 }
 
-static void yaml_error(struct bg_bootlog *p, const struct guard *g, uint64_t entries)
+struct entry {
+	struct bg_strbuf lvl, msg, key;
+	bool have_lvl, have_msg;
+};
+
+/*
+ * One line: "- {dt: ..., lvl: ..., msg: ...}". 0 and the entry, 1 for a line that holds
+ * no entry (a blank one), or -1 with bg_error_last() = "col: why" when it is not one.
+ */
+static int read_entry(const char *line, size_t len, struct entry *e)
+{
+	struct line_src src = { line, len, 0 };
+	struct bg_yaml_reader *r = bg_yaml_reader_new(line_read, &src);
+	struct bg_yaml_event ev;
+	int ret = -1;
+
+	e->have_lvl = e->have_msg = false;
+	if (!r)
+		return bg_error("1:1: cannot set up the YAML parser");
+	if (bg_yaml_next(r, &ev) < 0)
+		goto out;
+	if (ev.type == BG_YAML_END) {
+		ret = 1;
+		goto out;
+	}
+	if (ev.type != BG_YAML_SEQ_BEGIN || bg_yaml_next(r, &ev) < 0)
+		goto not_entry;
+	if (ev.type != BG_YAML_MAP_BEGIN)
+		goto not_entry;
+	for (;;) {
+		if (bg_yaml_next(r, &ev) < 0)
+			goto out;
+		if (ev.type == BG_YAML_MAP_END)
+			break;
+		if (ev.type != BG_YAML_SCALAR)
+			goto not_entry;
+		bg_strbuf_reset(&e->key);
+		bg_strbuf_add(&e->key, ev.value, ev.len);
+		if (entry_value(r, !strcmp(e->key.buf, "lvl") ? &e->lvl :
+				!strcmp(e->key.buf, "msg") ? &e->msg : NULL,
+				!strcmp(e->key.buf, "lvl") ? &e->have_lvl : &e->have_msg) < 0)
+			goto out;
+	}
+	if (bg_yaml_next(r, &ev) < 0)
+		goto out;
+	if (ev.type != BG_YAML_SEQ_END || bg_yaml_next(r, &ev) < 0 || ev.type != BG_YAML_END)
+		goto not_entry;
+	ret = 0;
+	goto out;
+not_entry:
+	bg_error("%zu:%zu: a LAVA log is a YAML list of entries, one a line", ev.line, ev.column);
+out:
+	bg_yaml_reader_free(r);
+	return ret;
+}
+
+/* Warns that the log ends at lineno for why ("col: ..." from the YAML reader, or not). */
+static void cut_here(struct bg_bootlog *p, uint64_t lineno, const char *why, bool yaml,
+		     uint64_t entries)
 {
 	char where[4096];
+	size_t line, col;
+	int n = 0;
 
-	if (g->why)
-		snprintf(where, sizeof(where), "%s:%" PRIu64, bg_bootlog_name(p), g->line);
+	/* a line is a document of its own: its "1:COL:" becomes the log's "LINE:COL" */
+	if (yaml && sscanf(why, "%zu:%zu: %n", &line, &col, &n) == 2 && n > 0) {
+		snprintf(where, sizeof(where), "%s:%" PRIu64 ":%zu", bg_bootlog_name(p), lineno,
+			 col);
+		why += n;
+	} else {
+		snprintf(where, sizeof(where), "%s:%" PRIu64, bg_bootlog_name(p), lineno);
+	}
+	if (yaml)
+		bg_bootlog_warn(p, where, "LAVA log is cut or malformed here (%s); entries kept: %"
+				PRIu64, why, entries);
 	else
-		snprintf(where, sizeof(where), "%s:%s", bg_bootlog_name(p), bg_error_last());
-	if (g->why)
-		bg_bootlog_warn(p, where, "LAVA log has %s here; kept the %" PRIu64
-				" entries before", g->why, entries);
-	else
-		bg_bootlog_warn(p, where, "LAVA log is cut or malformed here; kept the %" PRIu64
-				" entries before", entries);
+		bg_bootlog_warn(p, where, "LAVA log cut here: %s; entries kept: %" PRIu64, why,
+				entries);
 }
 
 int bg_bootlog_parse_lava(struct bg_bootlog *p,
 			  ssize_t (*read_fn)(void *data, char *buf, size_t size), void *data)
 {
-	struct guard g = { read_fn, data, 1, 0, 0, 0, false, '\0', NULL };
-	struct bg_yaml_reader *r = bg_yaml_reader_new(guarded_read, &g);
-	struct bg_strbuf key = BG_STRBUF_INIT, lvl = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
-	struct bg_yaml_event ev;
-	uint64_t entries = 0;
-	size_t entry_line = 0;
-	bool have_msg = false, in_entry = false, want_value = false;
-	int ret = 0, depth = 0;
+	struct entry e = { BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, false, false };
+	struct bg_strbuf line = BG_STRBUF_INIT;
+	char buf[65536];
+	uint64_t lineno = 0, entries = 0;
+	bool eof = false, over = false;
+	int ret = 0;
 
-	if (!r)
-		return bg_error("'%s': cannot set up the YAML parser", bg_bootlog_name(p));
-	msg.max = (size_t)BG_BOOTLOG_MAX_LINE * 4;
-	for (;;) {
-		if (bg_yaml_next(r, &ev) < 0) {
-			yaml_error(p, &g, entries);
+	e.msg.max = (size_t)BG_BOOTLOG_MAX_LINE * 4;
+	line.max = LAVA_MAX_LINE;
+	while (!eof && !ret) {
+		ssize_t n = read_fn(data, buf, sizeof(buf));
+		size_t start = 0;
+
+		if (n < 0) {
+			ret = bg_error_errno("cannot read '%s'", bg_bootlog_name(p));
 			break;
 		}
-		if (ev.type == BG_YAML_END) {
-			if (g.why)
-				yaml_error(p, &g, entries);
-			break;
-		}
-		if (depth == 0) {
-			if (ev.type != BG_YAML_SEQ_BEGIN) {
-				char where[4096];
+		eof = n == 0;
+		/* each whole line, and at the end what is left */
+		for (ssize_t i = 0; i <= n && !ret; i++) {
+			int r;
 
-				snprintf(where, sizeof(where), "%s:%zu:%zu", bg_bootlog_name(p),
-					 ev.line, ev.column);
-				bg_bootlog_warn(p, where, "a LAVA log is a YAML list of entries");
-				break;
+			if (i < n && buf[i] != '\n')
+				continue;
+			if (i > (ssize_t)start || i == n)
+				over |= bg_strbuf_add(&line, buf + start, (size_t)i - start) < 0;
+			start = (size_t)i + 1;
+			if (i == n && !eof)
+				break;              /* the line goes on in the next read */
+			lineno++;
+			if (over) {
+				cut_here(p, lineno, "a line longer than 1 MiB", false, entries);
+				goto out;
 			}
-			depth = 1;
-			continue;
-		}
-		if (!in_entry) {
-			if (ev.type == BG_YAML_MAP_BEGIN) {
-				in_entry = true;
-				entry_line = ev.line;
-				want_value = false;
-				have_msg = false;
-				bg_strbuf_reset(&lvl);
-				bg_strbuf_reset(&msg);
-			} else if (ev.type == BG_YAML_SEQ_BEGIN && bg_yaml_skip(r) < 0) {
-				yaml_error(p, &g, entries);
-				break;
-			} else if (ev.type == BG_YAML_SEQ_END) {
-				depth = 0;
+			if (line_depth(line.buf, line.len) > LAVA_MAX_DEPTH) {
+				cut_here(p, lineno, "nesting deeper than 64 levels", false, entries);
+				goto out;
 			}
-			continue;
-		}
-		/* inside one entry: key, value, key, value ... */
-		if (ev.type == BG_YAML_MAP_END && !want_value) {
-			in_entry = false;
-			bg_bootlog_set_lineno(p, entry_line);
+			r = read_entry(line.buf, line.len, &e);
+			bg_strbuf_reset(&line);
+			if (r < 0) {
+				char *why = xstrdup(bg_error_last());
+
+				cut_here(p, lineno, why, true, entries);
+				free(why);
+				goto out;
+			}
+			if (r > 0)
+				continue;
 			entries++;
-			if (have_msg && is_console_level(&lvl)) {
-				unescape_quotes(&msg);
-				if ((ret = feed_message(p, &msg)))
-					break;
-			}
-			continue;
-		}
-		if (!want_value) {
-			bg_strbuf_reset(&key);
-			if (ev.type == BG_YAML_SCALAR)
-				bg_strbuf_add(&key, ev.value, ev.len);
-			else if ((ev.type == BG_YAML_MAP_BEGIN || ev.type == BG_YAML_SEQ_BEGIN) &&
-				 bg_yaml_skip(r) < 0) {
-				yaml_error(p, &g, entries);
-				break;
-			}
-			want_value = true;
-			continue;
-		}
-		want_value = false;
-		if (ev.type == BG_YAML_SCALAR) {
-			if (!strcmp(key.buf, "lvl")) {
-				bg_strbuf_add(&lvl, ev.value, ev.len);
-			} else if (!strcmp(key.buf, "msg")) {
-				bg_strbuf_add(&msg, ev.value, ev.len);
-				have_msg = true;
-			}
-		} else if (ev.type == BG_YAML_MAP_BEGIN || ev.type == BG_YAML_SEQ_BEGIN) {
-			/* "results" entries carry a mapping as msg: not console output */
-			if (bg_yaml_skip(r) < 0) {
-				yaml_error(p, &g, entries);
-				break;
+			bg_bootlog_set_lineno(p, lineno);
+			if (e.have_msg && e.have_lvl && is_console_level(&e.lvl)) {
+				unescape_quotes(&e.msg);
+				ret = feed_message(p, &e.msg);
 			}
 		}
 	}
-	bg_yaml_reader_free(r);
-	bg_strbuf_release(&key);
-	bg_strbuf_release(&lvl);
-	bg_strbuf_release(&msg);
+out:
+	bg_strbuf_release(&line);
+	bg_strbuf_release(&e.lvl);
+	bg_strbuf_release(&e.msg);
+	bg_strbuf_release(&e.key);
 	return ret;
 }

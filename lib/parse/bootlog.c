@@ -7,8 +7,6 @@
 #include "parse/bootlog.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 
 #include "util/error.h"
 #include "util/hash.h"
@@ -77,7 +75,8 @@ int bg_outcome_parse(const char *s, enum bg_outcome *o)
 			*o = (enum bg_outcome)i;
 			return 0;
 		}
-	return -1;
+	return bg_error("'%s' is no outcome (complete, panic, truncated, hang, infra)",
+			s ? s : "");
 }
 
 static void boot_clear(struct bg_boot *b)
@@ -507,13 +506,21 @@ static size_t read_int(const char *s, const char *end, int64_t *out)
  */
 static int64_t read_unit(const char *q, const char *end, int64_t v)
 {
-	if (v < 0)
-		return -1;
-	if (STARTS(q, (size_t)(end - q), " msecs"))
+	size_t left = (size_t)(end - q);
+
+	if (v < 0 || (left > 6 && q[6] != ' '))
+		return -1;    /* "5 msecsabc" is not 5 ms */
+	if (STARTS(q, left, " msecs"))
 		return v <= BG_BOOTLOG_MAX_US / 1000 ? v * 1000 : -1;
-	if (STARTS(q, (size_t)(end - q), " usecs"))
+	if (STARTS(q, left, " usecs"))
 		return v <= BG_BOOTLOG_MAX_US ? v : -1;
 	return -1;
+}
+
+/* A duration the kernel printed with %llu: digits, no sign. */
+static size_t read_duration(const char *s, const char *end, int64_t *out)
+{
+	return s < end && is_digit(*s) ? read_int(s, end, out) : 0;
 }
 
 /* A return code the kernel printed with %d. */
@@ -695,6 +702,15 @@ static size_t read_symbol(const char *s, const char *end, size_t *namelen,
 	return (size_t)(q - s);
 }
 
+/*
+ * A name the kernel printed: not empty, and no NUL in it (a name kept as a C string
+ * would be cut there, and two names become one).
+ */
+static bool name_ok(const char *s, size_t len)
+{
+	return len && !memchr(s, '\0', len);
+}
+
 /* "calling  fn+0x0/0x10 [mod] @ 1" */
 static void on_calling(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
 {
@@ -719,7 +735,7 @@ static void on_initcall(struct bg_bootlog *p, int64_t ts, const char *msg, size_
 	struct bg_initcall *ic;
 
 	symlen = read_symbol(s, end, &namelen, &mod, &modlen);
-	if (!symlen)
+	if (!symlen || !name_ok(s, namelen) || (mod && !name_ok(mod, modlen)))
 		goto bad;
 	q = s + symlen;
 	if (!STARTS(q, (size_t)(end - q), " returned "))
@@ -731,7 +747,7 @@ static void on_initcall(struct bg_bootlog *p, int64_t ts, const char *msg, size_
 	if (!STARTS(q, (size_t)(end - q), " after "))
 		goto bad;
 	q += 7;
-	if (!(n = read_int(q, end, &usecs)) || (usecs = read_unit(q + n, end, usecs)) < 0)
+	if (!(n = read_duration(q, end, &usecs)) || (usecs = read_unit(q + n, end, usecs)) < 0)
 		goto bad;
 
 	{
@@ -764,7 +780,7 @@ static void on_probe(struct bg_bootlog *p, int64_t ts, const char *msg, size_t l
 	size_t n;
 
 	q = memmem(s, (size_t)(end - s), " returned ", 10);
-	if (!q || q == s)
+	if (!q || !name_ok(s, (size_t)(q - s)))
 		goto bad;
 	n = read_int(q + 10, end, &ret);
 	if (!n || !is_int_ret(ret))
@@ -773,7 +789,7 @@ static void on_probe(struct bg_bootlog *p, int64_t ts, const char *msg, size_t l
 		goto bad;
 	{
 		const char *u = q + 10 + n + 7;
-		size_t m = read_int(u, end, &usecs);
+		size_t m = read_duration(u, end, &usecs);
 
 		if (!m || (usecs = read_unit(u + m, end, usecs)) < 0)
 			goto bad;
@@ -881,9 +897,18 @@ static int64_t read_uptime_seconds(const char *s, const char *end)
 			}
 		}
 	}
+	/* a number is a word of its own: "1e3" or "1.5s" is not one */
+	if (s < end && *s != ' ')
+		return -1;
 	for (; digits < 6; digits++)
 		frac *= 10;
 	return sec * 1000000 + frac;
+}
+
+/* Whether a number read at s (n bytes) ends its word: "12abc" is no number. */
+static bool word_ends(const char *s, size_t n, const char *end)
+{
+	return s + n >= end || s[n] == ' ';
 }
 
 static void on_marker(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
@@ -898,13 +923,21 @@ static void on_marker(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 		return;
 	}
 	u = memmem(msg, len, "uptime_us=", 10);
-	if (u && read_int(u + 10, end, &v) && v >= 0 && v <= BG_BOOTLOG_MAX_US) {
-		p->boot.userspace_us = v;
+	if (u) {
+		size_t n = read_int(u + 10, end, &v);
+
+		if (n && u[10] != '-' && u[10] != '+' && word_ends(u + 10, n, end) &&
+		    v <= BG_BOOTLOG_MAX_US)
+			p->boot.userspace_us = v;
+		else
+			p->boot.unparsed_lines++;
 		return;
 	}
 	u = memmem(msg, len, "uptime=", 7);
 	if (u && (v = read_uptime_seconds(u + 7, end)) >= 0)
 		p->boot.userspace_us = v;
+	else if (u)
+		p->boot.unparsed_lines++;
 }
 
 /* Whether an event is a repeat (the dump) and must not be counted again. */
@@ -1468,58 +1501,16 @@ static ssize_t read_full(int fd, char *buf, size_t size)
 	return (ssize_t)got;
 }
 
-#define MAP_WINDOW (64u << 20)
-#define NOT_MAPPED (-2)
-
-/*
- * A regular file is read through mmap, a window at a time: no copy into a buffer and a
- * bounded mapping however large the log. LAVA logs go through libyaml's reader instead.
- */
-static int parse_mapped(struct bg_bootlog *p, int fd)
-{
-	struct stat st;
-	off_t start, pos;
-	long page = sysconf(_SC_PAGESIZE);
-	int ret = 0;
-
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || page <= 0)
-		return NOT_MAPPED;
-	start = lseek(fd, 0, SEEK_CUR);
-	if (start < 0 || start >= st.st_size)
-		return NOT_MAPPED;
-	for (pos = start; pos < st.st_size && !ret; pos += MAP_WINDOW) {
-		off_t base = pos - pos % page;
-		size_t len = (size_t)(st.st_size - pos < MAP_WINDOW ? st.st_size - pos : MAP_WINDOW);
-		size_t skew = (size_t)(pos - base);
-		char *map = mmap(NULL, len + skew, PROT_READ, MAP_PRIVATE, fd, base);
-
-		if (map == MAP_FAILED) {
-			if (pos == start)
-				return NOT_MAPPED;
-			return bg_error_errno("cannot map '%s'", p->name);
-		}
-		madvise(map, len + skew, MADV_SEQUENTIAL);
-		if (pos == start && bg_bootlog_is_lava(map + skew, len < 65536 ? len : 65536)) {
-			munmap(map, len + skew);
-			return NOT_MAPPED;
-		}
-		ret = bg_bootlog_feed(p, map + skew, len);
-		munmap(map, len + skew);
-	}
-	if (ret)
-		return ret;
-	return bg_bootlog_finish(p);
-}
-
 int bg_bootlog_parse_fd(struct bg_bootlog *p, int fd)
 {
 	char *buf;
 	ssize_t n;
 	int ret;
 
-	ret = parse_mapped(p, fd);
-	if (ret != NOT_MAPPED)
-		return ret;
+	/*
+	 * Read, never mapped: as fast here (0.22 s against 0.34 s for 210 MB), a tenth of the
+	 * memory, and a log that shrinks while it is read is an error, not a SIGBUS.
+	 */
 	buf = xmalloc(READ_CHUNK);
 
 	n = read_full(fd, buf, 65536);

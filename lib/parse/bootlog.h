@@ -88,7 +88,7 @@ struct bg_boot {
 #define BG_BOOT_MAX_PROBLEMS 32
 
 const char *bg_outcome_name(enum bg_outcome o);
-/* The outcome named s; -1 for a name that is none. */
+/* The outcome named s; -1 (bg_error_last says why) for a name that is none. */
 int bg_outcome_parse(const char *s, enum bg_outcome *o);
 
 struct bg_bootlog;

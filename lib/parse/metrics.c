@@ -1,34 +1,34 @@
 /* The names of a boot's metrics (metrics.h). */
 #include "parse/metrics.h"
-#include "util/hash.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 #include "util/xmalloc.h"
 
-struct name_count {
-	const char *name;
-	int kind;
-	unsigned count;
+/* The names seen so far of one kind and how often each: a second dup_init is "#2". */
+struct seen {
+	struct bg_strmap index;
+	unsigned *count;
+	size_t n;
 };
 
-static unsigned next_occurrence(struct name_count *t, size_t size, int kind, const char *name)
+static unsigned next_occurrence(struct seen *s, const char *name, size_t capacity)
 {
-	size_t i = (bg_hash64(name, strlen(name)) ^ (uint64_t)kind) & (size - 1);
+	size_t i;
 
-	while (t[i].name && (t[i].kind != kind || strcmp(t[i].name, name) != 0))
-		i = (i + 1) & (size - 1);
-	if (!t[i].name) {
-		t[i].name = name;
-		t[i].kind = kind;
-	}
-	return ++t[i].count;
+	if (!s->count)
+		s->count = xcalloc(capacity ? capacity : 1, sizeof(*s->count));
+	i = bg_strmap_put(&s->index, name, s->n);
+	if (i == s->n)
+		s->n++;
+	return ++s->count[i];
 }
 
 /* Calls fn with "PREFIX.NAME", or "PREFIX.NAME#K" for the K-th occurrence (K > 1). */
-static void emit(struct name_count *t, size_t size, int kind, const char *prefix,
-		 const char *name, int64_t usecs, const char *line, struct bg_strbuf *buf,
+static void emit(struct seen *s, size_t capacity, const char *prefix, const char *name,
+		 int64_t usecs, const char *line, struct bg_strbuf *buf,
 		 void (*fn)(const char *, int64_t, const char *, void *), void *data)
 {
-	unsigned k = next_occurrence(t, size, kind, name);
+	unsigned k = next_occurrence(s, name, capacity);
 
 	bg_strbuf_reset(buf);
 	bg_strbuf_addf(buf, "%s.%s", prefix, name);
@@ -42,22 +42,21 @@ void bg_boot_metrics(const struct bg_boot *b,
 		     void *data)
 {
 	struct bg_strbuf buf = BG_STRBUF_INIT;
-	size_t size = 16;
-	struct name_count *t;
+	struct seen calls = { BG_STRMAP_INIT, NULL, 0 }, probes = { BG_STRMAP_INIT, NULL, 0 };
 
-	while (size < 2 * (b->nr_initcalls + b->nr_probes) + 2)
-		size *= 2;
-	t = xcalloc(size, sizeof(*t));
 	for (size_t i = 0; i < b->nr_initcalls; i++)
-		emit(t, size, 0, "initcall", b->initcalls[i].name, b->initcalls[i].usecs,
-		     b->initcalls[i].line, &buf, fn, data);
+		emit(&calls, b->nr_initcalls, "initcall", b->initcalls[i].name,
+		     b->initcalls[i].usecs, b->initcalls[i].line, &buf, fn, data);
 	for (size_t i = 0; i < b->nr_probes; i++)
-		emit(t, size, 1, "probe", b->probes[i].device, b->probes[i].usecs,
+		emit(&probes, b->nr_probes, "probe", b->probes[i].device, b->probes[i].usecs,
 		     b->probes[i].line, &buf, fn, data);
 	if (b->init_us >= 0)
 		fn("boot.init", b->init_us, NULL, data);
 	if (b->userspace_us >= 0)
 		fn("boot.userspace", b->userspace_us, NULL, data);
 	bg_strbuf_release(&buf);
-	free(t);
+	bg_strmap_release(&calls.index);
+	bg_strmap_release(&probes.index);
+	free(calls.count);
+	free(probes.count);
 }

@@ -9,7 +9,10 @@
 #include "util/compat.h"
 #include "parse/bootlog.h"
 
-/* Calls fn for each metric of a boot, in boot order; line is the kernel's own, or NULL. */
+/*
+ * Calls fn for each metric of a boot, in boot order; line is the kernel's own, or NULL.
+ * metric and line are borrowed for the call.
+ */
 void bg_boot_metrics(const struct bg_boot *b,
 		     void (*fn)(const char *metric, int64_t usecs, const char *line, void *data),
 		     void *data);

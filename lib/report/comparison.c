@@ -4,17 +4,15 @@
 #include "report/comparison.h"
 #include "util/text.h"
 
+/* A number, or null for NaN (what bg_json_double writes for what is not finite). */
 static void json_number(struct bg_json *j, const char *key, double v)
 {
 	bg_json_key(j, key);
-	if (isnan(v))
-		bg_json_null(j);
-	else
-		bg_json_double(j, v);
+	bg_json_double(j, v);
 }
 
 void bg_comparison_write_json(struct bg_json *j, const struct bg_comparison *c,
-			 const struct bg_sample_set *base, const struct bg_sample_set *cand)
+			      const struct bg_sample_set *base, const struct bg_sample_set *cand)
 {
 	bg_json_object_begin(j);
 	bg_json_key(j, "boots");
@@ -46,13 +44,8 @@ void bg_comparison_write_json(struct bg_json *j, const struct bg_comparison *c,
 		json_number(j, "delta_pct", v->delta_pct);
 		bg_json_key(j, "ci");
 		bg_json_array_begin(j);
-		if (isnan(v->ci_lo)) {
-			bg_json_null(j);
-			bg_json_null(j);
-		} else {
-			bg_json_double(j, v->ci_lo);
-			bg_json_double(j, v->ci_hi);
-		}
+		bg_json_double(j, v->ci_lo);
+		bg_json_double(j, v->ci_hi);
 		bg_json_array_end(j);
 		json_number(j, "p", v->p);
 		json_number(j, "q", v->q);

@@ -1,4 +1,5 @@
 /* Files and directories (fs.h). */
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 
@@ -26,56 +27,106 @@ int bg_mkdirs(const char *path)
 	return ret;
 }
 
-char *bg_read_file(const char *path, size_t max, size_t *len)
+/* Reads what fd gives, up to max bytes; name is for the messages. */
+static char *read_fd(int fd, const char *name, size_t max, size_t *len)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	char buf[65536];
-	size_t n;
-	FILE *f = fopen(path, "rb");
+	ssize_t n;
 
-	if (!f) {
-		bg_error_errno("cannot open '%s'", path);
-		return NULL;
-	}
 	sb.max = max;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && !sb.truncated)
-		bg_strbuf_add(&sb, buf, n);
-	if (ferror(f)) {
-		bg_error_errno("cannot read '%s'", path);
-		fclose(f);
-		bg_strbuf_release(&sb);
-		return NULL;
+	while (!sb.truncated && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			bg_error_errno("cannot read '%s'", name);
+			bg_strbuf_release(&sb);
+			return NULL;
+		}
+		bg_strbuf_add(&sb, buf, (size_t)n);
 	}
-	fclose(f);
 	if (sb.truncated) {
-		bg_error("'%s' is larger than %zu bytes", path, max);
+		bg_error("'%s' is larger than %zu bytes", name, max);
 		bg_strbuf_release(&sb);
 		return NULL;
 	}
 	return bg_strbuf_detach(&sb, len);
 }
 
+/* -1 with why unless fd is a regular file. */
+static int check_regular(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return bg_error_errno("cannot read '%s'", name);
+	if (!S_ISREG(st.st_mode))
+		return bg_error("'%s' is not a regular file", name);
+	return 0;
+}
+
+char *bg_read_file(const char *path, size_t max, size_t *len)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char *text = NULL;
+
+	if (fd < 0) {
+		bg_error_errno("cannot open '%s'", path);
+		return NULL;
+	}
+	if (check_regular(fd, path) == 0 && fcntl(fd, F_SETFL, 0) == 0)
+		text = read_fd(fd, path, max, len);
+	close(fd);
+	return text;
+}
+
 int bg_write_file(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
-	int ret = 0;
+	struct stat st;
+	int ret = 0, fd;
 
-	if (f) {
-		bool written = fwrite(data, 1, len, f) == len;
-
-		if (fclose(f) != 0)
-			written = false;
-		if (written && rename(tmp, path) < 0)
-			ret = bg_error_errno("cannot rename '%s'", tmp);
-		else if (!written)
-			f = NULL;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(tmp);
+		return bg_error("'%s' is not a regular file: not replaced", path);
 	}
-	if (!f)
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
 		ret = bg_error_errno("cannot write '%s'", tmp);
+		free(tmp);
+		return ret;
+	}
+	for (size_t off = 0; off < len && !ret;) {
+		ssize_t n = write(fd, (const char *)data + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ret = bg_error_errno("cannot write '%s'", tmp);
+		else
+			off += (size_t)n;
+	}
+	if (close(fd) < 0 && !ret)
+		ret = bg_error_errno("cannot write '%s'", tmp);
+	if (!ret && rename(tmp, path) < 0)
+		ret = bg_error_errno("cannot rename '%s'", tmp);
 	if (ret)
 		unlink(tmp);
 	free(tmp);
+	return ret;
+}
+
+int bg_copy_fd(int fd, const char *name, const char *to)
+{
+	size_t len;
+	char *data = read_fd(fd, name, (size_t)1 << 32, &len);
+	int ret;
+
+	if (!data)
+		return -1;
+	ret = bg_write_file(to, data, len);
+	free(data);
 	return ret;
 }
 
@@ -90,6 +141,46 @@ int bg_copy_file(const char *from, const char *to)
 	ret = bg_write_file(to, data, len);
 	free(data);
 	return ret;
+}
+
+int bg_open_beneath(const char *dir, const char *rel)
+{
+	char *copy = xstrdup(rel), *p = copy, *slash;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+
+	if (fd < 0) {
+		bg_error_errno("cannot open '%s'", dir);
+		goto out;
+	}
+	/* a directory at a time, none of them a link; then the file, not a link either */
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		if (!*p || !strcmp(p, "..")) {
+			bg_error("'%s' leaves '%s'", rel, dir);
+			close(fd);
+			fd = -1;
+			goto out;
+		}
+		next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if ((fd = next) < 0) {
+			bg_error_errno("cannot open '%s/%s' (a link is not followed)", dir, rel);
+			goto out;
+		}
+		p = slash + 1;
+	}
+	next = openat(fd, p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(fd);
+	fd = next;
+	if (fd < 0) {
+		bg_error_errno("cannot open '%s/%s' (a link is not followed)", dir, rel);
+	} else if (check_regular(fd, rel) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		fd = -1;
+	}
+out:
+	free(copy);
+	return fd;
 }
 
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)

@@ -6,12 +6,27 @@
 
 /* mkdir -p. */
 int bg_mkdirs(const char *path);
-/* The whole file, NUL-terminated, owned by the caller; NULL with an error when it cannot
- * be read or is larger than max bytes. *len may be NULL. */
+/*
+ * The whole regular file, NUL-terminated, owned by the caller; NULL with an error when
+ * it cannot be read, is not a regular file (a FIFO would block, a device never end) or
+ * is larger than max bytes. *len may be NULL.
+ */
 char *bg_read_file(const char *path, size_t max, size_t *len);
-/* Writes through a temporary file and a rename: readers see the old or the new file. */
+/*
+ * Writes through a temporary file and a rename: readers see the old or the new file.
+ * A path that is there and is not a regular file (a link, a FIFO, a device) is refused,
+ * never replaced.
+ */
 int bg_write_file(const char *path, const void *data, size_t len);
 int bg_copy_file(const char *from, const char *to);
+/*
+ * Opens the regular file rel below dir without following a symbolic link on the way
+ * (for files that untrusted code could have replaced, such as a build's output): the
+ * descriptor, owned by the caller, or -1 with why.
+ */
+int bg_open_beneath(const char *dir, const char *rel);
+/* Copies what the descriptor reads to the file to (as bg_write_file); closes nothing. */
+int bg_copy_fd(int fd, const char *name, const char *to);
 /* rm -rf: path and everything under it; symbolic links are removed, never followed. */
 int bg_remove_tree(const char *path);
 

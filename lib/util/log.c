@@ -26,7 +26,7 @@ static void vlog(const char *level, int errnum, const char *fmt, va_list ap)
 	bg_strbuf_vaddf(&raw, fmt, ap);
 	if (errnum)
 		bg_strbuf_addf(&raw, ": %s", strerror(errnum));
-	bg_text_escape(&safe, raw.buf, raw.len);
+	bg_text_escape_line(&safe, raw.buf, raw.len);
 	bg_strbuf_addch(&safe, '\n');
 	fwrite(safe.buf, 1, safe.len, stderr);
 	bg_strbuf_release(&raw);

@@ -1,16 +1,21 @@
-/* Strict numbers (num.h): strtoul and strtod, with everything they let pass checked. */
+/* Strict numbers (num.h): strtoul, strtol and strtod, with everything they let pass checked. */
 #include <math.h>
 
 #include "util/num.h"
 #include "util/error.h"
 
-int bg_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int bg_num_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
 {
 	char *end;
 	unsigned long v;
 
-	/* strtoul skips spaces and accepts a sign, wrapping "-1" around: neither is a count */
-	if (!s || !(*s >= '0' && *s <= '9'))
+	/* strtoul skips spaces and takes a sign, wrapping "-1" around: neither is a count */
+	if (!s || !is_digit(*s))
 		goto bad;
 	errno = 0;
 	v = strtoul(s, &end, 10);
@@ -22,16 +27,50 @@ bad:
 	return bg_error("'%s' is not a whole number from %lu to %lu", s ? s : "", min, max);
 }
 
-int bg_parse_double(const char *s, double lo, double hi, double *out)
+int bg_num_parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
-	double v;
+	long v;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.' || *s == '-'))
+	if (!s || !(is_digit(*s) || (*s == '-' && is_digit(s[1]))))
 		goto bad;
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return bg_error("'%s' is not a whole number from %ld to %ld", s ? s : "", min, max);
+}
+
+size_t bg_num_decimal_len(const char *s)
+{
+	size_t n = *s == '-' ? 1 : 0, digits = 0;
+	bool dot = false;
+
+	for (;; n++) {
+		if (is_digit(s[n]))
+			digits++;
+		else if (s[n] == '.' && !dot)
+			dot = true;
+		else
+			break;
+	}
+	return digits ? n : 0;
+}
+
+int bg_num_parse_double(const char *s, double lo, double hi, double *out)
+{
+	size_t n = s ? bg_num_decimal_len(s) : 0;
+	double v;
+
+	/* strtod also reads spaces, '+', hex, "inf" and "nan": the text is checked first */
+	if (!n || s[n])
+		goto bad;
+	errno = 0;
+	v = strtod(s, NULL);
+	if (errno || !isfinite(v) || v < lo || v > hi)
 		goto bad;
 	*out = v;
 	return 0;

@@ -1,7 +1,7 @@
 /*
  * Numbers from text that a person or a file gave: all of the text must be the number,
- * within the range asked for. No sign, space or suffix slips through ("-1", " 4", "4x",
- * "4294967297" for a 32-bit count).
+ * within the range asked for. No sign, space, hex or suffix slips through ("-1", " 4",
+ * "0x10", "4x", "4294967297" for a 32-bit count).
  */
 #ifndef BG_NUM_H
 #define BG_NUM_H
@@ -9,8 +9,12 @@
 #include "util/compat.h"
 
 /* 0, or -1 with bg_error_last() = "'S' is not a whole number from MIN to MAX". */
-int bg_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
-/* The same for a finite decimal number in [lo, hi]. */
-int bg_parse_double(const char *s, double lo, double hi, double *out);
+int bg_num_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
+/* The same for a signed whole number (a '-' is the only sign taken). */
+int bg_num_parse_long(const char *s, long min, long max, long *out);
+/* The same for a decimal number in [lo, hi]: digits, one '.', an optional leading '-'. */
+int bg_num_parse_double(const char *s, double lo, double hi, double *out);
+/* The length of the decimal number at the start of s ("12.5%" gives 4), or 0. */
+size_t bg_num_decimal_len(const char *s);
 
 #endif

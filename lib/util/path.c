@@ -9,7 +9,7 @@ char *bg_path_join(const char *dir, const char *name)
 	return xasprintf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
 
-bool bg_name_ok(const char *s)
+bool bg_path_name_ok(const char *s)
 {
 	size_t n = 0;
 

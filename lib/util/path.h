@@ -11,6 +11,6 @@ char *bg_path_join(const char *dir, const char *name);
  * not starting with '.' or '-'. Board names, arches and other names from input become
  * paths: "../../x" must not.
  */
-bool bg_name_ok(const char *s);
+bool bg_path_name_ok(const char *s);
 
 #endif

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,10 +27,13 @@ static int open_null(int flags)
 int bg_proc_start(struct bg_proc *p, const struct bg_proc_opts *o)
 {
 	int errpipe[2], outpipe[2] = { -1, -1 }, child_errno = 0;
+	pid_t parent = getpid();
 	ssize_t n;
 
 	memset(p, 0, sizeof(*p));
 	p->out = p->pidfd = -1;
+	/* with SIGCHLD ignored (inherited so), children reap themselves and cannot be waited */
+	signal(SIGCHLD, SIG_DFL);
 	if (pipe2(errpipe, O_CLOEXEC) < 0)
 		return bg_error_errno("cannot create a pipe");
 	if (o->out_fd == BG_PROC_PIPE && pipe2(outpipe, O_CLOEXEC) < 0) {
@@ -58,6 +62,10 @@ int bg_proc_start(struct bg_proc *p, const struct bg_proc_opts *o)
 
 		setpgid(0, 0);
 		signal(SIGPIPE, SIG_DFL);
+		/* if we die (killed, Ctrl-C), so does it: no build or QEMU runs on orphaned */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 		if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
 		    (o->dir && chdir(o->dir) < 0)) {
 			child_errno = errno;
@@ -174,15 +182,27 @@ int bg_proc_wait(struct bg_proc *p, int timeout_ms, struct bg_proc_result *r)
 	return 0;
 }
 
-void bg_proc_kill(struct bg_proc *p, struct bg_proc_result *r)
+void bg_proc_kill(struct bg_proc *p, int grace_ms, struct bg_proc_result *r)
 {
 	if (p->pid <= 0)
 		return;
-	kill(-p->pid, SIGTERM);
-	if (!ended(p, 2000))
+	if (grace_ms > 0) {
+		kill(-p->pid, SIGTERM);
+		if (!ended(p, grace_ms))
+			kill(-p->pid, SIGKILL);
+	} else {
 		kill(-p->pid, SIGKILL);
+	}
 	bg_proc_wait(p, -1, r);   /* kills the rest of the group, then reaps */
 	r->timed_out = true;
+}
+
+/* A limit in seconds as poll's milliseconds: 0 is none (-1), and no overflow past 24 days. */
+static int timeout_ms(unsigned timeout_s)
+{
+	if (!timeout_s)
+		return -1;
+	return timeout_s >= INT_MAX / 1000 ? INT_MAX : (int)timeout_s * 1000;
 }
 
 int bg_proc_run(const struct bg_proc_opts *o, unsigned timeout_s, struct bg_proc_result *r)
@@ -195,8 +215,8 @@ int bg_proc_run(const struct bg_proc_opts *o, unsigned timeout_s, struct bg_proc
 		r->exit_code = 127;
 		return -1;
 	}
-	if (bg_proc_wait(&p, timeout_s ? (int)(timeout_s * 1000) : -1, r) == 1)
-		bg_proc_kill(&p, r);
+	if (bg_proc_wait(&p, timeout_ms(timeout_s), r) == 1)
+		bg_proc_kill(&p, BG_PROC_GRACE_MS, r);
 	if (p.out >= 0)
 		close(p.out);
 	return 0;
@@ -209,7 +229,9 @@ int bg_proc_capture(const struct bg_proc_opts *o, unsigned timeout_s, size_t max
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_proc p;
 	double deadline;
-	bool killed = false;
+	bool killed = false, out_open = true;
+	char buf[8192];
+	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
 	*out = NULL;
@@ -221,36 +243,45 @@ int bg_proc_capture(const struct bg_proc_opts *o, unsigned timeout_s, size_t max
 	}
 	deadline = timeout_s ? p.started + timeout_s : 0;
 	sb.max = max;
-	for (;;) {
-		struct pollfd pfd = { p.out, POLLIN, 0 };
+	/*
+	 * Until the program ends: its output is read as it comes, but its end is what is
+	 * waited for, not the pipe's. Something it left running may hold the pipe open.
+	 */
+	while (!ended(&p, 0)) {
+		struct pollfd pfd[2] = { { out_open ? p.out : -1, POLLIN, 0 },
+					 { p.pidfd, POLLIN, 0 } };
 		int wait_ms = deadline ? (int)((deadline - bg_now()) * 1000) + 1 : -1;
-		char buf[8192];
-		ssize_t n;
 
 		if (deadline && wait_ms <= 0) {
 			killed = true;
 			break;
 		}
-		if (poll(&pfd, 1, wait_ms) == 0)
-			continue;
-		n = read(p.out, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		bg_strbuf_add(&sb, buf, (size_t)n);   /* past max: read on, keep nothing */
-	}
-	close(p.out);
-	/* the output may end before the program does: the deadline still holds */
-	if (!killed && deadline) {
-		int left = (int)((deadline - bg_now()) * 1000) + 1;
-
-		killed = bg_proc_wait(&p, left > 0 ? left : 0, r) == 1;
-	} else if (!killed) {
-		bg_proc_wait(&p, -1, r);
+		/* without a pidfd, look for the program's end every 10 ms */
+		if (p.pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
+			wait_ms = 10;
+		if (poll(pfd, 2, wait_ms) <= 0)
+			continue;   /* nothing yet, or a signal: the loop looks again */
+		if (out_open && pfd[0].revents) {
+			n = read(p.out, buf, sizeof(buf));
+			if (n > 0)
+				bg_strbuf_add(&sb, buf, (size_t)n);   /* past max: read on, keep nothing */
+			else if (n == 0 || errno != EINTR)
+				out_open = false;
+		}
 	}
 	if (killed)
-		bg_proc_kill(&p, r);
+		bg_proc_kill(&p, BG_PROC_GRACE_MS, r);
+	else
+		bg_proc_wait(&p, -1, r);   /* kills what it left in its group, then reaps */
+	/* what it wrote before it ended is still in the pipe */
+	fcntl(p.out, F_SETFL, O_NONBLOCK);
+	while (out_open && (n = read(p.out, buf, sizeof(buf))) != 0) {
+		if (n > 0)
+			bg_strbuf_add(&sb, buf, (size_t)n);
+		else if (errno != EINTR)
+			break;
+	}
+	close(p.out);
 	*out = bg_strbuf_detach(&sb, NULL);
 	return 0;
 }

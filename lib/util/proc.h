@@ -1,7 +1,7 @@
 /*
- * Child processes: each in its own process group, killed as a group on timeout; a
- * close-on-exec pipe tells a program that could not be started (127) from one that ran
- * and failed.
+ * Child processes: each in its own process group, killed as a group on timeout and sent
+ * SIGTERM when its parent dies; a close-on-exec pipe tells a program that could not be
+ * started (127) from one that ran and failed.
  */
 #ifndef BG_PROC_H
 #define BG_PROC_H
@@ -44,13 +44,21 @@ int bg_proc_start(struct bg_proc *p, const struct bg_proc_opts *o);
  * is reaped: until then the group's id cannot be given to another process.
  */
 int bg_proc_wait(struct bg_proc *p, int timeout_ms, struct bg_proc_result *r);
-/* SIGTERM to the group, SIGKILL after a grace period; then reaps it. */
-void bg_proc_kill(struct bg_proc *p, struct bg_proc_result *r);
+/* How long a group killed with SIGTERM has before SIGKILL, by default. */
+#define BG_PROC_GRACE_MS 2000
+
+/*
+ * SIGTERM to the group, SIGKILL after grace_ms (at once when it is 0, for callers that
+ * cannot wait); then reaps it.
+ */
+void bg_proc_kill(struct bg_proc *p, int grace_ms, struct bg_proc_result *r);
 /* Start, wait up to timeout_s (0: none), kill the group past it. */
 int bg_proc_run(const struct bg_proc_opts *o, unsigned timeout_s, struct bg_proc_result *r);
 /*
  * The same, with the program's standard output returned in *out (NUL-terminated, at most
- * max bytes kept, owned by the caller; o->out_fd is ignored). -1 when it could not start.
+ * max bytes kept, owned by the caller; o->out_fd is ignored). It returns when the program
+ * ends, even if something it left behind holds its output open (that is killed with its
+ * group). -1 when it could not start.
  */
 int bg_proc_capture(const struct bg_proc_opts *o, unsigned timeout_s, size_t max, char **out,
 		    struct bg_proc_result *r);

@@ -38,7 +38,7 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 	return n;
 }
 
-void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len)
+static void escape(struct bg_strbuf *sb, const char *s, size_t len, bool newline)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
@@ -48,7 +48,7 @@ void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len)
 
 		if (n == 1 && (u[i] == '\\'))
 			bg_strbuf_addstr(sb, "\\\\");
-		else if (n == 1 && (u[i] >= 0x20 || u[i] == '\n' || u[i] == '\t') && u[i] != 0x7f)
+		else if (n == 1 && (u[i] >= 0x20 || (u[i] == '\n' && newline)) && u[i] != 0x7f)
 			bg_strbuf_addch(sb, u[i]);
 		else if (n > 1)
 			bg_strbuf_add(sb, s + i, n);
@@ -56,6 +56,16 @@ void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len)
 			bg_strbuf_addf(sb, "\\x%02x", u[i]);
 		i += n ? n : 1;
 	}
+}
+
+void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len)
+{
+	escape(sb, s, len, true);
+}
+
+void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len)
+{
+	escape(sb, s, len, false);
 }
 
 int bg_text_printf(FILE *f, const char *fmt, ...)

@@ -10,11 +10,13 @@
 #include "util/strbuf.h"
 
 /*
- * Appends s[0..len) to sb with every control character but tab and newline, DEL, the C1
- * controls and every byte that is not part of valid UTF-8 written as \xNN, and a
+ * Appends s[0..len) to sb with every control character but newline (tab included), DEL,
+ * the C1 controls and every byte that is not part of valid UTF-8 written as \xNN, and a
  * backslash as \\ (so the escapes cannot be forged).
  */
 void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len);
+/* The same for a text that must stay one line (a log message): newline too is \x0a. */
+void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len);
 /* printf, with the whole result escaped as above; -1 on a write error. */
 int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
 

@@ -50,7 +50,7 @@ test_expect_success 'invalid UTF-8: still valid JSON, U+FFFD in its place' '
 test_expect_success 'a LAVA log cut in the middle: where, and what came before' '
 	head -c 120000 "$FIXTURES/lava/fresh-chroot-job1-boot.log.yaml" >cut.yaml &&
 	bootgate parse --json cut.yaml >out 2>err &&
-	test_grep "warning: cut.yaml:[0-9]*:[0-9]*: .* LAVA log is cut or malformed here" err &&
+	test_grep "warning: cut.yaml:[0-9]*:[0-9]*: LAVA log is cut or malformed here (.*); entries kept: [0-9]*" err &&
 	test_jq ".logs[0] | .outcome == \"truncated\" and .kernel == \"6.1.0-57-amd64\" and (.initcalls|length) > 100" out
 '
 
@@ -85,8 +85,27 @@ test_expect_success 'a LAVA log nested 200 000 deep: cut there, the entries befo
 		printf "%s" "- " && head -c 200000 /dev/zero | tr "\0" "[" && echo
 	} >deep.yaml &&
 	timeout 120 "$BOOTGATE" parse --json deep.yaml >out 2>err &&
-	test_grep "warning: deep.yaml:3: LAVA log has nesting deeper than 16 levels here; kept the 2 entries before" err &&
+	test_grep "warning: deep.yaml:3: LAVA log cut here: nesting deeper than 64 levels; entries kept: 2" err &&
 	test_jq ".logs[0] | .kernel == \"6.1.0\" and .initcalls[0].usecs == 7" out
+'
+
+test_expect_success 'a LAVA log that hides its nesting or spreads an entry over lines: cut at once' '
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s\n" "- x # \"" &&
+		printf "%s" "- " && head -c 100000 /dev/zero | tr "\0" "[" && echo
+	} >hidden.yaml &&
+	timeout 120 "$BOOTGATE" parse --json hidden.yaml >out 2>err &&
+	test_grep "warning: hidden.yaml:2:3: LAVA log is cut or malformed here" err &&
+	test_jq ".logs[0].kernel == \"6.1.0\"" out &&
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"" &&
+		yes "a line of the same message" | head -n 200000 && echo "\"}"
+	} >spread.yaml &&
+	/usr/bin/time -f "%M" -o rss timeout 120 "$BOOTGATE" parse --json spread.yaml >out 2>err &&
+	test_grep "warning: spread.yaml:2:.*LAVA log is cut or malformed here" err &&
+	test "$(cat rss)" -lt 65536
 '
 
 test_expect_success 'a LAVA line past 1 MiB: cut there, the entries before kept' '
@@ -96,7 +115,7 @@ test_expect_success 'a LAVA line past 1 MiB: cut there, the entries before kept'
 		head -c 2000000 /dev/zero | tr "\0" "x" && echo "\"}"
 	} >long.yaml &&
 	timeout 120 "$BOOTGATE" parse --json long.yaml >out 2>err &&
-	test_grep "warning: long.yaml:2: LAVA log has a line longer than 1 MiB here; kept the 1 entries before" err &&
+	test_grep "warning: long.yaml:2: LAVA log cut here: a line longer than 1 MiB; entries kept: 1" err &&
 	test_jq ".logs[0].kernel == \"6.1.0\"" out
 '
 

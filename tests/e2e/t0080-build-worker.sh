@@ -44,7 +44,7 @@ olddefconfig:
 	@test -f $(O)/.config
 image:
 	@! grep -n BROKEN code.c || { echo "code.c: error: this does not compile"; exit 1; }
-	@cp code.c $(O)/image.bin
+	@rm -f $(O)/image.bin && cp code.c $(O)/image.bin
 EOF
 	printf '#!/bin/sh\n# merge_config.sh -m -O DIR CONFIG FRAGMENT...\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' \
 		>"$1/scripts/kconfig/merge_config.sh" &&
@@ -58,6 +58,11 @@ EOF
 
 build() {
 	"$BUILD" --lab lab --board tiny "$@"
+}
+
+# build_shown ARGS: the same, its messages shown when it fails
+build_shown() {
+	build "$@" 2>"$SCRATCH/.build-err" || { cat "$SCRATCH/.build-err" >&2; return 1; }
 }
 
 make_tree tree
@@ -108,7 +113,6 @@ test_expect_success 'two trees called linux: two worktrees, each commit built' '
 
 # The sandbox. A build step of a posted patch reaches for the cache's, the lab's and
 # the home directory's files, the host's loopback, and a file outside the build.
-PORT=47931
 mkdir -p home
 echo "cache-secret-$$" >"$BOOTGATE_CACHE/secret"
 echo "lab-secret-$$" >lab/secret
@@ -117,7 +121,7 @@ cat >probe.mk <<EOF
 \$(info probe-cache: \$(shell cat $BOOTGATE_CACHE/secret 2>&1))
 \$(info probe-lab: \$(shell cat $SCRATCH/lab/secret 2>&1))
 \$(info probe-home: \$(shell cat $SCRATCH/home/secret 2>&1))
-\$(info probe-net: \$(shell python3 -c "import socket; s = socket.create_connection(('127.0.0.1', $PORT), 5); print('connected')" 2>&1 | tail -n 1))
+\$(info probe-net: \$(shell python3 -c "import socket; s = socket.create_connection(('127.0.0.1', int(open('$SCRATCH/port').read())), 5); print('connected')" 2>&1 | tail -n 1))
 \$(info probe-write: \$(shell (echo escaped >$SCRATCH/escaped) 2>&1 && echo wrote))
 \$(info probe-root: \$(shell ls -A /root | wc -l))
 EOF
@@ -126,12 +130,14 @@ cp probe.mk tree/probe.mk
 git_ -C tree add probe.mk
 git_ -C tree commit -q -m "a build step that reaches out"
 
-# listen: accepts one connection on 127.0.0.1:$PORT for a while, noting it in FILE
+# listen FILE: accepts one connection on a free port of 127.0.0.1 (written to $SCRATCH/port)
+# for a while, noting it in FILE
 listen() {
 	python3 -c "
 import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', $PORT)); s.listen(1); s.settimeout(60)
+s = socket.socket()
+s.bind(('127.0.0.1', 0)); s.listen(1); s.settimeout(60)
+open('$SCRATCH/port', 'w').write(str(s.getsockname()[1]))
 open('$1.ready', 'w').close()
 try:
     c, _ = s.accept(); open('$1', 'w').write('connected')
@@ -179,6 +185,35 @@ test_expect_success 'the same step without the sandbox reaches all of them (the 
 	test_grep "connected" open.conn &&
 	test -f escaped &&
 	rm -f escaped
+'
+
+test_expect_success 'a build cannot make the worker follow its links (to files it cannot read)' '
+	echo "precious" >victim &&
+	mkdir -p victimdir &&
+	echo "original" >victimdir/f &&
+	git_ -C tree checkout -q -b links master &&
+	mkdir -p tree/sub &&
+	echo one >tree/sub/f &&
+	printf "%s\n" "links:" \
+		"	@rm -f \$(O)/image.bin; ln -s $SCRATCH/lab/secret \$(O)/image.bin" \
+		"	@ln -sf $SCRATCH/victim \$(O)/../build.log || true" \
+		"	@cd \$(O)/../src && rm -rf sub && ln -s $SCRATCH/victimdir sub || true" \
+		>>tree/Makefile &&
+	sed -i "s/^make_target: image$/make_target: links/" lab/boards/tiny.yaml &&
+	git_ -C tree add -A &&
+	git_ -C tree commit -q -m "a build that plants links" &&
+	test_exit_code 1 build --tree tree --commit links >l.json 2>err &&
+	sed -i "s/^make_target: links$/make_target: image/" lab/boards/tiny.yaml &&
+	test_jq ".status == \"failed\" and .image == null" l.json &&
+	test_grep "a link is not followed" err &&
+	! grep -q "lab-secret" "$BOOTGATE_CACHE"/artifacts/*/image &&
+	test "$(cat victim)" = precious &&
+	echo two >tree/sub/f &&
+	git_ -C tree commit -q -a -m "the next commit" &&
+	build_shown --tree tree --commit links >n.json &&
+	test "$(cat victim)" = precious &&
+	test "$(cat victimdir/f)" = original &&
+	test "$(cat "$(jq -r .image n.json)")" = "$(cat tree/code.c)"
 '
 
 test_done

@@ -93,6 +93,16 @@ test_expect_success 'a kernel that never reaches init: hang after the timeout, n
 	! pgrep -f stopped-image
 '
 
+test_expect_success 'a console that cannot be kept whole: infra (111), never complete' '
+	r=$(built master x86_64) &&
+	mkdir -p full &&
+	ln -s /dev/full full/boot-000-A.log &&
+	test_exit_code 111 "$BOOT" --image "$(jq -r .image "$r")" --board x86_64 --boots 1 \
+		--out full >full.json 2>err &&
+	test_jq ".boots[0].outcome == \"infra\"" full.json &&
+	test_grep "cannot write its console" err
+'
+
 for arch in arm64 ppc64le; do
 	test_expect_success "$arch: master builds and boots to userspace" '
 		"$BUILD" --tree "$TREE" --commit master --board '$arch' >'$arch'.json 2>err &&

@@ -91,7 +91,8 @@ static void test_finds_culprit(void **state)
 static void test_not_reproducible(void **state)
 {
 	struct bg_bb_corpus c = corpus(
-		"bbench 1\nhistory a commits 65 seed 9\nlevel 0 64 2500\nnoise lognorm 0.02\nend\n");
+		"bbench 1\nhistory a commits 65 seed 9\ntruth none\nlevel 0 64 2500\n"
+		"noise lognorm 0.02\nend\n");
 	struct bg_bisect_result r;
 	struct bg_bisect_counts n;
 

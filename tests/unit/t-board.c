@@ -168,6 +168,16 @@ static void test_fragment_errors(void **state)
 			 "name of %s/kconfig, not a path", lab, lab);
 	assert_string_equal(bg_error_last(), want);
 	free(want);
+	/* a directory where a fragment should be */
+	want = xasprintf("%s/kconfig/dir.config", lab);
+	assert_int_equal(bg_mkdirs(want), 0);
+	free(want);
+	write_board("qemu-t", "fragments:", "fragments: [dir.config]\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), -1);
+	want = xasprintf("%s/boards/qemu-t.yaml:6:13: fragment 'dir.config': '%s/kconfig/dir.config' "
+			 "is not a file", lab, lab);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
 	/* a missing required key: at the mapping */
 	write_board("qemu-t", "machine:", "");
 	assert_int_equal(bg_board_load(lab, "t", &b), -1);

@@ -722,6 +722,40 @@ static void test_out_of_order(void **state)
 	bg_strbuf_release(&sb);
 }
 
+/* Fields that only look like numbers or names are not read as them. */
+static void test_malformed_fields(void **state)
+{
+	static const char log[] =
+		"[    0.000000] Linux version 6.1.0 (x)\n"
+		"[    0.100000] initcall a+0x0/0x1 returned 0 after +5 usecs\n"
+		"[    0.100001] initcall b+0x0/0x1 returned 0 after 5 msecsabc\n"
+		"[    0.100002] initcall +0x0/0x1 returned 0 after 5 usecs\n"
+		"[    0.100003] initcall nu\0l+0x0/0x1 returned 0 after 5 usecs\n"
+		"[    0.100004] probe of d\0v returned 0 after 5 usecs\n"
+		"[    0.100005] probe of  returned 0 after 5 usecs\n"
+		"[    0.100006] initcall ok+0x0/0x1 returned 0 after 5 usecs\n"
+		"Run /init as init process\n"
+		"bootgate: userspace reached uptime_us=12abc\n";
+	struct parsed *p = parse_mem(log, sizeof(log) - 1);
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_initcalls, 1);
+	assert_string_equal(b->initcalls[0].name, "ok");
+	assert_int_equal(b->nr_probes, 0);
+	assert_int_equal(b->userspace_us, -1);
+	assert_int_equal(b->unparsed_lines, 7);
+	parsed_free(p);
+
+	p = parse_str("[    0.000000] Linux version 6.1.0 (x)\nBOOT-DONE uptime=1e3 0.01\n");
+	assert_int_equal(p->boots[0]->userspace_us, -1);
+	assert_int_equal(p->boots[0]->unparsed_lines, 1);
+	parsed_free(p);
+	p = parse_str("[    0.000000] Linux version 6.1.0 (x)\nBOOT-DONE uptime=0.83 0.06\n");
+	assert_int_equal(p->boots[0]->userspace_us, 830000);
+	parsed_free(p);
+}
+
 /* The arch family: from the banner's compiler, else from lines one arch alone prints. */
 static void test_arch(void **state)
 {
@@ -790,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_absurd_numbers),
 		cmocka_unit_test(test_arch),
+		cmocka_unit_test(test_malformed_fields),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_missing_file),
 	};

@@ -146,6 +146,13 @@ static void test_checkout(void **state)
 	text = bg_read_file(b, 100, NULL);
 	assert_string_equal(text, "two-changed\n");
 	free(text);
+	/* the tree cloned again at the same path: its old worktree is another repository's */
+	run("git clone -q '%s' '%s.new' && rm -rf '%s' && mv '%s.new' '%s'", repo, repo, repo, repo,
+	    repo);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD~1", commit, parent), 0);
+	text = bg_read_file(a, 100, NULL);
+	assert_string_equal(text, "one-changed\n");
+	free(text);
 	assert_int_equal(bg_git_checkout(repo, wt, "nope", commit, parent), -1);
 	assert_non_null(strstr(bg_error_last(), "cannot resolve 'nope'"));
 	free(a);
@@ -182,8 +189,11 @@ static void test_tree_identity(void **state)
 	/* not a tree: its caller's mistake, said plainly */
 	assert_int_equal(bg_tree_open("/nonexistent/linux", &t3), -1);
 	assert_string_equal(bg_error_last(), "tree '/nonexistent/linux': No such file or directory");
-	run("mkdir -p '%s'", sub);
+	/* a directory that is no repository, and one inside a repository: neither is a tree */
 	assert_int_equal(bg_tree_open(top, &t3), -1);
+	assert_non_null(strstr(bg_error_last(), "not a git repository"));
+	run("mkdir -p '%s'", sub);
+	assert_int_equal(bg_tree_open(sub, &t3), -1);
 	assert_non_null(strstr(bg_error_last(), "not a git repository"));
 	bg_tree_release(&t1);
 	bg_tree_release(&t2);

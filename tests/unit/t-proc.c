@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "unit.h"
@@ -31,16 +33,23 @@ static void test_exit_codes(void **state)
 }
 
 /*
- * This test program adopts the orphans of its children (a subreaper), so a grandchild
- * left behind is its own to check and to reap: "was it killed" is then a fact, not a
- * guess about process groups.
+ * This test program adopts the orphans of its children (a subreaper, set up once for the
+ * group), so a grandchild left behind is its own to check and to reap: "was it killed"
+ * is then a fact, not a guess about process groups.
  */
-static pid_t start_grandchild_test(const char *script_fmt, char *pidfile, size_t size)
+static int become_subreaper(void **state)
 {
-	(void)script_fmt;
-	(void)size;
-	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
-	return (pid_t)mkstemp(pidfile);
+	(void)state;
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* A file for a grandchild to write its pid into. */
+static void make_pidfile(char *pidfile)
+{
+	int fd = mkstemp(pidfile);
+
+	assert_true(fd >= 0);
+	close(fd);
 }
 
 static pid_t read_pid(const char *pidfile)
@@ -90,11 +99,10 @@ static void test_timeout_kills_group(void **state)
 	char script[256], *argv[] = { "sh", "-c", script, NULL };
 	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
 	struct bg_proc_result r;
-	int fd = start_grandchild_test(NULL, pidfile, sizeof(pidfile));
 	double t0 = bg_now();
 
 	(void)state;
-	close(fd);
+	make_pidfile(pidfile);
 	/* the grandchild records its pid and sleeps; so does the child */
 	snprintf(script, sizeof(script), "sleep 300 & echo $! > %s; sleep 300", pidfile);
 	assert_int_equal(bg_proc_run(&o, 1, &r), 0);
@@ -120,10 +128,9 @@ static void test_exit_kills_leftovers(void **state)
 	char script[256], *argv[] = { "sh", "-c", script, NULL };
 	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
 	struct bg_proc_result r;
-	int fd = start_grandchild_test(NULL, pidfile, sizeof(pidfile));
 
 	(void)state;
-	close(fd);
+	make_pidfile(pidfile);
 	snprintf(script, sizeof(script), "sleep 300 & echo $! > %s; exit 3", pidfile);
 	assert_int_equal(bg_proc_run(&o, 60, &r), 0);
 	assert_false(r.timed_out);
@@ -159,7 +166,7 @@ static void test_wait_without_pidfd(void **state)
 	t0 = bg_now();
 	assert_int_equal(bg_proc_wait(&p, 300, &r), 1);
 	assert_true(bg_now() - t0 >= 0.29);
-	bg_proc_kill(&p, &r);
+	bg_proc_kill(&p, BG_PROC_GRACE_MS, &r);
 	assert_true(r.timed_out);
 }
 
@@ -211,6 +218,110 @@ static void test_capture(void **state)
 	free(out);
 }
 
+/*
+ * A capture ends when its program does, not when its output closes: a program that
+ * exits at once, leaving a child that holds its output for 30 s, is captured in well
+ * under those 30 s, with its exit code and what it wrote, and the child is killed.
+ */
+static void test_capture_leftover(void **state)
+{
+	char pidfile[] = "/tmp/bootgate-t-proc.XXXXXX";
+	char script[256], *argv[] = { "sh", "-c", script, NULL };
+	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_result r;
+	char *out;
+	double t0 = bg_now();
+
+	(void)state;
+	make_pidfile(pidfile);
+	snprintf(script, sizeof(script), "sleep 30 & echo $! > %s; echo done; exit 4", pidfile);
+	assert_int_equal(bg_proc_capture(&o, 0, 1024, &out, &r), 0);
+	assert_true(bg_now() - t0 < 20);
+	assert_false(r.timed_out);
+	assert_int_equal(r.exit_code, 4);
+	assert_string_equal(out, "done\n");
+	free(out);
+	assert_int_equal(grandchild_fate(read_pid(pidfile)), SIGKILL);
+	/* and with a limit, a program that ended in time did not time out */
+	{
+		char pidfile2[] = "/tmp/bootgate-t-proc.XXXXXX";
+
+		make_pidfile(pidfile2);
+		snprintf(script, sizeof(script), "sleep 30 & echo $! > %s; echo done; exit 4",
+			 pidfile2);
+		assert_int_equal(bg_proc_capture(&o, 10, 1024, &out, &r), 0);
+		assert_false(r.timed_out);
+		assert_int_equal(r.exit_code, 4);
+		free(out);
+		assert_int_equal(grandchild_fate(read_pid(pidfile2)), SIGKILL);
+	}
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal that interrupts the wait does not make the capture miss its deadline. */
+static void test_capture_deadline_with_signals(void **state)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct sigaction sa, old;
+	struct itimerval every = { { 0, 100000 }, { 0, 100000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct bg_proc_result r;
+	char *out;
+	double t0;
+
+	(void)state;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, &old);
+	setitimer(ITIMER_REAL, &every, NULL);
+	t0 = bg_now();
+	assert_int_equal(bg_proc_capture(&o, 1, 1024, &out, &r), 0);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	assert_true(r.timed_out);
+	assert_true(bg_now() - t0 < 10);
+	free(out);
+}
+
+/* A child dies with its parent: nothing bootgate starts outlives it. */
+static void test_dies_with_parent(void **state)
+{
+	char pidfile[] = "/tmp/bootgate-t-proc.XXXXXX";
+	pid_t middle;
+	int status;
+
+	(void)state;
+	make_pidfile(pidfile);
+	middle = fork();
+	assert_true(middle >= 0);
+	if (middle == 0) {
+		/* a parent that starts a child through bg_proc and is then killed */
+		char script[256], *argv[] = { "sh", "-c", script, NULL };
+		struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+		struct bg_proc p;
+
+		snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 30", pidfile);
+		if (bg_proc_start(&p, &o) < 0)
+			_exit(1);
+		sleep(30);
+		_exit(0);
+	}
+	for (int i = 0; i < 500; i++) {
+		struct stat st;
+
+		if (stat(pidfile, &st) == 0 && st.st_size > 0)
+			break;
+		usleep(10000);
+	}
+	kill(middle, SIGKILL);
+	waitpid(middle, &status, 0);
+	assert_int_equal(grandchild_fate(read_pid(pidfile)), SIGTERM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,9 +329,12 @@ int main(void)
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_exit_kills_leftovers),
 		cmocka_unit_test(test_wait_without_pidfd),
+		cmocka_unit_test(test_capture_leftover),
+		cmocka_unit_test(test_capture_deadline_with_signals),
+		cmocka_unit_test(test_dies_with_parent),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_capture),
 	};
 
-	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("proc", tests, become_subreaper, NULL);
 }

@@ -39,24 +39,40 @@ static void test_numbers(void **state)
 	double d;
 
 	(void)state;
-	assert_int_equal(bg_parse_ulong("42", 1, 100, &v), 0);
+	assert_int_equal(bg_num_parse_ulong("42", 1, 100, &v), 0);
 	assert_int_equal(v, 42);
-	assert_int_equal(bg_parse_ulong("1000", 1, 1000, &v), 0);
+	assert_int_equal(bg_num_parse_ulong("1000", 1, 1000, &v), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
-		assert_int_equal(bg_parse_ulong(bad[i], 0, 4294967295UL, &v), -1);
-	assert_int_equal(bg_parse_ulong("0", 1, 10, &v), -1);
+		assert_int_equal(bg_num_parse_ulong(bad[i], 0, 4294967295UL, &v), -1);
+	assert_int_equal(bg_num_parse_ulong("0", 1, 10, &v), -1);
 	assert_string_equal(bg_error_last(), "'0' is not a whole number from 1 to 10");
-	assert_int_equal(bg_parse_ulong("-1", 1, 10, &v), -1);
+	assert_int_equal(bg_num_parse_ulong("-1", 1, 10, &v), -1);
 	assert_string_equal(bg_error_last(), "'-1' is not a whole number from 1 to 10");
 
-	assert_int_equal(bg_parse_double("0.05", 0, 1, &d), 0);
+	assert_int_equal(bg_num_parse_double("0.05", 0, 1, &d), 0);
 	assert_true(d == 0.05);
-	assert_int_equal(bg_parse_double("-0.5", -1, 1, &d), 0);
-	assert_int_equal(bg_parse_double("nan", 0, 1, &d), -1);
-	assert_int_equal(bg_parse_double("inf", 0, 1e308, &d), -1);
-	assert_int_equal(bg_parse_double(" 1", 0, 2, &d), -1);
-	assert_int_equal(bg_parse_double("1%", 0, 2, &d), -1);
-	assert_int_equal(bg_parse_double("3", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double("-0.5", -1, 1, &d), 0);
+	assert_int_equal(bg_num_parse_double("nan", 0, 1, &d), -1);
+	assert_int_equal(bg_num_parse_double("inf", 0, 1e308, &d), -1);
+	assert_int_equal(bg_num_parse_double(" 1", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double("+1", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double("0x1", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double("1.2.3", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double(".", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double(".5", 0, 2, &d), 0);
+	assert_true(d == 0.5);
+	{
+		long l;
+
+		assert_int_equal(bg_num_parse_long("-5", -10, 10, &l), 0);
+		assert_int_equal(l, -5);
+		assert_int_equal(bg_num_parse_long("+5", -10, 10, &l), -1);
+		assert_int_equal(bg_num_parse_long("-", -10, 10, &l), -1);
+		assert_int_equal(bg_num_parse_long("11", -10, 10, &l), -1);
+		assert_string_equal(bg_error_last(), "'11' is not a whole number from -10 to 10");
+	}
+	assert_int_equal(bg_num_parse_double("1%", 0, 2, &d), -1);
+	assert_int_equal(bg_num_parse_double("3", 0, 2, &d), -1);
 	assert_string_equal(bg_error_last(), "'3' is not a number from 0 to 2");
 }
 
@@ -69,10 +85,10 @@ static void test_names(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
-		assert_true(bg_name_ok(good[i]));
+		assert_true(bg_path_name_ok(good[i]));
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
-		assert_false(bg_name_ok(bad[i]));
-	assert_false(bg_name_ok(NULL));
+		assert_false(bg_path_name_ok(bad[i]));
+	assert_false(bg_path_name_ok(NULL));
 	{
 		char *p = bg_path_join("/a/", "b"), *q = bg_path_join("/a", "b");
 
@@ -146,7 +162,14 @@ static void expect_escaped(const char *in, size_t len, const char *want)
 static void test_text(void **state)
 {
 	(void)state;
-	expect_escaped("plain text\twith tab\n", 20, "plain text\twith tab\n");
+	expect_escaped("plain text\twith tab\n", 20, "plain text\\x09with tab\n");
+	{
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		bg_text_escape_line(&sb, "x\nbootgate: fine", 16);
+		assert_string_equal(sb.buf, "x\\x0abootgate: fine");
+		bg_strbuf_release(&sb);
+	}
 	expect_escaped("bel\a esc\033[2J del\177", 17, "bel\\x07 esc\\x1b[2J del\\x7f");
 	/* valid UTF-8 passes; a C1 control, a lone byte, an overlong form and a surrogate do not */
 	expect_escaped("\xe2\x86\x92 caf\xc3\xa9", 9, "\xe2\x86\x92 caf\xc3\xa9");

@@ -231,6 +231,8 @@ static void test_thresholds(void **state)
 	assert_int_equal(bg_compare_config_add_threshold(&cfg, "x=5%:-3"), -1);
 	assert_int_equal(bg_compare_config_add_threshold(&cfg, "x= 5%"), -1);
 	assert_int_equal(bg_compare_config_add_threshold(&cfg, "x=0x10%"), -1);
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "probe.i8042=3%"), -1);
+	assert_string_equal(bg_error_last(), "threshold 'probe.i8042=3%': its pattern is given twice");
 	bg_compare_config_release(&cfg);
 
 	/* the most specific pattern wins, whatever the order they were given in */
@@ -271,10 +273,16 @@ static void test_boot_values(void **state)
 	bg_sample_set_boot_begin(&s);
 	assert_int_equal(bg_sample_set_boot_add(&s, "initcall.y", 30), 0);
 	assert_int_equal(bg_sample_set_boot_add(&s, "initcall.x", 40), 0);
-	assert_int_equal(bg_sample_set_boot_add(&s, "boot.init", -1), -1);
-	bg_sample_set_boot_end(&s);
+	assert_int_equal(bg_sample_set_boot_end(&s), 0);
+	/* a boot with a value that is none: left out whole, never its values taken as 0 */
+	bg_sample_set_boot_begin(&s);
+	assert_int_equal(bg_sample_set_boot_add(&s, "initcall.x", 50), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "initcall.w", 60), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "initcall.y", -1), -1);
+	assert_int_equal(bg_sample_set_boot_add(&s, "boot.init", 900), 0);
+	assert_int_equal(bg_sample_set_boot_end(&s), -1);
 	assert_int_equal(s.boots, 3);
-	assert_int_equal(s.excluded, 1);
+	assert_int_equal(s.excluded, 2);
 	x = bg_sample_set_find(&s, "initcall.x");
 	y = bg_sample_set_find(&s, "initcall.y");
 	init = bg_sample_set_find(&s, "boot.init");
@@ -283,6 +291,10 @@ static void test_boot_values(void **state)
 	assert_int_equal(y->n, 3);
 	assert_true(y->v[0] == 0 && y->v[1] == 20 && y->v[2] == 30);
 	assert_int_equal(init->n, 1);
+	assert_true(init->v[0] == 1000);
+	/* a metric the left-out boot alone had: no value of it counts */
+	assert_int_equal(bg_sample_set_find(&s, "initcall.w")->n, 3);
+	assert_true(bg_sample_set_find(&s, "initcall.w")->v[2] == 0);
 	assert_null(bg_sample_set_find(&s, "initcall.z"));
 	bg_sample_set_release(&s);
 }
