@@ -226,6 +226,40 @@ static void test_fs(void **state)
 	assert_non_null(strstr(bg_error_last(), "cannot create '/proc/bootgate'"));
 	assert_int_equal(bg_write_file("/nonexistent/dir/f", "x", 1), -1);
 	assert_non_null(strstr(bg_error_last(), "/nonexistent/dir/f.tmp"));
+	/* links, FIFOs and devices are neither read as files nor replaced by a write */
+	{
+		char *lnk = xasprintf("%s/link", dir), *fifo = xasprintf("%s/fifo", dir);
+		int fd;
+
+		assert_int_equal(symlink(file, lnk), 0);
+		assert_int_equal(bg_write_file(lnk, "x", 1), -1);
+		assert_non_null(strstr(bg_error_last(), "is not a regular file: not replaced"));
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		assert_null(bg_read_file(fifo, 100, NULL));      /* refused, without blocking */
+		assert_non_null(strstr(bg_error_last(), "is not a regular file"));
+		assert_int_equal(bg_write_file(fifo, "x", 1), -1);
+		assert_null(bg_read_file("/dev/zero", 100, NULL));
+		/* beneath a directory: no link on the way, at the end or above */
+		fd = bg_open_beneath(deep, "f");
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(bg_open_beneath(dir, "link"), -1);
+		assert_non_null(strstr(bg_error_last(), "a link is not followed"));
+		fd = bg_open_beneath(dir, "a/b/c/f");
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(bg_open_beneath(dir, "../x"), -1);
+		unlink(lnk);
+		free(lnk);
+		lnk = xasprintf("%s/a/l", dir);
+		assert_int_equal(symlink(deep, lnk), 0);
+		assert_int_equal(bg_open_beneath(dir, "a/l/f"), -1);
+		assert_int_equal(bg_open_beneath(dir, "a/b/c"), -1);   /* a directory */
+		unlink(lnk);
+		unlink(fifo);
+		free(lnk);
+		free(fifo);
+	}
 	/* rm -rf: everything under it, links removed and never followed */
 	{
 		char *outside = xasprintf("%s/outside", dir), *top = xasprintf("%s/a", dir);
