@@ -254,6 +254,14 @@ static void test_corpus_errors(void **state)
 		{ "bbench 1\nhistory a commits 9 seed 3\nfrobnicate\n", "x.bb:3: unknown directive 'frobnicate'" },
 		{ "bbench 1\nhistory a commits 9 seed 3\nlevel 0 8 5\n", "x.bb:3: history 'a' has no 'end'" },
 		{ "bbench 1\n# only a comment\n", "x.bb: no history in the corpus" },
+		{ "bbench 1\nhistory a commits 9 seed 3\nlevel 0 8 5\nnoise lognorm 0.1\nend\n",
+		  "x.bb:2: history 'a': no truth line ('truth none' for one without a regression)" },
+		{ "bbench 1\nhistory a commits 9 seed 3\ntruth none\nlevel 0 8 5\nnoise lognorm 0.1\n"
+		  "end\nhistory a commits 9 seed 3\n", "x.bb:7: a second history 'a' (the first at line 2)" },
+		{ "bbench 1\nhistory a commits 9 seed 3\nlevel 0 8 0x10\n",
+		  "x.bb:3: level median must be a positive number, not '0x10'" },
+		{ "bbench 1\nhistory a commits 9 seed 3\nlevel 0 8 1e308\n",
+		  "x.bb:3: level median must be a positive number, not '1e308'" },
 	};
 
 	(void)state;
