@@ -169,18 +169,24 @@ out:
 static void cut_here(struct bg_bootlog *p, uint64_t lineno, const char *why, bool yaml,
 		     uint64_t entries)
 {
-	char where[4096];
-	size_t line, col;
-	int n = 0;
+	char where[4096], *end;
+	const char *colon = yaml ? strchr(why, ':') : NULL;
+	unsigned long col = 0;
 
-	/* a line is a document of its own: its "1:COL:" becomes the log's "LINE:COL" */
-	if (yaml && sscanf(why, "%zu:%zu: %n", &line, &col, &n) == 2 && n > 0) {
-		snprintf(where, sizeof(where), "%s:%" PRIu64 ":%zu", bg_bootlog_name(p), lineno,
-			 col);
-		why += n;
-	} else {
-		snprintf(where, sizeof(where), "%s:%" PRIu64, bg_bootlog_name(p), lineno);
+	/* a line is a document of its own: its "1:COL: why" becomes the log's "LINE:COL" */
+	if (colon) {
+		errno = 0;
+		col = strtoul(colon + 1, &end, 10);
+		if (!errno && end > colon + 1 && end[0] == ':' && end[1] == ' ') {
+			snprintf(where, sizeof(where), "%s:%" PRIu64 ":%lu", bg_bootlog_name(p),
+				 lineno, col);
+			why = end + 2;
+		} else {
+			colon = NULL;
+		}
 	}
+	if (!colon)
+		snprintf(where, sizeof(where), "%s:%" PRIu64, bg_bootlog_name(p), lineno);
 	if (yaml)
 		bg_bootlog_warn(p, where, "LAVA log is cut or malformed here (%s); entries kept: %"
 				PRIu64, why, entries);
