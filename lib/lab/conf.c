@@ -7,21 +7,6 @@
 #include "util/xmalloc.h"
 #include "parse/yaml-event.h"
 
-struct mem_src {
-	const char *s;
-	size_t len, off;
-};
-
-static ssize_t mem_read(void *data, char *buf, size_t size)
-{
-	struct mem_src *m = data;
-	size_t n = m->len - m->off < size ? m->len - m->off : size;
-
-	memcpy(buf, m->s + m->off, n);
-	m->off += n;
-	return (ssize_t)n;
-}
-
 void bg_conf_release(struct bg_conf *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -55,8 +40,7 @@ static void add_value(struct bg_conf_entry *e, const struct bg_yaml_event *ev)
 
 int bg_conf_load_mem(const char *name, const char *text, size_t len, struct bg_conf *c)
 {
-	struct mem_src src = { text, len, 0 };
-	struct bg_yaml_reader *r = bg_yaml_reader_new(mem_read, &src);
+	struct bg_yaml_reader *r = bg_yaml_reader_new_mem(text, len);
 	struct bg_yaml_event ev;
 	int ret = 0;
 

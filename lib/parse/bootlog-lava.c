@@ -73,21 +73,6 @@ static int line_depth(const char *s, size_t len)
 	return max;
 }
 
-struct line_src {
-	const char *s;
-	size_t len, off;
-};
-
-static ssize_t line_read(void *data, char *buf, size_t size)
-{
-	struct line_src *l = data;
-	size_t n = l->len - l->off < size ? l->len - l->off : size;
-
-	memcpy(buf, l->s + l->off, n);
-	l->off += n;
-	return (ssize_t)n;
-}
-
 /* The value after a key, read into what (a scalar) or skipped (a collection). */
 static int entry_value(struct bg_yaml_reader *r, struct bg_strbuf *what, bool *have)
 {
@@ -120,8 +105,7 @@ struct entry {
  */
 static int read_entry(const char *line, size_t len, struct entry *e)
 {
-	struct line_src src = { line, len, 0 };
-	struct bg_yaml_reader *r = bg_yaml_reader_new(line_read, &src);
+	struct bg_yaml_reader *r = bg_yaml_reader_new_mem(line, len);
 	struct bg_yaml_event ev;
 	int ret = -1;
 

@@ -39,6 +39,18 @@ struct bg_yaml_reader *bg_yaml_reader_new(ssize_t (*read_fn)(void *, char *, siz
 	return r;
 }
 
+struct bg_yaml_reader *bg_yaml_reader_new_mem(const char *s, size_t len)
+{
+	struct bg_yaml_reader *r = xcalloc(1, sizeof(*r));
+
+	if (!yaml_parser_initialize(&r->parser)) {
+		free(r);
+		return NULL;
+	}
+	yaml_parser_set_input_string(&r->parser, (const unsigned char *)s, len);
+	return r;
+}
+
 void bg_yaml_reader_free(struct bg_yaml_reader *r)
 {
 	if (!r)

@@ -29,6 +29,8 @@ struct bg_yaml_reader;
 /* read_fn returns the bytes read, 0 at the end, -1 on error (errno set). */
 struct bg_yaml_reader *bg_yaml_reader_new(ssize_t (*read_fn)(void *data, char *buf, size_t size),
 					  void *data);
+/* The same over s[0..len), which is borrowed and must outlive the reader. */
+struct bg_yaml_reader *bg_yaml_reader_new_mem(const char *s, size_t len);
 void bg_yaml_reader_free(struct bg_yaml_reader *r);
 /* 0 and the next event, or -1 with bg_error_last() = "line:col: problem". */
 int bg_yaml_next(struct bg_yaml_reader *r, struct bg_yaml_event *ev);

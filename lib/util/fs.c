@@ -132,14 +132,13 @@ int bg_copy_fd(int fd, const char *name, const char *to)
 
 int bg_copy_file(const char *from, const char *to)
 {
-	size_t len;
-	char *data = bg_read_file(from, (size_t)1 << 32, &len);
-	int ret;
+	int fd = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret;
 
-	if (!data)
-		return -1;
-	ret = bg_write_file(to, data, len);
-	free(data);
+	if (fd < 0)
+		return bg_error_errno("cannot open '%s'", from);
+	ret = check_regular(fd, from) < 0 || fcntl(fd, F_SETFL, 0) < 0 ? -1 :
+	      bg_copy_fd(fd, from, to);
+	close(fd);
 	return ret;
 }
 
