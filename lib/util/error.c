@@ -1,7 +1,7 @@
 /* Keeps the last library error so callers can report it where they choose. */
 #include "util/error.h"
 
-static char last[1024];
+static char last[8192];     /* a message names paths, which can be PATH_MAX long */
 
 /*
  * Formats into a buffer of its own first: a caller may pass the last message as an
