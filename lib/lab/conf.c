@@ -168,18 +168,17 @@ int bg_conf_str_req(struct bg_conf *c, const char *key, const char **out)
 
 int bg_conf_long(struct bg_conf *c, const char *key, long def, long min, long max, long *out)
 {
-	struct bg_conf_entry *e = find(c, key);
+	const char *s = NULL;
 
-	if (!e) {
+	if (bg_conf_str(c, key, NULL, &s) < 0)
+		return -1;
+	if (!s) {
 		*out = def;
 		return 0;
 	}
-	if (e->list)
-		return bg_error("%s:%zu:%zu: '%s' takes one value, not a list", c->file, e->line,
-				e->column, key);
-	if (bg_num_parse_long(e->values[0], min, max, out) < 0)
-		return bg_error("%s:%zu:%zu: '%s' must be a whole number from %ld to %ld, not '%s'",
-				c->file, e->pos[0][0], e->pos[0][1], key, min, max, e->values[0]);
+	if (bg_num_parse_long(s, min, max, out) < 0)
+		return bg_conf_error_at(c, key, 0, "'%s' must be a whole number from %ld to %ld, "
+					"not '%s'", key, min, max, s);
 	return 0;
 }
 
