@@ -89,16 +89,3 @@ bool bg_json_doc_is_object(const struct bg_json_doc *d, const char *path)
 {
 	return json_is_object(walk(d, path));
 }
-
-char *bg_json_doc_dump(const struct bg_json_doc *d, const char *path)
-{
-	json_t *v = walk(d, path);
-	char *s, *copy;
-
-	if (!v)
-		return NULL;
-	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	copy = s ? xstrdup(s) : NULL;
-	free(s);
-	return copy;
-}

@@ -21,7 +21,5 @@ size_t bg_json_doc_len(const struct bg_json_doc *d, const char *path);
 int bg_json_doc_bool(const struct bg_json_doc *d, const char *path);
 /* Whether the path names an object (a missing one is not). */
 bool bg_json_doc_is_object(const struct bg_json_doc *d, const char *path);
-/* The value at path as compact JSON text, owned by the caller; NULL if missing. */
-char *bg_json_doc_dump(const struct bg_json_doc *d, const char *path);
 
 #endif
