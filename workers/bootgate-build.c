@@ -287,6 +287,13 @@ static void show_errors(const char *path)
 	free(text);
 }
 
+/* A result field from what the build knows, when it knows it and it is not set yet. */
+static void fill(char **field, const char *value)
+{
+	if (value && *value && !*field)
+		*field = xstrdup(value);
+}
+
 /*
  * Prints the result, keeps it in --result, and returns the exit code of its status; or
  * 111 when the result cannot be given: whatever was built, nobody would know.
@@ -298,26 +305,16 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 	struct bg_json j;
 
 	r->status = status;
-	if (why && !r->error)
-		r->error = xstrdup(why);
-	if (b->tree.real && !r->tree)
-		r->tree = xstrdup(b->tree.real);
-	if (b->tree.id && !r->tree_id)
-		r->tree_id = xstrdup(b->tree.id);
-	if (b->commit[0] && !r->commit)
-		r->commit = xstrdup(b->commit);
-	if (b->parent[0] && !r->parent)
-		r->parent = xstrdup(b->parent);
-	if (b->board.name && !r->board)
-		r->board = xstrdup(b->board.name);
-	if (b->board.arch && !r->arch)
-		r->arch = xstrdup(b->board.arch);
-	if (b->config_key[0] && !r->config_hash)
-		r->config_hash = xstrdup(b->config_key);
-	if (b->compiler && !r->compiler)
-		r->compiler = xstrdup(b->compiler);
-	if (b->log && !r->log)
-		r->log = xstrdup(b->log);
+	fill(&r->error, why);
+	fill(&r->tree, b->tree.real);
+	fill(&r->tree_id, b->tree.id);
+	fill(&r->commit, b->commit);
+	fill(&r->parent, b->parent);
+	fill(&r->board, b->board.name);
+	fill(&r->arch, b->board.arch);
+	fill(&r->config_hash, b->config_key);
+	fill(&r->compiler, b->compiler);
+	fill(&r->log, b->log);
 	if (why)
 		log_warnx("%s", why);
 	bg_json_init(&j, -1, 1);
