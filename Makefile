@@ -45,13 +45,15 @@ endif
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
 # xxhash is compiled inline (lib/util/hash.c): only its header is needed
-LIBS = -lyaml -lgit2 -lcrypto -ljansson -lm
+LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lm
 TEST_LIBS = -lcmocka
 
 # lib/ by what it is about; the order is the direction of the includes (make check-layout)
-LIB_GROUPS = util parse decide report lab
+LIB_GROUPS = util parse decide report store lab
 LIB_SRC = $(foreach g,$(LIB_GROUPS),$(wildcard lib/$(g)/*.c))
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+# the store's migrations, carried in the program (scripts/embed-sql.sh)
+MIGRATIONS = $(sort $(wildcard schemas/[0-9][0-9][0-9]-*.sql))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
 LIB_A = $(BUILD)/libbootgate.a
 # the bisection benchmark's simulator: linked into bench-bisect, never into the library
 BENCH_SRC = bench/bisect-bench.c
@@ -73,6 +75,13 @@ all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed-sql.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/embed-sql.sh $(MIGRATIONS) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)

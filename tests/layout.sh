@@ -11,7 +11,8 @@ util util
 parse util parse
 decide util decide
 report util parse decide report
-lab util parse decide report lab
+store util store
+lab util parse decide report store lab
 '
 wrappers='
 yaml.h lib/parse/yaml-event.c
@@ -19,6 +20,7 @@ xxhash.h lib/util/hash.c
 git2.h lib/lab/git.c
 openssl/ lib/lab/sha.c
 jansson.h lib/lab/json-read.c
+sqlite3.h lib/store/store.c
 '
 out=${TMPDIR:-/tmp}/bootgate-layout.$$
 trap 'rm -f "$out"' EXIT
