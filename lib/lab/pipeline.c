@@ -1,10 +1,8 @@
 /* The measure pipeline (pipeline.h). */
-#include <libgen.h>
-#include <limits.h>
-
 #include "lab/pipeline.h"
 #include "lab/board.h"
 #include "lab/samples.h"
+#include "lab/workers.h"
 #include "report/boot-json.h"
 #include "report/comparison.h"
 #include "util/error.h"
@@ -29,26 +27,6 @@ static void progress(const struct bg_measure_opts *o, const char *fmt, ...)
 	va_end(ap);
 	o->progress(sb.buf, o->progress_data);
 	bg_strbuf_release(&sb);
-}
-
-/* A worker installed next to the running program. */
-static char *worker_path(const char *name)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return xstrdup(name);
-	exe[n] = '\0';
-	return xasprintf("%s/%s", dirname(exe), name);
-}
-
-/* Runs a worker, its progress on our stderr; its result (stdout) into *out. */
-static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result *r)
-{
-	struct bg_proc_opts po = { bg_strvec_argv(argv), NULL, NULL, -1, -1, STDERR_FILENO };
-
-	return bg_proc_capture(&po, 0, RESULT_MAX, out, r);
 }
 
 void bg_measure_init(struct bg_measure *m)
@@ -79,107 +57,28 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
 
 static int build(const struct bg_measure_opts *o, struct bg_measure *m, int side)
 {
-	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_build_result *b = &m->build[side];
-	struct bg_proc_result r;
-	char *prog = worker_path("bootgate-build"), *out = NULL;
-	int ret = -1;
-
 	progress(o, "building %.12s", m->rev[side]);
-	bg_strvec_push(&argv, prog);
-	bg_strvec_pushv(&argv, (char *const[]){ "--tree", m->tree.real, "--commit", m->rev[side],
-						"--board", (char *)o->board, NULL });
-	if (o->lab)
-		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)o->lab, NULL });
-	if (run_worker(&argv, &out, &r) < 0) {
-		b->status = BG_BUILD_EXEC;
-		goto out;
-	}
-	if (bg_build_result_read("bootgate-build", out, b) < 0) {
-		bg_error("bootgate-build (exit %d) gave no result: %s", r.exit_code,
-			 bg_error_last());
-		b->status = r.exit_code == BG_EXIT_EXEC ? BG_BUILD_EXEC : BG_BUILD_INFRA;
-		goto out;
-	}
-	if (b->status == BG_BUILD_FAILED) {
-		bg_error("%.12s does not build (log: %s)", m->rev[side], b->log ? b->log : "-");
-		goto out;
-	}
-	if (b->status != BG_BUILD_BUILT) {
-		bg_error("building %.12s failed for the machine's reasons (%s): %s",
-			 m->rev[side], bg_build_status_name(b->status), b->error ? b->error : "-");
-		goto out;
-	}
-	ret = 0;
-out:
-	free(prog);
-	free(out);
-	bg_strvec_release(&argv);
-	return ret;
+	return bg_worker_build(m->tree.real, m->rev[side], o->board, o->lab, &m->build[side]);
 }
 
 static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
 {
-	struct bg_strvec argv = BG_STRVEC_INIT;
 	bool against = o->against != NULL;
-	struct bg_proc_result r;
-	char *prog = worker_path("bootgate-boot"), *out = NULL;
-	int ret = -1;
+	struct bg_worker_boot wb = {
+		o->board, o->lab, o->deterministic, o->boots, o->parallel,
+		m->build[against ? BG_SIDE_AGAINST : BG_SIDE_COMMIT].image,
+		against ? m->build[BG_SIDE_COMMIT].image : NULL,
+	};
 
 	progress(o, "booting %u time%s each (%s mode)", o->boots, o->boots == 1 ? "" : "s",
 		 o->deterministic ? "deterministic" : "timing");
-	bg_strvec_push(&argv, prog);
-	bg_strvec_pushv(&argv, (char *const[]){ "--board", (char *)o->board, "--mode",
-						o->deterministic ? "deterministic" : "timing", NULL });
-	bg_strvec_pushf(&argv, "--boots=%u", o->boots);
 	/* the base is image A, the candidate B: booted A B A B */
-	bg_strvec_push(&argv, "--image");
-	bg_strvec_push(&argv, m->build[against ? BG_SIDE_AGAINST : BG_SIDE_COMMIT].image);
-	if (against) {
-		bg_strvec_push(&argv, "--image2");
-		bg_strvec_push(&argv, m->build[BG_SIDE_COMMIT].image);
-	}
-	if (o->lab)
-		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)o->lab, NULL });
-	if (o->parallel)
-		bg_strvec_pushf(&argv, "--parallel=%u", o->parallel);
-	if (run_worker(&argv, &out, &r) < 0)
-		goto out;
-	if (r.exit_code == BG_EXIT_USAGE || r.exit_code == BG_EXIT_EXEC) {
-		bg_error("bootgate-boot could not boot (exit %d)", r.exit_code);
-		goto out;
-	}
-	if (bg_boot_run_read("bootgate-boot", out, &m->run) < 0) {
-		bg_error("bootgate-boot (exit %d) gave no result: %s", r.exit_code, bg_error_last());
-		goto out;
-	}
-	ret = 0;
-out:
-	free(prog);
-	free(out);
-	bg_strvec_release(&argv);
-	return ret;
-}
-
-struct first_boot {
-	struct bg_boot *boot;
-	const struct bg_measure_opts *o;
-};
-
-static int keep_first(const struct bg_boot *b, void *data)
-{
-	struct first_boot *f = data;
-
-	if (!f->boot)
-		f->boot = bg_boot_clone(b);
-	return 0;
+	return bg_worker_boot(&wb, &m->run);
 }
 
 static void warn_progress(const char *where, const char *msg, void *data)
 {
-	const struct first_boot *f = data;
-
-	progress(f->o, "warning: %s: %s", where, msg);
+	progress(data, "warning: %s: %s", where, msg);
 }
 
 /* Reads every console: complete boots give values, the others are only counted. */
@@ -191,7 +90,6 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 	for (size_t i = 0; i < m->run.n; i++) {
 		const struct bg_boot_record *rec = &m->run.boots[i];
 		struct bg_measure_boot *mb = &m->boots[m->nboots++];
-		struct first_boot f = { NULL, o };
 		struct bg_sample_set *set;
 
 		mb->side = against && rec->image == 0 ? BG_SIDE_AGAINST : BG_SIDE_COMMIT;
@@ -206,18 +104,10 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 			bg_sample_set_exclude(set);
 			continue;
 		}
-		{
-			struct bg_bootlog *p = bg_bootlog_new(rec->log, keep_first, &f);
-
-			bg_bootlog_set_warning(p, warn_progress);
-			if (bg_bootlog_parse_path(p, rec->log) < 0)
-				progress(o, "warning: %s", bg_error_last());
-			bg_bootlog_free(p);
-		}
-		mb->parsed = f.boot;
-		if (!f.boot)
+		mb->parsed = bg_worker_read_console(rec->log, warn_progress, (void *)o);
+		if (!mb->parsed)
 			bg_sample_set_exclude(set);
-		else if (bg_sample_set_add_boot(set, f.boot) < 0)
+		else if (bg_sample_set_add_boot(set, mb->parsed) < 0)
 			progress(o, "warning: %s: %s", rec->log, bg_error_last());
 	}
 }

@@ -1,0 +1,146 @@
+/* The workers as programs (workers.h). */
+#include <libgen.h>
+#include <limits.h>
+
+#include "lab/workers.h"
+#include "util/error.h"
+#include "util/proc.h"
+#include "util/strvec.h"
+#include "util/xmalloc.h"
+
+/* A worker's result is small; more than this is not one. */
+#define RESULT_MAX (64u << 20)
+
+/* A worker installed next to the running program. */
+static char *worker_path(const char *name)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return xstrdup(name);
+	exe[n] = '\0';
+	return xasprintf("%s/%s", dirname(exe), name);
+}
+
+/* Runs a worker, its progress on our stderr; its result (stdout) into *out. */
+static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result *r)
+{
+	struct bg_proc_opts po = { bg_strvec_argv(argv), NULL, NULL, -1, -1, STDERR_FILENO };
+
+	return bg_proc_capture(&po, 0, RESULT_MAX, out, r);
+}
+
+int bg_worker_build(const char *tree, const char *commit, const char *board, const char *lab,
+		    struct bg_build_result *b)
+{
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_proc_result r;
+	char *prog = worker_path("bootgate-build"), *out = NULL;
+	int ret = -1;
+
+	bg_strvec_push(&argv, prog);
+	bg_strvec_pushv(&argv, (char *const[]){ "--tree", (char *)tree, "--commit",
+						(char *)commit, "--board", (char *)board, NULL });
+	if (lab)
+		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)lab, NULL });
+	if (run_worker(&argv, &out, &r) < 0) {
+		b->status = BG_BUILD_EXEC;
+		goto out;
+	}
+	if (bg_build_result_read("bootgate-build", out, b) < 0) {
+		bg_error("bootgate-build (exit %d) gave no result: %s", r.exit_code,
+			 bg_error_last());
+		b->status = r.exit_code == BG_EXIT_EXEC ? BG_BUILD_EXEC : BG_BUILD_INFRA;
+		goto out;
+	}
+	if (b->status == BG_BUILD_FAILED) {
+		bg_error("%.12s does not build (log: %s)", commit, b->log ? b->log : "-");
+		goto out;
+	}
+	if (b->status != BG_BUILD_BUILT) {
+		bg_error("building %.12s failed for the machine's reasons (%s): %s", commit,
+			 bg_build_status_name(b->status), b->error ? b->error : "-");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(prog);
+	free(out);
+	bg_strvec_release(&argv);
+	return ret;
+}
+
+int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *run)
+{
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_proc_result r;
+	char *prog = worker_path("bootgate-boot"), *out = NULL;
+	int ret = -1;
+
+	bg_strvec_push(&argv, prog);
+	bg_strvec_pushv(&argv, (char *const[]){ "--board", (char *)wb->board, "--mode",
+						wb->deterministic ? "deterministic" : "timing",
+						"--image", (char *)wb->image, NULL });
+	bg_strvec_pushf(&argv, "--boots=%u", wb->boots);
+	if (wb->image2)
+		bg_strvec_pushv(&argv, (char *const[]){ "--image2", (char *)wb->image2, NULL });
+	if (wb->lab)
+		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)wb->lab, NULL });
+	if (wb->parallel)
+		bg_strvec_pushf(&argv, "--parallel=%u", wb->parallel);
+	if (run_worker(&argv, &out, &r) < 0)
+		goto out;
+	if (r.exit_code == BG_EXIT_USAGE || r.exit_code == BG_EXIT_EXEC) {
+		bg_error("bootgate-boot could not boot (exit %d)", r.exit_code);
+		goto out;
+	}
+	if (bg_boot_run_read("bootgate-boot", out, run) < 0) {
+		bg_error("bootgate-boot (exit %d) gave no result: %s", r.exit_code, bg_error_last());
+		goto out;
+	}
+	ret = 0;
+out:
+	free(prog);
+	free(out);
+	bg_strvec_release(&argv);
+	return ret;
+}
+
+struct console {
+	struct bg_boot *first;
+	void (*warn)(const char *where, const char *msg, void *data);
+	void *data;
+};
+
+static int keep_first(const struct bg_boot *b, void *data)
+{
+	struct console *c = data;
+
+	if (!c->first)
+		c->first = bg_boot_clone(b);
+	return 0;
+}
+
+static void pass_warning(const char *where, const char *msg, void *data)
+{
+	struct console *c = data;
+
+	if (c->warn)
+		c->warn(where, msg, c->data);
+}
+
+struct bg_boot *bg_worker_read_console(const char *log,
+				       void (*warn)(const char *where, const char *msg,
+						    void *data),
+				       void *data)
+{
+	struct console c = { NULL, warn, data };
+	struct bg_bootlog *p = bg_bootlog_new(log, keep_first, &c);
+
+	bg_bootlog_set_warning(p, pass_warning);
+	if (bg_bootlog_parse_path(p, log) < 0)
+		pass_warning(log, bg_error_last(), &c);
+	bg_bootlog_free(p);
+	return c.first;
+}

@@ -1,0 +1,42 @@
+/*
+ * Running the workers (bootgate-build, bootgate-boot) as programs, installed next to the
+ * running program, and reading their result files back: what the pipeline, the
+ * bisection and the daemon share.
+ */
+#ifndef BG_WORKERS_H
+#define BG_WORKERS_H
+
+#include "util/compat.h"
+#include "parse/bootlog.h"
+#include "lab/result.h"
+
+/*
+ * Builds commit of the tree for a board (or an arch). 0 when built; -1 with why, and
+ * out->status telling a commit that does not build (BG_BUILD_FAILED) from a machine
+ * that failed.
+ */
+int bg_worker_build(const char *tree, const char *commit, const char *board, const char *lab,
+		    struct bg_build_result *out);
+
+struct bg_worker_boot {
+	const char *board, *lab;
+	bool deterministic;
+	unsigned boots;           /* per image */
+	unsigned parallel;        /* 0: the cores */
+	const char *image;        /* A */
+	const char *image2;       /* B, or NULL: A B A B ... */
+};
+
+/* 0 with every boot's record (its outcome says how it went); -1 when nothing booted. */
+int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *out);
+
+/*
+ * The first boot of a console (a log may hold several), or NULL when none was read;
+ * warnings go to warn (may be NULL).
+ */
+struct bg_boot *bg_worker_read_console(const char *log,
+				       void (*warn)(const char *where, const char *msg,
+						    void *data),
+				       void *data);
+
+#endif
