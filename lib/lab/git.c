@@ -8,6 +8,7 @@
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/path.h"
+#include "util/strvec.h"
 #include "util/xmalloc.h"
 
 static int git_fail(const char *what, const char *arg)
@@ -211,5 +212,272 @@ out:
 	git_commit_free(c);
 	git_repository_free(w);
 	git_repository_free(r);
+	return ret;
+}
+
+int bg_git_first_parents(const char *repo, const char *good, const char *bad, size_t max,
+			 struct bg_strvec *out)
+{
+	git_repository *r = NULL;
+	git_commit *c = NULL, *g = NULL;
+	struct bg_strvec rev = BG_STRVEC_INIT;
+	char id[BG_OID_HEX];
+	int ret = -1;
+
+	init_once();
+	if (git_repository_open(&r, repo) < 0)
+		return git_fail("cannot open the repository", repo);
+	if (peel_commit(r, good, &g) < 0 || peel_commit(r, bad, &c) < 0)
+		goto out;
+	for (;;) {
+		git_commit *p = NULL;
+
+		git_oid_tostr(id, sizeof(id), git_commit_id(c));
+		bg_strvec_push(&rev, id);
+		if (git_oid_equal(git_commit_id(c), git_commit_id(g)))
+			break;
+		if (rev.n > max) {
+			bg_error("more than %zu commits from '%s' to '%s'", max, good, bad);
+			goto out;
+		}
+		if (git_commit_parentcount(c) == 0) {
+			bg_error("'%s' is not on the first-parent chain of '%s'", good, bad);
+			goto out;
+		}
+		if (git_commit_parent(&p, c, 0) < 0) {
+			git_fail("cannot read the parent of", id);
+			goto out;
+		}
+		git_commit_free(c);
+		c = p;
+	}
+	for (size_t i = rev.n; i-- > 0;)
+		bg_strvec_push(out, rev.v[i]);
+	ret = 0;
+out:
+	bg_strvec_release(&rev);
+	git_commit_free(c);
+	git_commit_free(g);
+	git_repository_free(r);
+	return ret;
+}
+
+int bg_git_commit_info(const char *repo, const char *rev, struct bg_git_commit *info)
+{
+	git_repository *r = NULL;
+	git_commit *c = NULL;
+	const git_signature *a;
+	const char *summary;
+	int ret = -1;
+
+	init_once();
+	memset(info, 0, sizeof(*info));
+	if (git_repository_open(&r, repo) < 0)
+		return git_fail("cannot open the repository", repo);
+	if (peel_commit(r, rev, &c) < 0)
+		goto out;
+	git_oid_tostr(info->id, BG_OID_HEX, git_commit_id(c));
+	git_oid_tostr(info->tree, BG_OID_HEX, git_commit_tree_id(c));
+	info->nparents = git_commit_parentcount(c);
+	for (unsigned i = 0; i < info->nparents && i < 2; i++)
+		git_oid_tostr(info->parents[i], BG_OID_HEX, git_commit_parent_id(c, i));
+	summary = git_commit_summary(c);
+	a = git_commit_author(c);
+	info->subject = xstrdup(summary ? summary : "");
+	info->author = xasprintf("%s <%s>", a->name, a->email);
+	info->message = xstrdup(git_commit_message(c) ? git_commit_message(c) : "");
+	ret = 0;
+out:
+	git_commit_free(c);
+	git_repository_free(r);
+	return ret;
+}
+
+void bg_git_commit_release(struct bg_git_commit *c)
+{
+	free(c->subject);
+	free(c->author);
+	free(c->message);
+	memset(c, 0, sizeof(*c));
+}
+
+int bg_git_merge_base(const char *repo, const char *a, const char *b, char out[BG_OID_HEX])
+{
+	git_repository *r = NULL;
+	git_commit *ca = NULL, *cb = NULL;
+	git_oid base;
+	int ret = -1;
+
+	init_once();
+	if (git_repository_open(&r, repo) < 0)
+		return git_fail("cannot open the repository", repo);
+	if (peel_commit(r, a, &ca) < 0 || peel_commit(r, b, &cb) < 0)
+		goto out;
+	if (git_merge_base(&base, r, git_commit_id(ca), git_commit_id(cb)) < 0) {
+		git_fail("no common ancestor of", a);
+		goto out;
+	}
+	git_oid_tostr(out, BG_OID_HEX, &base);
+	ret = 0;
+out:
+	git_commit_free(ca);
+	git_commit_free(cb);
+	git_repository_free(r);
+	return ret;
+}
+
+int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
+		       char out[BG_OID_HEX])
+{
+	git_repository *r = NULL;
+	git_commit *c = NULL, *o = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_id, id;
+	char *msg = NULL, *ref = NULL;
+	int ret = -1;
+
+	init_once();
+	if (git_repository_open(&r, repo) < 0)
+		return git_fail("cannot open the repository", repo);
+	if (peel_commit(r, culprit, &c) < 0 || peel_commit(r, onto, &o) < 0)
+		goto out;
+	/* a merge is reverted against its first parent, as git revert -m 1 */
+	if (git_revert_commit(&idx, r, c, o, git_commit_parentcount(c) > 1 ? 1 : 0, NULL) < 0) {
+		git_fail("cannot revert", culprit);
+		goto out;
+	}
+	if (git_index_has_conflicts(idx)) {
+		ret = 1;
+		goto out;
+	}
+	if (git_index_write_tree_to(&tree_id, idx, r) < 0 ||
+	    git_tree_lookup(&tree, r, &tree_id) < 0 ||
+	    git_signature_new(&sig, "bootgate", "bootgate@localhost", git_commit_time(o), 0) < 0) {
+		git_fail("cannot write the revert of", culprit);
+		goto out;
+	}
+	msg = xasprintf("Revert \"%s\"\n\nThis reverts commit %s.\n", git_commit_summary(c),
+			git_oid_tostr_s(git_commit_id(c)));
+	if (git_commit_create(&id, r, NULL, sig, sig, NULL, msg, tree, 1,
+			      (const git_commit **)&o) < 0) {
+		git_fail("cannot commit the revert of", culprit);
+		goto out;
+	}
+	git_oid_tostr(out, BG_OID_HEX, &id);
+	/* a ref keeps the commit from being collected while it is built and measured */
+	ref = xasprintf("refs/bootgate/reverts/%s", out);
+	{
+		git_reference *rf = NULL;
+
+		if (git_reference_create(&rf, r, ref, &id, 1, "bootgate: revert") < 0) {
+			git_fail("cannot make", ref);
+			goto out;
+		}
+		git_reference_free(rf);
+	}
+	ret = 0;
+out:
+	free(msg);
+	free(ref);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(c);
+	git_commit_free(o);
+	git_repository_free(r);
+	return ret;
+}
+
+/* Borrows the reference repository's objects and names its branches, so that a fetch
+ * asks only for what it lacks. */
+static int borrow(git_repository *r, const char *reference)
+{
+	git_repository *ref = NULL;
+	git_branch_iterator *it = NULL;
+	git_reference *b;
+	git_branch_t type;
+	char *alt = xasprintf("%s/objects/info/alternates", git_repository_path(r));
+	char *objects = NULL;
+	int ret = -1;
+
+	if (git_repository_open(&ref, reference) < 0) {
+		git_fail("cannot open the reference repository", reference);
+		goto out;
+	}
+	objects = xasprintf("%s/objects\n", git_repository_commondir(ref));
+	if (bg_write_file(alt, objects, strlen(objects)) < 0)
+		goto out;
+	if (git_branch_iterator_new(&it, ref, GIT_BRANCH_LOCAL) < 0) {
+		git_fail("cannot list the branches of", reference);
+		goto out;
+	}
+	while (git_branch_next(&b, &type, it) == 0) {
+		git_reference *made = NULL;
+		char *name = xasprintf("refs/reference/%s", git_reference_shorthand(b));
+
+		if (git_reference_target(b) &&
+		    git_reference_create(&made, r, name, git_reference_target(b), 1, "reference") == 0)
+			git_reference_free(made);
+		free(name);
+		git_reference_free(b);
+	}
+	git_error_clear();
+	ret = 0;
+out:
+	git_branch_iterator_free(it);
+	git_repository_free(ref);
+	free(alt);
+	free(objects);
+	return ret;
+}
+
+int bg_git_fetch(const char *repo, const char *url, const char *branch, const char *reference,
+		 char tip[BG_OID_HEX])
+{
+	git_repository *r = NULL;
+	git_remote *remote = NULL;
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	git_reference *head = NULL;
+	char *spec = xasprintf("+refs/heads/%s:refs/heads/%s", branch, branch);
+	char *local = xasprintf("refs/heads/%s", branch);
+	git_strarray specs = { &spec, 1 };
+	int ret = -1;
+
+	init_once();
+	if (git_repository_open_ext(&r, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		git_error_clear();
+		if (bg_mkdirs(repo) < 0)
+			goto out;
+		if (git_repository_init(&r, repo, 1) < 0) {
+			git_fail("cannot make the mirror", repo);
+			goto out;
+		}
+		if (reference && borrow(r, reference) < 0)
+			goto out;
+	}
+	if (git_remote_create_anonymous(&remote, r, url) < 0) {
+		git_fail("bad remote", url);
+		goto out;
+	}
+	fo.update_fetchhead = 0;
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_fetch(remote, &specs, &fo, "bootgate: fetch") < 0) {
+		git_fail("cannot fetch from", url);
+		goto out;
+	}
+	if (git_reference_lookup(&head, r, local) < 0 || !git_reference_target(head)) {
+		bg_error("%s has no branch '%s'", url, branch);
+		goto out;
+	}
+	git_oid_tostr(tip, BG_OID_HEX, git_reference_target(head));
+	ret = 0;
+out:
+	git_reference_free(head);
+	git_remote_free(remote);
+	git_repository_free(r);
+	free(spec);
+	free(local);
 	return ret;
 }

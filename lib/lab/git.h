@@ -18,4 +18,39 @@ int bg_git_is_repository(const char *path);
 /* The commit id of rev in repo. */
 int bg_git_resolve(const char *repo, const char *rev, char commit[BG_OID_HEX]);
 
+struct bg_strvec;
+
+/*
+ * The first-parent chain from good to bad, good first: what a bisection walks. -1 when
+ * good is not on bad's first-parent chain, or the chain is longer than max commits.
+ */
+int bg_git_first_parents(const char *repo, const char *good, const char *bad, size_t max,
+			 struct bg_strvec *out);
+
+struct bg_git_commit {
+	char id[BG_OID_HEX];
+	char tree[BG_OID_HEX];        /* its source: commits of one tree build alike */
+	char parents[2][BG_OID_HEX];  /* the first two; "" when there are fewer */
+	unsigned nparents;
+	char *subject, *author;       /* "Name <mail>" */
+	char *message;                /* the whole message */
+};
+int bg_git_commit_info(const char *repo, const char *rev, struct bg_git_commit *c);
+void bg_git_commit_release(struct bg_git_commit *c);
+/* The best common ancestor of a and b. */
+int bg_git_merge_base(const char *repo, const char *a, const char *b, char out[BG_OID_HEX]);
+/*
+ * A commit reverting culprit on top of onto, kept under refs/bootgate/reverts/: 0 with
+ * its id, 1 when the revert does not apply (conflicts), -1 on errors.
+ */
+int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
+		       char out[BG_OID_HEX]);
+/*
+ * Fetches branch from url into the bare mirror at repo (made when missing; reference, if
+ * not NULL, is a local repository whose objects it borrows, as git clone --reference
+ * does), updating refs/heads/BRANCH; fills the tip.
+ */
+int bg_git_fetch(const char *repo, const char *url, const char *branch, const char *reference,
+		 char tip[BG_OID_HEX]);
+
 #endif
