@@ -16,7 +16,6 @@
 #define MAX_PER_PROBE 8       /* ... at most 8 */
 #define REJECT 4.0            /* drop a boot 4 sigma from both endpoint medians */
 #define WINSOR 3.0            /* clip a commit's boots at its median +- 3 sigma */
-#define MIN_EDGE_BOOTS 3      /* both edges of an answer need 3 boots */
 #define HYP_MIN 1e-5          /* hypotheses kept when scoring probes */
 #define SEG_MIN 1e-4          /* segments probed inside */
 #define Z_CONFIRM 2.326348    /* one-sided 1% for "the regression reproduces" */
@@ -63,6 +62,8 @@ struct bg_bisect {
 	double total_shift;             /* ln shift between the whole history's endpoints */
 	unsigned range_boots;           /* boots when the current range began */
 	double cur_step, cur_step_se;   /* the MAP split's step in the current range */
+	int lead_first, lead_last;      /* the MAP set of the last round, for progress */
+	double lead_p;
 	bool confirmed;                 /* the endpoints were found to differ */
 	struct commit *c;
 	enum phase phase;
@@ -101,6 +102,7 @@ void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits)
 	cfg->build_cost = 5.0;   /* an incremental kernel build costs about 5 QEMU boots */
 	cfg->eps = 0.005;
 	cfg->n0 = 3;
+	cfg->min_edge = 3;
 	cfg->max_boots = 4000;
 	cfg->confirm_max = 96;
 	cfg->confirm = true;
@@ -199,6 +201,13 @@ void bg_bisect_infra(struct bg_bisect *b, int commit)
 const struct bg_bisect_result *bg_bisect_result(const struct bg_bisect *b)
 {
 	return &b->result;
+}
+
+void bg_bisect_leading(const struct bg_bisect *b, int *first, int *last, double *p)
+{
+	*first = b->lead_first;
+	*last = b->lead_last;
+	*p = b->lead_p;
 }
 
 void bg_bisect_counts(const struct bg_bisect *b, struct bg_bisect_counts *c)
@@ -743,7 +752,10 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	for (int i = a + 1; i < c; i++)
 		if (!b->c[i].unbuildable)
 			interior_resolved = false;
-	edges_ok = b->c[a].n >= MIN_EDGE_BOOTS && b->c[c].n >= MIN_EDGE_BOOTS;
+	edges_ok = b->c[a].n >= b->cfg.min_edge && b->c[c].n >= b->cfg.min_edge;
+	b->lead_first = a + 1;
+	b->lead_last = c;
+	b->lead_p = pmax;
 	b->cur_step = b->split[j].mr - b->split[j].ml;
 	b->cur_step_se = b->split[j].sd *
 			 sqrt(1.0 / fmax(b->split[j].nl, 1) + 1.0 / fmax(b->split[j].nr, 1));
@@ -772,8 +784,8 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	if (pmax >= 1 - b->cfg.eps && interior_resolved) {
 		/* the answer stands; make sure both of its edges were booted enough */
 		b->counts.rounds++;
-		request(b, req, nreq, a, b->c[a].n < MIN_EDGE_BOOTS ? MIN_EDGE_BOOTS - b->c[a].n : 0);
-		request(b, req, nreq, c, b->c[c].n < MIN_EDGE_BOOTS ? MIN_EDGE_BOOTS - b->c[c].n : 0);
+		request(b, req, nreq, a, b->c[a].n < b->cfg.min_edge ? b->cfg.min_edge - b->c[a].n : 0);
+		request(b, req, nreq, c, b->c[c].n < b->cfg.min_edge ? b->cfg.min_edge - b->c[c].n : 0);
 		return BG_BISECT_MEASURE;
 	}
 

@@ -22,6 +22,7 @@ struct bg_bisect_config {
 	double build_cost;      /* cost of a build in boots, for choosing probes */
 	double eps;             /* stop at posterior >= 1 - eps */
 	unsigned n0;            /* first boots of each endpoint */
+	unsigned min_edge;      /* boots both edges of an answer need (3; 1 for exact values) */
 	unsigned max_boots;     /* budget (hung boots count) */
 	unsigned max_builds;    /* budget; 0: 3 * ceil(log2 N) + 30 */
 	unsigned confirm_max;   /* endpoint boots allowed to confirm the regression */
@@ -35,7 +36,7 @@ struct bg_bisect_config {
 };
 
 /*
- * The defaults: eps 0.005, n0 3, 4000 boots, confirmation up to 96 boots per endpoint,
+ * The defaults: eps 0.005, n0 3, min_edge 3, 4000 boots, confirmation up to 96 boots per endpoint,
  * further steps of at least 25% of the shift looked for.
  */
 void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits);
@@ -104,6 +105,8 @@ void bg_bisect_value(struct bg_bisect *b, int commit, double ln_value);
 void bg_bisect_infra(struct bg_bisect *b, int commit);
 
 const struct bg_bisect_result *bg_bisect_result(const struct bg_bisect *b);
+/* The most likely set so far, for progress: first..last and its posterior (0 before any). */
+void bg_bisect_leading(const struct bg_bisect *b, int *first, int *last, double *p);
 
 struct bg_bisect_counts {
 	unsigned boots, hung, builds, failed_builds, rounds;
