@@ -34,8 +34,10 @@ struct build {
 	unsigned jobs;
 	bool sandbox;
 	char *work, *src, *out, *frag, *log, *ccache;
+	char *marker;             /* o/.bootgate-building: there while make runs */
 	char commit[BG_OID_HEX], parent[BG_OID_HEX];
 	char config_key[BG_SHA256_HEX];
+	char source[BG_OID_HEX];  /* the commit's tree */
 	char *compiler;
 	int log_fd;
 	bool compiler_missing;
@@ -66,6 +68,39 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_BUILD_USER=bootgate",
 		"KBUILD_BUILD_HOST=bootgate", "KBUILD_BUILD_VERSION=1", NULL });
 	bg_strvec_pushf(env, "CCACHE_DIR=%s", b->ccache);
+	/*
+	 * Paths below the work directory are hashed relative to the build directory, and the
+	 * build directory itself not at all: every tree's and worktree's work/ID/ARCH/o
+	 * compiles ../src alike, so a second tree of the same kernel hits the first's cache.
+	 */
+	bg_strvec_pushf(env, "CCACHE_BASEDIR=%s/work", b->cache);
+	bg_strvec_push(env, "CCACHE_NOHASHDIR=1");
+	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->out);
+}
+
+/* This build's ccache hits and misses, from its stats log. */
+static void ccache_rate(struct build *b)
+{
+	char *path = xasprintf("%s/.ccache-stats.log", b->out);
+	char *text = bg_read_file(path, 256 << 20, NULL);
+
+	b->res.ccache_hits = b->res.ccache_misses = 0;
+	for (char *line = text; line && *line;) {
+		size_t len = strcspn(line, "\n");
+
+		if ((len == 16 && !strncmp(line, "direct_cache_hit", len)) ||
+		    (len == 22 && !strncmp(line, "preprocessed_cache_hit", len)))
+			b->res.ccache_hits++;
+		else if (len == 10 && !strncmp(line, "cache_miss", len))
+			b->res.ccache_misses++;
+		line += len + (line[len] == '\n');
+	}
+	if (b->res.ccache_hits + b->res.ccache_misses)
+		log_info("ccache: %ld hits, %ld misses (%.0f%%)", b->res.ccache_hits,
+			 b->res.ccache_misses, 100.0 * b->res.ccache_hits /
+			 (b->res.ccache_hits + b->res.ccache_misses));
+	free(text);
+	free(path);
 }
 
 /* An empty directory over path in the sandbox, when there is one to hide. */
@@ -237,6 +272,38 @@ static int compute_config_key(struct build *b)
 	return ret;
 }
 
+/*
+ * A build killed midway (SIGKILL, power) may leave half-written objects that make then
+ * takes as done. The marker is made before make runs and removed after it: when it is
+ * still there, every file written since it was made is removed, so make does it again.
+ */
+static int forget_interrupted(struct build *b)
+{
+	struct bg_strvec a = BG_STRVEC_INIT;
+	struct bg_proc_result r;
+	int fd, ret = 0;
+
+	b->marker = bg_path_join(b->out, ".bootgate-building");
+	if (access(b->marker, F_OK) == 0) {
+		struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, b->log_fd };
+
+		log_info("the last build here was interrupted: removing what it wrote");
+		bg_strvec_pushv(&a, (char *const[]){ "find", b->out, "-newer", b->marker, "-type",
+						     "f", "-delete", NULL });
+		o.argv = bg_strvec_argv(&a);
+		if (bg_proc_run(&o, 600, &r) < 0 || r.exit_code)
+			ret = bg_error("cannot clear the interrupted build in '%s'", b->out);
+		bg_strvec_release(&a);
+		if (ret < 0)
+			return ret;
+	}
+	fd = open(b->marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return bg_error_errno("cannot write '%s'", b->marker);
+	close(fd);
+	return 0;
+}
+
 /* The compiler's version line, or -1 when it cannot be run (an infrastructure failure). */
 static int compiler_version(struct build *b)
 {
@@ -339,6 +406,58 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 	return code;
 }
 
+static void same_as_parent(struct build *b);
+
+/* artifacts/by-source/KEY: the key hashes the source tree, board, configuration, compiler. */
+static char *source_link(const struct build *b)
+{
+	char key[BG_SHA256_HEX];
+	char *text = xasprintf("bootgate-source-1 %s %s %s %s", b->source, b->board.name,
+			       b->config_key, b->compiler ? b->compiler : "");
+
+	bg_sha256_mem(text, strlen(text), key);
+	free(text);
+	return xasprintf("%s/artifacts/by-source/%s", b->cache, key);
+}
+
+/*
+ * An image built before from the same source tree with the same board, configuration
+ * and compiler: taken as this commit's, with nothing compiled. 1 when reused.
+ */
+static int reuse(struct build *b)
+{
+	struct bg_build_result *r = &b->res;
+	char target[PATH_MAX], *link = source_link(b), *image = NULL, *byc = NULL;
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	const char *sha;
+	int ret = 0;
+
+	if (n <= 0)
+		goto out;
+	target[n] = '\0';
+	image = bg_path_join(target, "image");
+	sha = strrchr(target, '/');
+	if (access(image, R_OK) != 0 || !sha || strlen(sha + 1) != BG_SHA256_HEX - 1)
+		goto out;
+	r->artifact = xstrdup(target);
+	r->image = image;
+	image = NULL;
+	r->image_sha256 = xstrdup(sha + 1);
+	r->reused = true;
+	byc = xasprintf("%s/artifacts/by-commit/%s-%s-%.12s", b->cache, b->commit, b->board.name,
+			b->config_key);
+	unlink(byc);
+	if (symlink(target, byc) < 0)
+		log_warn("cannot link '%s'", byc);
+	same_as_parent(b);
+	ret = 1;
+out:
+	free(byc);
+	free(image);
+	free(link);
+	return ret;
+}
+
 /*
  * Stores the image content-addressed, with its config, its log and a by-commit name. The
  * image and the .config are the build's own output: opened without following a link,
@@ -362,7 +481,9 @@ static int store(struct build *b)
 		goto out;
 	r->image_sha256 = xstrdup(sha);
 	r->artifact = xasprintf("%s/artifacts/%s", b->cache, sha);
-	if (bg_mkdirs(r->artifact) < 0 || bg_mkdirs(dir) < 0)
+	free(path);
+	path = xasprintf("%s/artifacts/by-source", b->cache);
+	if (bg_mkdirs(r->artifact) < 0 || bg_mkdirs(dir) < 0 || bg_mkdirs(path) < 0)
 		goto out;
 	path = bg_path_join(r->artifact, "image");
 	if (access(path, R_OK) != 0 && rename(staged, path) < 0) {
@@ -391,19 +512,15 @@ static int store(struct build *b)
 		bg_error_errno("cannot link '%s'", link);
 		goto out;
 	}
-	/* a commit whose image equals its parent's cannot change boot time */
-	if (b->parent[0]) {
-		char target[PATH_MAX];
-		ssize_t n;
-
-		free(link);
-		link = xasprintf("%s/%s-%s-%.12s", dir, b->parent, b->board.name, b->config_key);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n > 0) {
-			target[n] = '\0';
-			r->identical_to_parent = !strcmp(target, r->artifact);
-		}
+	/* the same source, board, configuration and compiler give this image again */
+	free(link);
+	link = source_link(b);
+	unlink(link);
+	if (symlink(r->artifact, link) < 0) {
+		bg_error_errno("cannot link '%s'", link);
+		goto out;
 	}
+	same_as_parent(b);
 	ret = 0;
 out:
 	if (staged)
@@ -413,6 +530,28 @@ out:
 	free(link);
 	free(dir);
 	return ret;
+}
+
+/* A commit whose image equals its parent's cannot change boot time. */
+static void same_as_parent(struct build *b)
+{
+	struct bg_build_result *r = &b->res;
+	char *link;
+
+	if (!b->parent[0])
+		return;
+	link = xasprintf("%s/artifacts/by-commit/%s-%s-%.12s", b->cache, b->parent,
+			 b->board.name, b->config_key);
+	{
+		char target[PATH_MAX];
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+		if (n > 0) {
+			target[n] = '\0';
+			r->identical_to_parent = !strcmp(target, r->artifact);
+		}
+	}
+	free(link);
 }
 
 /* --result names a file to be: in a directory that is there, and not a link or a device. */
@@ -524,8 +663,33 @@ int main(int argc, char **argv)
 	b.frag = bg_path_join(b.work, "frag");
 	b.log = bg_path_join(b.work, "build.log");
 	b.ccache = bg_path_join(b.cache, "ccache");
-	if (compute_config_key(&b) < 0 || bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 ||
-	    take_build_lock(&b) < 0) {
+	{
+		struct bg_git_commit c;
+
+		if (bg_git_commit_info(b.tree.real, b.commit, &c) < 0) {
+			ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+			goto out;
+		}
+		memcpy(b.source, c.tree, sizeof(b.source));
+		memcpy(b.parent, c.parents[0], sizeof(b.parent));
+		bg_git_commit_release(&c);
+	}
+	if (compiler_version(&b) < 0) {
+		/* a compiler that is not there is a program that cannot be run, not a retry */
+		ret = finish(&b, b.compiler_missing ? BG_BUILD_EXEC : BG_BUILD_INFRA,
+			     bg_error_last());
+		goto out;
+	}
+	if (compute_config_key(&b) < 0) {
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
+		goto out;
+	}
+	if (reuse(&b)) {
+		log_info("%.12s: the image of the same source is kept: %s", b.commit, b.res.image);
+		ret = finish(&b, BG_BUILD_BUILT, NULL);
+		goto out;
+	}
+	if (bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 || take_build_lock(&b) < 0) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
@@ -546,11 +710,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (compiler_version(&b) < 0) {
-		/* a compiler that is not there is a program that cannot be run, not a retry */
-		ret = finish(&b, b.compiler_missing ? BG_BUILD_EXEC : BG_BUILD_INFRA,
-			     bg_error_last());
+	if (forget_interrupted(&b) < 0) {
+		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
+	}
+	{
+		char *stats = xasprintf("%s/.ccache-stats.log", b.out);
+
+		unlink(stats);
+		free(stats);
 	}
 	log_info("commit %.12s, config %.12s, %s", b.commit, b.config_key,
 		 b.sandbox ? "sandboxed" : "no sandbox");
@@ -560,6 +728,10 @@ int main(int argc, char **argv)
 	}
 	if (!r.exit_code)
 		make(&b, b.board.make_target, true, &r);
+	/* make finished its files, failed or not; one it was killed in is not finished */
+	if (!r.timed_out)
+		unlink(b.marker);
+	ccache_rate(&b);
 	b.res.build_seconds = bg_now() - t0;
 	if (r.exec_failed) {
 		ret = finish(&b, BG_BUILD_EXEC, bg_error_last());
@@ -606,6 +778,7 @@ out:
 	free(b.frag);
 	free(b.log);
 	free(b.ccache);
+	free(b.marker);
 	free(b.compiler);
 	return ret;
 }

@@ -72,6 +72,12 @@ void bg_build_result_write(struct bg_json *j, const struct bg_build_result *r)
 	else
 		bg_json_bool(j, r->identical_to_parent);
 	key_str(j, "artifact", r->artifact);
+	bg_json_key(j, "reused");
+	bg_json_bool(j, r->reused);
+	bg_json_key(j, "ccache_hits");
+	bg_json_int(j, r->ccache_hits);
+	bg_json_key(j, "ccache_misses");
+	bg_json_int(j, r->ccache_misses);
 	bg_json_key(j, "build_seconds");
 	bg_json_double(j, r->build_seconds);
 	key_str(j, "log", r->log);
@@ -122,6 +128,9 @@ int bg_build_result_read(const char *name, const char *text, struct bg_build_res
 	r->log = dup_or_null(d, "log");
 	r->identical_to_parent = bg_json_doc_bool(d, "identical_to_parent");
 	r->build_seconds = bg_json_doc_num(d, "build_seconds");
+	r->reused = bg_json_doc_bool(d, "reused") == 1;
+	r->ccache_hits = (long)fmax(0, bg_json_doc_num(d, "ccache_hits"));
+	r->ccache_misses = (long)fmax(0, bg_json_doc_num(d, "ccache_misses"));
 	bg_json_doc_free(d);
 	if (r->status == BG_BUILD_BUILT && (!r->image || !r->commit)) {
 		bg_build_result_release(r);

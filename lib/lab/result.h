@@ -40,6 +40,8 @@ struct bg_build_result {
 	char *config_hash, *compiler;
 	char *image, *image_sha256, *artifact;   /* when built */
 	int identical_to_parent; /* 1, 0, or -1 unknown */
+	bool reused;             /* the image of the same source and configuration was kept */
+	long ccache_hits, ccache_misses;   /* this build's compiles */
 	double build_seconds;
 	char *log;
 };
