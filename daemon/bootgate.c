@@ -25,6 +25,13 @@ static const struct bg_cmd commands[] = {
 	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
 	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--lab DIR] [--json]",
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
+	{ "bisect", cmd_bisect,
+	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
+	  "[--metric M] [--parallel K] [--threshold P=PCT%[:US]]... [--no-confirm] [--name TREE] "
+	  "[--db FILE] [--lab DIR] [--json]",
+	  "find the commit that made boot slower, building and booting real kernels" },
+	{ "show", cmd_show, "[--db FILE] [--json] BISECTION|COMMIT",
+	  "a bisection's steps, values and confirmation, or a commit's builds and boots" },
 	{ "bench-bisect", cmd_bench_bisect,
 	  "[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
 	  "bootgate's noise-aware bisection against plain git bisect on simulated histories" },

@@ -3,6 +3,7 @@
 #define BG_CMD_H
 
 #include "util/compat.h"
+#include "store/store.h"
 
 struct bg_cmd {
 	const char *name;
@@ -16,6 +17,11 @@ int cmd_diff(int argc, char **argv);
 int cmd_bench_bisect(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+/* A bisection as bootgate show prints it; 0, or 1 after saying why. */
+int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);
 
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);

@@ -1,0 +1,959 @@
+/* Bisections of real kernels (bisection.h). */
+#include <math.h>
+
+#include "lab/bisection.h"
+#include "decide/bisect.h"
+#include "lab/board.h"
+#include "lab/git.h"
+#include "lab/pipeline.h"
+#include "lab/record.h"
+#include "lab/tree.h"
+#include "lab/workers.h"
+#include "report/comparison.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/xmalloc.h"
+
+/* The longest first-parent chain taken: far past any tree's merge window. */
+#define MAX_CHAIN 100000
+/* Boots of each endpoint before the metric is chosen: two show a deterministic repeat. */
+#define ENDPOINT_BOOTS_EXACT 2
+#define ENDPOINT_BOOTS_TIMING 3
+/* A build that failed for the machine's reasons is tried this often. */
+#define BUILD_TRIES 3
+/* Timing confirmation: boots per side at the looks, up to the last. */
+static const unsigned confirm_looks[] = { 5, 10, 20 };
+
+enum report_kind { R_BUILT, R_UNBUILDABLE, R_VALUE, R_INFRA };
+static const char *const report_names[] = { "built", "unbuildable", "value", "infra" };
+
+struct report {
+	enum report_kind kind;
+	int64_t boot;
+	double value;
+};
+
+struct queue {
+	struct report *r;
+	size_t n, alloc, next;
+};
+
+struct probe {
+	char sha[BG_OID_HEX];
+	bool known;               /* built or unbuildable, this run knows which */
+	bool unbuildable;
+	char *image, *image_sha256;
+	int64_t build;
+	struct queue replay;      /* what the store says the engine was told */
+};
+
+struct run {
+	struct bg_store *s;
+	const struct bg_bisection_opts *o;
+	const char *lab;
+	char *board;              /* the board's own name */
+	const char *mode;
+	struct bg_tree tree;
+	int64_t id, tree_id, seq;
+	char *metric;
+	struct probe *c;
+	int n;
+	bool exact;
+	struct bg_bisect *engine;
+	struct bg_compare_config cmp;
+};
+
+static void progress(const struct run *r, const char *fmt, ...) BG_PRINTF(2, 3);
+static void progress(const struct run *r, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	if (!r->o->progress)
+		return;
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	r->o->progress(sb.buf, r->o->progress_data);
+	bg_strbuf_release(&sb);
+}
+
+/* ---- the bisection's row ---- */
+
+static int add_chain(const struct bg_store_row *row, void *data)
+{
+	struct run *r = data;
+	int idx = (int)bg_row_int(row, 0);
+
+	if (idx != r->n || strlen(bg_row_text(row, 1)) != BG_OID_HEX - 1)
+		return bg_error("bisection %" PRId64 ": its commits are not in order", r->id);
+	r->c = xrealloc(r->c, (r->n + 1) * sizeof(*r->c));
+	memset(&r->c[r->n], 0, sizeof(*r->c));
+	memcpy(r->c[r->n].sha, bg_row_text(row, 1), BG_OID_HEX);
+	r->n++;
+	return 0;
+}
+
+static int add_report(const struct bg_store_row *row, void *data)
+{
+	struct run *r = data;
+	int idx = (int)bg_row_int(row, 0);
+	const char *kind = bg_row_text(row, 1);
+	struct report rep = { R_BUILT, bg_row_int(row, 2), bg_row_double(row, 3) };
+	struct queue *q;
+	size_t k;
+
+	if (idx < 0 || idx >= r->n)
+		return bg_error("bisection %" PRId64 ": a report for commit %d of %d", r->id, idx,
+				r->n);
+	for (k = 0; k < ARRAY_SIZE(report_names); k++)
+		if (!strcmp(kind, report_names[k]))
+			break;
+	if (k == ARRAY_SIZE(report_names))
+		return bg_error("bisection %" PRId64 ": a report of kind '%s'", r->id, kind);
+	rep.kind = (enum report_kind)k;
+	q = &r->c[idx].replay;
+	ALLOC_GROW(q->r, q->n + 1, q->alloc);
+	q->r[q->n++] = rep;
+	r->seq = bg_row_int(row, 4) + 1;
+	return 0;
+}
+
+static int find_or_make(struct run *r, const char *good, const char *bad)
+{
+	const struct bg_bisection_opts *o = r->o;
+	struct bg_strvec chain = BG_STRVEC_INIT;
+	int64_t id;
+	int ret = -1;
+
+	if (bg_store_int(r->s, 0, &id, "SELECT id FROM bisections WHERE tree_id = ? AND good = ? "
+			 "AND bad = ? AND board = ? AND mode = ? AND asked_metric IS ? "
+			 "AND state != 'failed' ORDER BY id DESC LIMIT 1", "isssss", r->tree_id,
+			 good, bad, r->board, r->mode, o->metric) < 0)
+		return -1;
+	if (id) {
+		r->id = id;
+		return 0;
+	}
+	if (bg_git_first_parents(r->tree.real, good, bad, MAX_CHAIN, &chain) < 0)
+		return -1;
+	if (chain.n < 2) {
+		bg_strvec_release(&chain);
+		return bg_error("good and bad are the same commit: nothing to bisect");
+	}
+	if (bg_store_begin(r->s) < 0)
+		goto out;
+	if (bg_store_exec(r->s, "INSERT INTO bisections (tree_id, good, bad, board, mode, "
+			  "asked_metric, metric, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			  "issssssd", r->tree_id, good, bad, r->board, r->mode, o->metric, o->metric,
+			  bg_store_now()) < 0)
+		goto fail;
+	r->id = bg_store_last_id(r->s);
+	for (size_t i = 0; i < chain.n; i++)
+		if (bg_store_exec(r->s, "INSERT INTO bisection_commits (bisection_id, idx, sha) "
+				  "VALUES (?, ?, ?)", "iis", r->id, (int64_t)i, chain.v[i]) < 0)
+			goto fail;
+	ret = bg_store_commit(r->s);
+	goto out;
+fail:
+	bg_store_rollback(r->s);
+out:
+	bg_strvec_release(&chain);
+	return ret;
+}
+
+static int load(struct run *r)
+{
+	if (bg_store_query(r->s, add_chain, r, "SELECT idx, sha FROM bisection_commits "
+			   "WHERE bisection_id = ? ORDER BY idx", "i", r->id) < 0)
+		return -1;
+	if (r->n < 2)
+		return bg_error("bisection %" PRId64 " has %d commits", r->id, r->n);
+	if (bg_store_text(r->s, &r->metric, "SELECT metric FROM bisections WHERE id = ?", "i",
+			  r->id) < 0)
+		return -1;
+	return bg_store_query(r->s, add_report, r, "SELECT idx, kind, boot_id, value, seq "
+			      "FROM bisection_reports WHERE bisection_id = ? ORDER BY seq", "i",
+			      r->id);
+}
+
+static int store_report(struct run *r, int idx, enum report_kind kind, int64_t build,
+			int64_t boot, double value)
+{
+	/* no build or boot is NULL, not row 0 */
+	if (bg_store_exec(r->s, "INSERT INTO bisection_reports (bisection_id, seq, idx, kind, "
+			  "build_id, boot_id, value) VALUES (?, ?, ?, ?, nullif(?, 0), "
+			  "nullif(?, 0), ?)", "iiisiid", r->id, r->seq, (int64_t)idx,
+			  report_names[kind], build, boot, value) < 0)
+		return -1;
+	r->seq++;
+	return 0;
+}
+
+/* ---- builds ---- */
+
+/* The commit's build: the store's, else the worker's (recorded). */
+static int build(struct run *r, int idx)
+{
+	struct probe *p = &r->c[idx];
+	struct bg_stored_build sb;
+	int found;
+
+	if (p->known)
+		return 0;
+	if ((found = bg_record_find_build(r->s, p->sha, r->board, &sb)) < 0)
+		return -1;
+	if (!found) {
+		struct bg_build_result b;
+		int64_t id;
+		int ret = -1;
+
+		bg_record_commit(r->s, r->tree.real, p->sha);
+		for (int t = 0; t < BUILD_TRIES; t++) {
+			bg_build_result_init(&b);
+			progress(r, "building %.12s (%d of %d)", p->sha, idx, r->n - 1);
+			ret = bg_worker_build(r->tree.real, p->sha, r->board, r->lab, &b);
+			if (ret == 0 || b.status == BG_BUILD_FAILED)
+				break;
+			/* usage and exec errors will not pass by trying again */
+			if (b.status != BG_BUILD_INFRA || t + 1 == BUILD_TRIES) {
+				bg_build_result_release(&b);
+				return -1;
+			}
+			progress(r, "warning: %s; trying again in %d s", bg_error_last(), 5 << t);
+			bg_build_result_release(&b);
+			sleep(5u << t);
+		}
+		if (!b.board)
+			b.board = xstrdup(r->board);
+		if (!b.commit)
+			b.commit = xstrdup(p->sha);
+		ret = bg_record_build(r->s, &b, &id);
+		bg_build_result_release(&b);
+		if (ret < 0 || (found = bg_record_find_build(r->s, p->sha, r->board, &sb)) <= 0)
+			return found < 0 || ret < 0 ? -1 :
+			       bg_error("the build of %.12s was not recorded", p->sha);
+	}
+	p->known = true;
+	p->build = sb.id;
+	p->unbuildable = sb.status == BG_BUILD_FAILED;
+	p->image = sb.image;
+	p->image_sha256 = sb.image_sha256;
+	return 0;
+}
+
+/* ---- boots ---- */
+
+/* The metric's value in a stored boot: 1 with it, 0 when the boot gave none. */
+static int boot_value(struct run *r, int64_t boot, double *value)
+{
+	int64_t complete;
+
+	if (bg_store_int(r->s, 0, &complete, "SELECT outcome = 'complete' FROM boots WHERE id = ?",
+			 "i", boot) < 0)
+		return -1;
+	if (!complete)
+		return 0;
+	/* an initcall a complete boot did not print took no time in it (verdict.h) */
+	if (bg_store_double(r->s, 0, value, "SELECT value FROM samples WHERE boot_id = ? AND "
+			    "metric = ?", "is", boot, r->metric) < 0)
+		return -1;
+	return 1;
+}
+
+/* A stored boot of the commit's image this bisection has not used for it yet. */
+static int unused_boot(struct run *r, int idx, int64_t *boot)
+{
+	return bg_store_int(r->s, 0, boot, "SELECT id FROM boots WHERE image_sha256 = ? AND "
+			    "board = ? AND mode = ? AND id NOT IN (SELECT boot_id FROM "
+			    "bisection_reports WHERE bisection_id = ? AND idx = ? AND boot_id IS "
+			    "NOT NULL) ORDER BY id LIMIT 1", "sssii", r->c[idx].image_sha256,
+			    r->board, r->mode, r->id, (int64_t)idx);
+}
+
+static void warn(const char *where, const char *msg, void *data)
+{
+	progress(data, "warning: %s: %s", where, msg);
+}
+
+/* Boots an image n times and records every boot. */
+static int boot_image(struct run *r, const char *image, const char *image_sha256, unsigned n)
+{
+	struct bg_worker_boot wb = { r->board, r->lab, r->o->deterministic, n, 0, image, NULL };
+	struct bg_boot_run run;
+	int ret = 0;
+
+	bg_boot_run_init(&run);
+	progress(r, "booting %.12s %u time%s (%s)", image_sha256, n, n == 1 ? "" : "s", r->mode);
+	if (bg_worker_boot(&wb, &run) < 0) {
+		bg_boot_run_release(&run);
+		return -1;
+	}
+	for (size_t i = 0; i < run.n && ret == 0; i++) {
+		struct bg_boot *parsed = NULL;
+		int64_t id;
+
+		if (run.boots[i].outcome == BG_OUTCOME_COMPLETE)
+			parsed = bg_worker_read_console(run.boots[i].log, warn, r);
+		ret = bg_record_boot(r->s, image_sha256, r->board, r->mode, &run.boots[i], parsed,
+				     &id);
+		bg_boot_free(parsed);
+	}
+	bg_boot_run_release(&run);
+	return ret;
+}
+
+/* Complete boots of an image, stored. */
+static int count_boots(struct run *r, const char *image_sha256, int64_t *n)
+{
+	return bg_store_int(r->s, 0, n, "SELECT count(*) FROM boots WHERE image_sha256 = ? AND "
+			    "board = ? AND mode = ? AND outcome = 'complete'", "sss", image_sha256,
+			    r->board, r->mode);
+}
+
+/* ---- the endpoints and the metric ---- */
+
+static int load_set(struct run *r, int idx, unsigned max, struct bg_sample_set *set)
+{
+	struct { int64_t ids[64]; size_t n; } b = { { 0 }, 0 };
+	int64_t last = 0;
+
+	/* the first max complete boots: the same ones on every run */
+	while (b.n < max && b.n < ARRAY_SIZE(b.ids)) {
+		int64_t id;
+
+		if (bg_store_int(r->s, 0, &id, "SELECT id FROM boots WHERE image_sha256 = ? AND "
+				 "board = ? AND mode = ? AND outcome = 'complete' AND id > ? "
+				 "ORDER BY id LIMIT 1", "sssi", r->c[idx].image_sha256, r->board,
+				 r->mode, last) < 0)
+			return -1;
+		if (!id)
+			break;
+		b.ids[b.n++] = last = id;
+	}
+	for (size_t i = 0; i < b.n; i++)
+		if (bg_record_load_boot(r->s, b.ids[i], set) < 0)
+			progress(r, "warning: boot %" PRId64 ": %s", b.ids[i], bg_error_last());
+	return 0;
+}
+
+/* Larger is a clearer regression: exact shifts by their relative size, others by t. */
+static double effect(const struct bg_verdict *v)
+{
+	double se = (v->ci_hi - v->ci_lo) / 3.92;
+
+	if (v->exact || se <= 0)
+		return 1e6 + v->delta_pct;
+	return v->delta / se;
+}
+
+static int choose_metric(struct run *r, unsigned n0)
+{
+	struct bg_sample_set set[2];
+	struct bg_comparison cmp;
+	const struct bg_verdict *best = NULL;
+	int ret = -1;
+
+	bg_sample_set_init(&set[0]);
+	bg_sample_set_init(&set[1]);
+	if (load_set(r, 0, n0, &set[0]) < 0 || load_set(r, r->n - 1, n0, &set[1]) < 0)
+		goto out;
+	if (!set[0].boots || !set[1].boots) {
+		bg_error("no boot of the %s endpoint reached userspace", set[0].boots ? "bad" : "good");
+		goto out;
+	}
+	if (bg_compare(&set[0], &set[1], &r->cmp, &cmp) < 0)
+		goto out;
+	for (size_t i = 0; i < cmp.n; i++) {
+		const struct bg_verdict *v = &cmp.v[i];
+
+		if (v->verdict == BG_DIFFERENT && v->delta > 0 && (!best || effect(v) > effect(best)))
+			best = v;
+	}
+	if (best) {
+		r->metric = xstrdup(best->metric);
+		progress(r, "bisecting %s: %.0f -> %.0f us (%+.1f%%) between the endpoints",
+			 best->metric, best->base_median, best->cand_median, best->delta_pct);
+	}
+	bg_comparison_release(&cmp);
+	ret = 0;
+out:
+	bg_sample_set_release(&set[0]);
+	bg_sample_set_release(&set[1]);
+	return ret;
+}
+
+/* Whether every stored boot of both endpoints gave the metric the same value. */
+static int endpoints_exact(struct run *r, unsigned n0)
+{
+	for (int e = 0; e < 2; e++) {
+		struct bg_sample_set set;
+		const struct bg_series *s;
+		bool same = true;
+
+		bg_sample_set_init(&set);
+		if (load_set(r, e ? r->n - 1 : 0, n0, &set) < 0) {
+			bg_sample_set_release(&set);
+			return -1;
+		}
+		s = bg_sample_set_find(&set, r->metric);
+		same = s && s->n >= 2;
+		for (size_t i = 1; same && i < s->n; i++)
+			same = s->v[i] == s->v[0];
+		bg_sample_set_release(&set);
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
+static int finish(struct run *r, const char *outcome, const char *culprit, double confidence,
+		  const char *result)
+{
+	if (bg_store_begin(r->s) < 0)
+		return -1;
+	if (bg_store_exec(r->s, "UPDATE bisections SET state = 'done', outcome = ?, culprit = ?, "
+			  "confidence = ?, result = ?, finished = ? WHERE id = ?", "ssdsdi", outcome,
+			  culprit, confidence, result, bg_store_now(), r->id) < 0 ||
+	    bg_store_exec(r->s, "INSERT INTO outbox (kind, ref, body, created) VALUES "
+			  "('bisection', ?, ?, ?)", "isd", r->id, result ? result : "{}",
+			  bg_store_now()) < 0) {
+		bg_store_rollback(r->s);
+		return -1;
+	}
+	return bg_store_commit(r->s);
+}
+
+static int endpoints(struct run *r)
+{
+	unsigned n0 = r->o->deterministic ? ENDPOINT_BOOTS_EXACT : ENDPOINT_BOOTS_TIMING;
+
+	for (int e = 0; e < 2; e++) {
+		int idx = e ? r->n - 1 : 0;
+		int64_t have;
+
+		if (build(r, idx) < 0)
+			return -1;
+		if (r->c[idx].unbuildable)
+			return bg_error("the %s endpoint %.12s does not build", e ? "bad" : "good",
+					r->c[idx].sha);
+		if (count_boots(r, r->c[idx].image_sha256, &have) < 0)
+			return -1;
+		if (have < n0 && boot_image(r, r->c[idx].image, r->c[idx].image_sha256,
+					    n0 - (unsigned)have) < 0)
+			return -1;
+	}
+	if (!r->metric) {
+		if (choose_metric(r, n0) < 0)
+			return -1;
+		if (!r->metric) {
+			progress(r, "no metric is slower at %.12s than at %.12s: nothing to bisect",
+				 r->c[r->n - 1].sha, r->c[0].sha);
+			return 1;
+		}
+		if (bg_store_exec(r->s, "UPDATE bisections SET metric = ? WHERE id = ?", "si",
+				  r->metric, r->id) < 0)
+			return -1;
+	}
+	if (r->o->deterministic) {
+		int exact = endpoints_exact(r, n0);
+
+		if (exact < 0)
+			return -1;
+		r->exact = exact;
+	}
+	return 0;
+}
+
+/* ---- the engine's requests ---- */
+
+static void tell(struct run *r, int idx, const struct report *rep)
+{
+	switch (rep->kind) {
+	case R_BUILT:
+		bg_bisect_built(r->engine, idx, true);
+		break;
+	case R_UNBUILDABLE:
+		bg_bisect_built(r->engine, idx, false);
+		break;
+	case R_VALUE:
+		bg_bisect_value(r->engine, idx, log(rep->value + 1));
+		break;
+	case R_INFRA:
+		bg_bisect_infra(r->engine, idx);
+		break;
+	}
+}
+
+/* The next stored report for idx of one of the kinds wanted, taken. */
+static const struct report *replayed(struct probe *p, bool build)
+{
+	struct queue *q = &p->replay;
+
+	if (q->next >= q->n)
+		return NULL;
+	if ((q->r[q->next].kind == R_BUILT || q->r[q->next].kind == R_UNBUILDABLE) != build)
+		return NULL;
+	return &q->r[q->next++];
+}
+
+static int do_build(struct run *r, int idx)
+{
+	struct probe *p = &r->c[idx];
+	const struct report *rep = replayed(p, true);
+	struct report live;
+
+	if (build(r, idx) < 0)
+		return -1;
+	if (rep) {
+		tell(r, idx, rep);
+		return 0;
+	}
+	live.kind = p->unbuildable ? R_UNBUILDABLE : R_BUILT;
+	if (store_report(r, idx, live.kind, p->build, 0, 0) < 0)
+		return -1;
+	tell(r, idx, &live);
+	if (p->unbuildable)
+		progress(r, "%.12s does not build: skipped", p->sha);
+	return 0;
+}
+
+static int do_values(struct run *r, const struct bg_bisect_request *req, struct bg_strbuf *vals)
+{
+	struct probe *p = &r->c[req->commit];
+	unsigned got = 0, tried = 0;
+
+	if (build(r, req->commit) < 0)
+		return -1;
+	if (p->unbuildable)
+		return 0;
+	while (got < req->values && tried < req->max_boots) {
+		const struct report *rep = replayed(p, false);
+		struct report live;
+		int64_t boot;
+		int v;
+
+		if (rep) {
+			tell(r, req->commit, rep);
+		} else {
+			if (unused_boot(r, req->commit, &boot) < 0)
+				return -1;
+			if (!boot) {
+				if (boot_image(r, p->image, p->image_sha256, req->values - got) < 0)
+					return -1;
+				continue;
+			}
+			if ((v = boot_value(r, boot, &live.value)) < 0)
+				return -1;
+			live.kind = v ? R_VALUE : R_INFRA;
+			live.boot = boot;
+			if (store_report(r, req->commit, live.kind, 0, boot, live.value) < 0)
+				return -1;
+			tell(r, req->commit, &live);
+			rep = &live;
+		}
+		tried++;
+		if (rep->kind == R_VALUE) {
+			got++;
+			bg_strbuf_addf(vals, "%s%.0f", vals->len ? " " : "", rep->value);
+		}
+	}
+	return 0;
+}
+
+static int drive(struct run *r)
+{
+	struct bg_bisect_config cfg;
+	unsigned k = r->o->parallel ? r->o->parallel : 1;
+	struct bg_bisect_request *req = xcalloc(k < 2 ? 2 : k, sizeof(*req));
+	struct bg_threshold t = bg_compare_threshold(&r->cmp, r->metric);
+	int ret = -1, step = 0;
+
+	bg_bisect_config_init(&cfg, r->n);
+	cfg.workers = k;
+	cfg.n0 = r->o->deterministic ? ENDPOINT_BOOTS_EXACT : ENDPOINT_BOOTS_TIMING;
+	cfg.min_edge = r->exact ? 1 : cfg.min_edge;
+	/* an incremental build costs about 3 deterministic boots, 8 timing ones */
+	cfg.build_cost = r->o->deterministic ? 3 : 8;
+	cfg.threshold = log1p(t.pct);
+	r->engine = bg_bisect_new(&cfg);
+	for (;;) {
+		size_t n;
+		int first, last;
+		double lead;
+
+		if (bg_bisect_next(r->engine, req, k < 2 ? 2 : k, &n) == BG_BISECT_DONE)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			struct bg_strbuf vals = BG_STRBUF_INIT;
+			int idx = req[i].commit;
+
+			if ((req[i].build && do_build(r, idx) < 0) ||
+			    do_values(r, &req[i], &vals) < 0) {
+				bg_strbuf_release(&vals);
+				goto out;
+			}
+			bg_bisect_leading(r->engine, &first, &last, &lead);
+			progress(r, "step %d: %.12s (%d of %d) %s%s%s; leading %.12s%s p=%.3f", ++step,
+				 r->c[idx].sha, idx, r->n - 1,
+				 r->c[idx].unbuildable ? "does not build" : r->metric,
+				 vals.len ? " = " : "", vals.buf,
+				 first > 0 && first < r->n ? r->c[first].sha : "-",
+				 last > first ? "+" : "", lead > 0 ? lead : 0);
+			bg_strbuf_release(&vals);
+		}
+	}
+	ret = 0;
+out:
+	free(req);
+	return ret;
+}
+
+/* ---- trust before telling ---- */
+
+/* The metric's verdict between two commits in one mode, boots as the verdict asks. */
+static int measure_pair(struct run *r, const char *commit, const char *against,
+			bool deterministic, struct bg_json *j)
+{
+	struct bg_measure_opts mo = { 0 };
+	struct bg_measure m;
+	const struct bg_verdict *v = NULL;
+	int ret = -1;
+
+	mo.tree = r->tree.real;
+	mo.commit = commit;
+	mo.against = against;
+	mo.board = r->board;
+	mo.lab = r->o->lab;
+	mo.deterministic = deterministic;
+	mo.compare = &r->cmp;
+	mo.progress = r->o->progress;
+	mo.progress_data = r->o->progress_data;
+	for (size_t look = 0; look < ARRAY_SIZE(confirm_looks); look++) {
+		mo.boots = deterministic ? ENDPOINT_BOOTS_EXACT : confirm_looks[look];
+		bg_measure_init(&m);
+		if (bg_measure_check(&mo, &m) < 0 || bg_measure_run(&mo, &m) < 0) {
+			bg_measure_release(&m);
+			return -1;
+		}
+		v = NULL;
+		for (size_t i = 0; i < m.cmp.n; i++)
+			if (!strcmp(m.cmp.v[i].metric, r->metric))
+				v = &m.cmp.v[i];
+		if (deterministic || !v || v->verdict != BG_UNKNOWN ||
+		    look + 1 == ARRAY_SIZE(confirm_looks))
+			break;
+		bg_measure_release(&m);
+	}
+	bg_json_key(j, "mode");
+	bg_json_str(j, deterministic ? "deterministic" : "timing");
+	bg_json_key(j, "boots");
+	bg_json_int(j, mo.boots);
+	bg_json_key(j, "verdict");
+	bg_json_str(j, v ? bg_verdict_name(v->verdict) : NULL);
+	bg_json_key(j, "base_us");
+	bg_json_double(j, v ? v->base_median : NAN);
+	bg_json_key(j, "cand_us");
+	bg_json_double(j, v ? v->cand_median : NAN);
+	bg_json_key(j, "delta_us");
+	bg_json_double(j, v ? v->delta : NAN);
+	bg_json_key(j, "p");
+	bg_json_double(j, v ? v->p : NAN);
+	/* the whole boot, for "did wall-clock time move too" */
+	for (size_t i = 0; i < m.cmp.n; i++)
+		if (!strcmp(m.cmp.v[i].metric, "boot.init")) {
+			bg_json_key(j, "boot_init_delta_us");
+			bg_json_double(j, m.cmp.v[i].delta);
+			bg_json_key(j, "boot_init_verdict");
+			bg_json_str(j, bg_verdict_name(m.cmp.v[i].verdict));
+		}
+	ret = 0;
+	bg_measure_release(&m);
+	return ret;
+}
+
+/* ---- the result ---- */
+
+static int median_value(struct run *r, int idx, double *out)
+{
+	struct bg_sample_set set;
+	const struct bg_series *s;
+	int ret = -1;
+
+	bg_sample_set_init(&set);
+	if (load_set(r, idx, 64, &set) == 0 && (s = bg_sample_set_find(&set, r->metric)) && s->n) {
+		double *v = xmalloc(s->n * sizeof(*v));
+
+		memcpy(v, s->v, s->n * sizeof(*v));
+		for (size_t i = 1; i < s->n; i++)
+			for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+				double t = v[k];
+
+				v[k] = v[k - 1];
+				v[k - 1] = t;
+			}
+		*out = s->n % 2 ? v[s->n / 2] : (v[s->n / 2 - 1] + v[s->n / 2]) / 2;
+		free(v);
+		ret = 0;
+	}
+	bg_sample_set_release(&set);
+	return ret;
+}
+
+static int confirm(struct run *r, const char *culprit, struct bg_json *j)
+{
+	struct bg_git_commit c;
+	char revert[BG_OID_HEX];
+	int applies;
+
+	if (bg_git_commit_info(r->tree.real, culprit, &c) < 0)
+		return -1;
+	bg_json_key(j, "confirmation");
+	bg_json_object_begin(j);
+	if (r->o->deterministic && c.nparents) {
+		progress(r, "confirming %.12s against its parent in timing mode", culprit);
+		if (measure_pair(r, culprit, c.parents[0], false, j) < 0)
+			progress(r, "warning: the timing confirmation failed: %s", bg_error_last());
+	}
+	bg_json_key(j, "revert");
+	bg_json_object_begin(j);
+	applies = bg_git_revert_onto(r->tree.real, culprit, r->c[r->n - 1].sha, revert);
+	bg_json_key(j, "applies");
+	bg_json_bool(j, applies == 0);
+	if (applies == 0) {
+		double good, bad;
+
+		progress(r, "measuring the bad tip with %.12s reverted", culprit);
+		bg_json_key(j, "commit");
+		bg_json_str(j, revert);
+		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j) < 0) {
+			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
+		} else if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
+			bg_json_key(j, "regression_us");
+			bg_json_double(j, bad - good);
+		}
+	}
+	bg_json_object_end(j);
+	bg_json_object_end(j);
+	bg_git_commit_release(&c);
+	return 0;
+}
+
+static void write_steps(struct run *r, struct bg_json *j, int first, int last, bool found)
+{
+	bg_json_key(j, "steps");
+	bg_json_array_begin(j);
+	for (int i = 0; i < r->n; i++) {
+		const struct queue *q = &r->c[i].replay;
+
+		if (!q->n)
+			continue;
+		bg_json_object_begin(j);
+		bg_json_key(j, "commit");
+		bg_json_str(j, r->c[i].sha);
+		bg_json_key(j, "index");
+		bg_json_int(j, i);
+		bg_json_key(j, "built");
+		bg_json_bool(j, !r->c[i].unbuildable);
+		bg_json_key(j, "values");
+		bg_json_array_begin(j);
+		for (size_t k = 0; k < q->n; k++)
+			if (q->r[k].kind == R_VALUE)
+				bg_json_double(j, q->r[k].value);
+		bg_json_array_end(j);
+		bg_json_key(j, "verdict");
+		bg_json_str(j, r->c[i].unbuildable ? "skip" : !found ? "unknown" :
+			       i < first ? "good" : i > last ? "bad" : "culprit");
+		bg_json_object_end(j);
+	}
+	bg_json_array_end(j);
+}
+
+static int reload_reports(struct run *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		free(r->c[i].replay.r);
+		memset(&r->c[i].replay, 0, sizeof(r->c[i].replay));
+	}
+	return bg_store_query(r->s, add_report, r, "SELECT idx, kind, boot_id, value, seq "
+			      "FROM bisection_reports WHERE bisection_id = ? ORDER BY seq", "i",
+			      r->id);
+}
+
+static int conclude(struct run *r)
+{
+	const struct bg_bisect_result *res = bg_bisect_result(r->engine);
+	struct bg_bisect_counts counts;
+	struct bg_json j;
+	bool found = res->outcome == BG_BISECT_FOUND;
+	const char *culprit = found && res->first == res->last ? r->c[res->first].sha : NULL;
+	int64_t builds, boots;
+	double created;
+	int ret;
+
+	bg_bisect_counts(r->engine, &counts);
+	if (bg_store_int(r->s, 0, &builds, "SELECT count(*) FROM builds WHERE reused = 0 AND "
+			 "status = 'built' AND board = ? AND id IN (SELECT build_id FROM "
+			 "bisection_reports WHERE bisection_id = ?)", "si", r->board, r->id) < 0 ||
+	    bg_store_int(r->s, 0, &boots, "SELECT count(DISTINCT boot_id) FROM bisection_reports "
+			 "WHERE bisection_id = ?", "i", r->id) < 0)
+		return -1;
+	if (bg_store_double(r->s, bg_store_now(), &created, "SELECT created FROM bisections "
+			    "WHERE id = ?", "i", r->id) < 0)
+		return -1;
+	bg_json_init(&j, -1, 1);
+	bg_json_object_begin(&j);
+	bg_json_key(&j, "id");
+	bg_json_int(&j, r->id);
+	bg_json_key(&j, "outcome");
+	bg_json_str(&j, bg_bisect_outcome_name(res->outcome));
+	bg_json_key(&j, "culprit");
+	bg_json_str(&j, culprit);
+	bg_json_key(&j, "range");
+	bg_json_array_begin(&j);
+	for (int i = res->first; found && i <= res->last; i++)
+		bg_json_str(&j, r->c[i].sha);
+	bg_json_array_end(&j);
+	bg_json_key(&j, "confidence");
+	bg_json_double(&j, res->probability);
+	bg_json_key(&j, "metric");
+	bg_json_str(&j, r->metric);
+	bg_json_key(&j, "mode");
+	bg_json_str(&j, r->mode);
+	bg_json_key(&j, "board");
+	bg_json_str(&j, r->board);
+	bg_json_key(&j, "good");
+	bg_json_str(&j, r->c[0].sha);
+	bg_json_key(&j, "bad");
+	bg_json_str(&j, r->c[r->n - 1].sha);
+	bg_json_key(&j, "commits");
+	bg_json_int(&j, r->n);
+	bg_json_key(&j, "step_pct");
+	bg_json_double(&j, 100 * expm1(res->step));
+	bg_json_key(&j, "builds");
+	bg_json_int(&j, builds);
+	bg_json_key(&j, "boots");
+	bg_json_int(&j, boots);
+	bg_json_key(&j, "exact");
+	bg_json_bool(&j, r->exact);
+	if (reload_reports(r) == 0)
+		write_steps(r, &j, res->first, res->last, found);
+	if (culprit && !r->o->no_confirm && confirm(r, culprit, &j) < 0)
+		progress(r, "warning: %s", bg_error_last());
+	bg_json_key(&j, "wall_s");
+	bg_json_double(&j, bg_store_now() - created);
+	bg_json_object_end(&j);
+	ret = finish(r, bg_bisect_outcome_name(res->outcome), culprit, res->probability,
+		     j.out.buf);
+	bg_strbuf_release(&j.out);
+	if (culprit)
+		progress(r, "culprit: %.12s (p=%.3f)", culprit, res->probability);
+	else
+		progress(r, "no single culprit: %s", bg_bisect_outcome_name(res->outcome));
+	return ret;
+}
+
+/* ---- the whole ---- */
+
+static void release(struct run *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		free(r->c[i].image);
+		free(r->c[i].image_sha256);
+		free(r->c[i].replay.r);
+	}
+	free(r->c);
+	free(r->board);
+	free(r->metric);
+	bg_tree_release(&r->tree);
+	bg_compare_config_release(&r->cmp);
+	if (r->engine)
+		bg_bisect_free(r->engine);
+}
+
+static int start(struct run *r, const struct bg_bisection_opts *o)
+{
+	struct bg_board board;
+	char good[BG_OID_HEX], bad[BG_OID_HEX];
+
+	r->lab = o->lab ? o->lab : bg_lab_dir();
+	r->mode = o->deterministic ? "deterministic" : "timing";
+	if (bg_board_load(r->lab, o->board, &board) < 0)
+		return -1;
+	r->board = xstrdup(board.name);
+	bg_board_release(&board);
+	if (bg_tree_open(o->tree, &r->tree) < 0 ||
+	    bg_git_resolve(r->tree.real, o->good, good) < 0 ||
+	    bg_git_resolve(r->tree.real, o->bad, bad) < 0)
+		return -1;
+	if (bg_record_tree(r->s, o->tree_name ? o->tree_name : r->tree.id, r->tree.real,
+			   &r->tree_id) < 0 || find_or_make(r, good, bad) < 0 || load(r) < 0)
+		return -1;
+	return 0;
+}
+
+int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int64_t *id)
+{
+	struct run r;
+	char *state = NULL;
+	int ret = -1, e;
+
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.o = o;
+	bg_compare_config_init(&r.cmp);
+	if (o->compare)
+		for (size_t i = 0; i < o->compare->nthresholds; i++) {
+			const struct bg_threshold *t = &o->compare->thresholds[i];
+			char *spec = xasprintf("%s=%.17g%%:%.17g", t->pattern, 100 * t->pct, t->abs_us);
+
+			bg_compare_config_add_threshold(&r.cmp, spec);
+			free(spec);
+		}
+	r.cmp.deterministic = o->deterministic;
+	if (start(&r, o) < 0)
+		goto out;
+	*id = r.id;
+	if (bg_store_text(s, &state, "SELECT state FROM bisections WHERE id = ?", "i", r.id) < 0)
+		goto out;
+	if (state && !strcmp(state, "done")) {
+		progress(&r, "bisection %" PRId64 " is done", r.id);
+		ret = 0;
+		goto out;
+	}
+	progress(&r, "bisection %" PRId64 ": %d commits from %.12s to %.12s (%s, %s)%s", r.id,
+		 r.n, r.c[0].sha, r.c[r.n - 1].sha, r.board, r.mode,
+		 r.seq ? ", continuing" : "");
+	if ((e = endpoints(&r)) < 0)
+		goto out;
+	if (e > 0) {
+		ret = finish(&r, "not_reproducible", NULL, 0,
+			     "{\"outcome\": \"not_reproducible\", \"culprit\": null}");
+		goto out;
+	}
+	if (r.exact)
+		progress(&r, "%s repeats exactly at both endpoints: one boot per probe", r.metric);
+	if (drive(&r) < 0)
+		goto out;
+	ret = conclude(&r);
+out:
+	free(state);
+	release(&r);
+	return ret;
+}
+
+int bg_bisection_write_json(struct bg_store *s, int64_t id, struct bg_json *j)
+{
+	char *result = NULL;
+
+	if (bg_store_text(s, &result, "SELECT result FROM bisections WHERE id = ?", "i", id) < 0)
+		return -1;
+	if (!result)
+		return bg_error("bisection %" PRId64 " has no result yet", id);
+	bg_json_raw_begin(j, strlen(result));
+	bg_strbuf_addstr(&j->out, result);
+	bg_json_raw_end(j);
+	free(result);
+	return 0;
+}
