@@ -257,14 +257,21 @@ int bg_conf_load_nested(const char *path, struct bg_conf *c)
 	return load(path, BG_CONF_MAX_DEPTH, c);
 }
 
-static struct bg_conf_entry *find(struct bg_conf *c, const char *key)
+const struct bg_conf_entry *bg_conf_find(const struct bg_conf *c, const char *key)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->e[i].key, key)) {
-			c->e[i].used = true;
+		if (!strcmp(c->e[i].key, key))
 			return &c->e[i];
-		}
 	return NULL;
+}
+
+static struct bg_conf_entry *find(struct bg_conf *c, const char *key)
+{
+	struct bg_conf_entry *e = (struct bg_conf_entry *)bg_conf_find(c, key);
+
+	if (e)
+		e->used = true;
+	return e;
 }
 
 /* A key of the wrong shape, named at the key. */
@@ -385,18 +392,18 @@ int bg_conf_check_unused(const struct bg_conf *c)
 
 int bg_conf_error_at(const struct bg_conf *c, const char *key, size_t item, const char *fmt, ...)
 {
+	const struct bg_conf_entry *e = bg_conf_find(c, key);
 	size_t line = c->line, column = c->column;
 	va_list ap;
 
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->e[i].key, key)) {
-			line = c->e[i].line;
-			column = c->e[i].column;
-			if (item < c->e[i].nvalues) {
-				line = c->e[i].pos[item][0];
-				column = c->e[i].pos[item][1];
-			}
+	if (e) {
+		line = e->line;
+		column = e->column;
+		if (item < e->nvalues) {
+			line = e->pos[item][0];
+			column = e->pos[item][1];
 		}
+	}
 	va_start(ap, fmt);
 	verror_at(c->file, line, column, fmt, ap);
 	va_end(ap);

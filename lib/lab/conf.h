@@ -57,6 +57,8 @@ int bg_conf_list(struct bg_conf *c, const char *key, char ***out, size_t *n);
 int bg_conf_map(struct bg_conf *c, const char *key, struct bg_conf **out);
 /* A list of mappings (none when absent); borrowed from c. */
 int bg_conf_maps(struct bg_conf *c, const char *key, struct bg_conf **out, size_t *n);
+/* The entry of key, for its shape and position, or NULL; it is not marked used. */
+const struct bg_conf_entry *bg_conf_find(const struct bg_conf *c, const char *key);
 /*
  * -1 naming the first key no getter asked for, in c and in every mapping of a key that
  * was asked for: a typo must not pass silently.
