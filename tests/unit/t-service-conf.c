@@ -1,6 +1,6 @@
 /*
- * Unit tests of the service configuration: paths are taken from the file's directory,
- * and each mistake is named "file:line:col: why".
+ * Unit tests of the service configuration: the shipped bootgate.yaml loads as meant, paths
+ * are taken from the file's directory, and each mistake is named "file:line:col: why".
  */
 #include <limits.h>
 
@@ -78,6 +78,74 @@ static void expect_error(const char *text, int line, int column, const char *why
 	assert_null(c.file);
 	assert_int_equal(c.conf.n, 0);
 	free(want);
+}
+
+static void test_shipped(void **state)
+{
+	struct bg_service_conf c;
+	const struct bg_service_tree *t;
+	struct bg_threshold th;
+
+	(void)state;
+	assert_int_equal(bg_service_conf_load(SHIPPED_LAB "/bootgate.yaml", &c), 0);
+	assert_string_equal(c.state, "/var/lib/bootgate");
+	assert_int_equal(c.builds, 1);
+	assert_int_equal(c.boots, 2);
+	assert_int_equal(c.poll, 300);
+	assert_string_equal(c.webhook_host, "127.0.0.1");
+	assert_int_equal(c.webhook_port, 8787);
+	assert_string_equal(c.webhook_secret_file, "/etc/bootgate/webhook.secret");
+	assert_string_equal(c.socket, "/run/bootgate/bootgate.sock");
+	assert_int_equal(c.ntrees, 3);
+
+	t = bg_service_conf_tree(&c, "tracing");
+	assert_ptr_equal(t, &c.trees[0]);
+	assert_string_equal(t->url,
+			    "git://git.kernel.org/pub/scm/linux/kernel/git/trace/linux-trace.git");
+	assert_string_equal(t->branch, "for-next");
+	assert_string_equal(t->reference, "/var/cache/bootgate/trees/linux");
+	assert_int_equal(t->narches, 2);
+	assert_string_equal(t->arches[0], "x86_64");
+	assert_string_equal(t->arches[1], "arm64");
+	assert_int_equal(t->nboards, 0);
+	assert_true(t->deterministic);
+	assert_true(t->compare.deterministic);
+	assert_int_equal(t->nmetrics, 2);
+	assert_string_equal(t->metrics[1], "boot.*");
+	assert_int_equal(t->compare.nthresholds, 2);
+	/* the thresholds are the verdict's own: what a gate on this tree compares with */
+	th = bg_compare_threshold(&t->compare, "initcall.pty_init");
+	assert_true(th.pct == 0.05 && th.abs_us == 1000);
+	th = bg_compare_threshold(&t->compare, "boot.init");
+	assert_true(th.pct == 0.02 && th.abs_us == 1000);
+	assert_int_equal(t->poll, 300);
+	assert_int_equal(t->config, BG_KCONFIG_TINY);
+	assert_string_equal(t->config_name, "tinyconfig");
+	assert_int_equal(t->nfragments, 0);
+
+	t = bg_service_conf_tree(&c, "printk");
+	assert_ptr_equal(t, &c.trees[1]);
+	assert_string_equal(t->url, "git://git.kernel.org/pub/scm/linux/kernel/git/printk/linux.git");
+	assert_string_equal(t->branch, "for-next");
+	assert_int_equal(t->narches, 0);
+	assert_int_equal(t->nboards, 1);
+	assert_string_equal(t->boards[0], "qemu-x86_64");
+	assert_false(t->deterministic);
+	assert_int_equal(t->nmetrics, 0);                /* every metric */
+	assert_int_equal(t->poll, 600);
+	assert_int_equal(t->config, BG_KCONFIG_TINY);   /* the default */
+
+	t = bg_service_conf_tree(&c, "perf");
+	assert_ptr_equal(t, &c.trees[2]);
+	assert_string_equal(t->url,
+			    "git://git.kernel.org/pub/scm/linux/kernel/git/perf/perf-tools-next.git");
+	assert_string_equal(t->branch, "perf-tools-next");
+	th = bg_compare_threshold(&t->compare, "probe.i8042");
+	assert_true(th.pct == 0.10 && th.abs_us == 1000);
+
+	assert_null(bg_service_conf_tree(&c, "trace"));
+	bg_service_conf_release(&c);
+	assert_null(c.trees);
 }
 
 /* Relative paths from the file's directory, defaults, and the other forms of each key. */
@@ -305,6 +373,7 @@ static void test_file_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_paths_and_defaults),
 		cmocka_unit_test(test_shape_errors),
 		cmocka_unit_test(test_value_errors),
