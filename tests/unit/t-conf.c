@@ -8,14 +8,30 @@ static int load(const char *text, struct bg_conf *c)
 	return bg_conf_load_mem("x.yaml", text, strlen(text), c);
 }
 
-/* Loading must fail with exactly this message. */
-static void expect_load_error(const char *text, const char *want)
+static int load_nested(const char *text, struct bg_conf *c)
+{
+	return bg_conf_load_nested_mem("x.yaml", text, strlen(text), c);
+}
+
+/* Loading, flat or nested, must fail with exactly this message. */
+static void expect_error_from(int (*loader)(const char *, struct bg_conf *), const char *text,
+			      const char *want)
 {
 	struct bg_conf c;
 
-	assert_int_equal(load(text, &c), -1);
+	assert_int_equal(loader(text, &c), -1);
 	assert_string_equal(bg_error_last(), want);
 	assert_int_equal(c.n, 0);             /* released: nothing half-loaded */
+}
+
+static void expect_load_error(const char *text, const char *want)
+{
+	expect_error_from(load, text, want);
+}
+
+static void expect_nested_error(const char *text, const char *want)
+{
+	expect_error_from(load_nested, text, want);
 }
 
 static void test_values(void **state)
@@ -104,20 +120,6 @@ static void test_errors(void **state)
 	assert_int_equal(bg_conf_error_at(&c, "absent", 0, "missing"), -1);
 	assert_string_equal(bg_error_last(), "x.yaml:1:1: missing");
 	bg_conf_release(&c);
-}
-
-static int load_nested(const char *text, struct bg_conf *c)
-{
-	return bg_conf_load_nested_mem("x.yaml", text, strlen(text), c);
-}
-
-static void expect_nested_error(const char *text, const char *want)
-{
-	struct bg_conf c;
-
-	assert_int_equal(load_nested(text, &c), -1);
-	assert_string_equal(bg_error_last(), want);
-	assert_int_equal(c.n, 0);
 }
 
 /* Nested files: mappings and lists of mappings as values, each with getters of its own. */

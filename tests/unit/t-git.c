@@ -41,13 +41,9 @@ static void make_repo(const char *dir)
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/bootgate-t-git.XXXXXX";
-
 	(void)state;
-	if (!mkdtemp(tmpl))
-		return -1;
-	top = xstrdup(tmpl);
-	return 0;
+	top = unit_scratch_dir("t-git");
+	return top ? 0 : -1;
 }
 
 static int teardown(void **state)
