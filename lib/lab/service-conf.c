@@ -140,9 +140,14 @@ static int parse_listen(const struct bg_conf *w, const char *s, char **host, uns
 			return bg_conf_error_at(w, "listen", 0, "'listen': an IPv6 address goes in "
 						"brackets ([::1]:8787), not '%s'", s);
 		}
+		if (!*h) {
+			free(h);
+			return bg_conf_error_at(w, "listen", 0, "'listen' is HOST:PORT, with no "
+						"host in '%s'", s);
+		}
 		/* digits and dots alone are an IPv4 address, never a name */
-		if (!*h || (strspn(h, "0123456789.") == strlen(h) ?
-			    inet_pton(AF_INET, h, addr) != 1 : !is_host_name(h))) {
+		if (strspn(h, "0123456789.") == strlen(h) ? inet_pton(AF_INET, h, addr) != 1
+							   : !is_host_name(h)) {
 			bg_conf_error_at(w, "listen", 0, "'listen': '%s' is not an IPv4 address "
 					 "or a host name", h);
 			free(h);
@@ -219,38 +224,38 @@ static int check_url(const struct bg_conf *m, const char *url)
 	return 0;
 }
 
-/* Arches and boards name files of the lab: "../x" must not reach outside it. */
+/*
+ * Item i of key names the board PREFIX+NAME: a plain name (it is a file of the lab, and
+ * "../x" must not reach outside it) whose board file the lab has.
+ */
+static int check_board(const struct bg_conf *m, const char *key, size_t i, const char *what,
+		       const char *prefix, const char *lab)
+{
+	const char *name = bg_conf_find(m, key)->values[i];
+	char *path;
+	int ok;
+
+	if (!bg_path_name_ok(name))
+		return bg_conf_error_at(m, key, i, "%s '%s' is not a plain name ([A-Za-z0-9._+-], "
+					"no '/')", what, name);
+	path = xasprintf("%s/boards/%s%s.yaml", lab, prefix, name);
+	ok = access(path, R_OK) == 0;
+	free(path);
+	if (!ok)
+		return bg_conf_error_at(m, key, i, "%s '%s': no %s%s.yaml in %s/boards", what, name,
+					prefix, name, lab);
+	return 0;
+}
+
 static int check_boards(const struct bg_conf *m, const struct bg_service_tree *t,
 			const char *lab)
 {
-	for (size_t i = 0; i < t->narches; i++) {
-		char *path;
-		int ok;
-
-		if (!bg_path_name_ok(t->arches[i]))
-			return bg_conf_error_at(m, "arches", i, "arch '%s' is not a plain name "
-						"([A-Za-z0-9._+-], no '/')", t->arches[i]);
-		path = xasprintf("%s/boards/qemu-%s.yaml", lab, t->arches[i]);
-		ok = access(path, R_OK) == 0;
-		free(path);
-		if (!ok)
-			return bg_conf_error_at(m, "arches", i, "arch '%s' has no board: no "
-						"qemu-%s.yaml in %s/boards", t->arches[i],
-						t->arches[i], lab);
-	}
+	for (size_t i = 0; i < t->narches; i++)
+		if (check_board(m, "arches", i, "arch", "qemu-", lab) < 0)
+			return -1;
 	for (size_t i = 0; i < t->nboards; i++) {
-		char *path;
-		int ok;
-
-		if (!bg_path_name_ok(t->boards[i]))
-			return bg_conf_error_at(m, "boards", i, "board '%s' is not a plain name "
-						"([A-Za-z0-9._+-], no '/')", t->boards[i]);
-		path = xasprintf("%s/boards/%s.yaml", lab, t->boards[i]);
-		ok = access(path, R_OK) == 0;
-		free(path);
-		if (!ok)
-			return bg_conf_error_at(m, "boards", i, "no board '%s' in %s/boards",
-						t->boards[i], lab);
+		if (check_board(m, "boards", i, "board", "", lab) < 0)
+			return -1;
 		/* an arch stands for its board: the same board twice would boot twice */
 		for (size_t k = 0; k < t->narches; k++)
 			if (!strncmp(t->boards[i], "qemu-", 5) &&
@@ -456,13 +461,9 @@ int bg_service_conf_load(const char *path, struct bg_service_conf *sc)
 	dir = file_dir(path);
 	ret = read_conf(sc, dir);
 	free(dir);
-	if (ret < 0) {
-		char *msg = xstrdup(bg_error_last());
-
+	/* nothing half-read is left behind; releasing keeps the error */
+	if (ret < 0)
 		bg_service_conf_release(sc);
-		bg_error("%s", msg);
-		free(msg);
-	}
 	return ret;
 }
 

@@ -24,27 +24,18 @@ static char *dir, *lab, *bad;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/bootgate-t-service-conf.XXXXXX";
 	char real[PATH_MAX];
-	char *p;
 
 	(void)state;
-	if (!mkdtemp(tmpl) || !realpath(SHIPPED_LAB, real))
+	if (!realpath(SHIPPED_LAB, real) || !(dir = unit_scratch_dir("t-service-conf")))
 		return -1;
-	dir = xstrdup(tmpl);
 	lab = xstrdup(real);
 	/* the boards of the shipped lab: x86_64, arm64, ppc64le */
 	setenv("BOOTGATE_LAB", lab, 1);
 	bad = xasprintf("%s/bad.yaml", dir);
-	p = xasprintf("%s/kconfig", dir);
-	bg_mkdirs(p);
-	free(p);
-	p = xasprintf("%s/kconfig/extra.config", dir);
-	bg_write_file(p, "CONFIG_PRINTK=y\n", 16);
-	free(p);
-	p = xasprintf("%s/full.config", dir);
-	bg_write_file(p, "CONFIG_64BIT=y\n", 15);
-	free(p);
+	if (unit_write(dir, "kconfig/extra.config", "CONFIG_PRINTK=y\n") < 0 ||
+	    unit_write(dir, "full.config", "CONFIG_64BIT=y\n") < 0)
+		return -1;
 	return 0;
 }
 
@@ -256,6 +247,20 @@ static void test_shape_errors(void **state)
 /* Values: empty, out of range, not numbers, not names. */
 static void test_value_errors(void **state)
 {
+	/* the webhook's address, at 1:19, and why it is refused */
+	static const char *const listens[][2] = {
+		{ "127.0.0.1:0", "'listen': the port must be a whole number from 1 to 65535, not '0'" },
+		{ "127.0.0.1", "'listen' is HOST:PORT, not '127.0.0.1'" },
+		{ "::1:8787", "'listen': an IPv6 address goes in brackets ([::1]:8787), not '::1:8787'" },
+		{ "[::1]8787", "'listen' is HOST:PORT, with an IPv6 address in brackets "
+			       "([::1]:8787), not '[::1]8787'" },
+		{ "[::g]:80", "'listen': '::g' is not an IPv6 address" },
+		{ "127.0.0.256:80", "'listen': '127.0.0.256' is not an IPv4 address or a host name" },
+		{ "ci_host:80", "'listen': 'ci_host' is not an IPv4 address or a host name" },
+		{ "ci-:80", "'listen': 'ci-' is not an IPv4 address or a host name" },
+		{ ":80", "'listen' is HOST:PORT, with no host in ':80'" },
+	};
+
 	(void)state;
 	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: \"\"\n"
 		     "    arches: [x86_64]\n", 4, 13, "'branch' is empty");
@@ -268,18 +273,13 @@ static void test_value_errors(void **state)
 	expect_error(TREE "    poll: -300\n", 6, 11,
 		     "'poll' must be a whole number from 10 to 86400, not '-300'");
 	expect_error(TREE "    mode: fast\n", 6, 11, "'mode' is deterministic or timing, not 'fast'");
-	expect_error("webhook: {listen: '127.0.0.1:0', secret-file: s}\n" TREE, 1, 19,
-		     "'listen': the port must be a whole number from 1 to 65535, not '0'");
-	expect_error("webhook: {listen: '::1:8787', secret-file: s}\n" TREE, 1, 19,
-		     "'listen': an IPv6 address goes in brackets ([::1]:8787), not '::1:8787'");
-	expect_error("webhook: {listen: '127.0.0.256:80', secret-file: s}\n" TREE, 1, 19,
-		     "'listen': '127.0.0.256' is not an IPv4 address or a host name");
-	expect_error("webhook: {listen: 'ci_host:80', secret-file: s}\n" TREE, 1, 19,
-		     "'listen': 'ci_host' is not an IPv4 address or a host name");
-	expect_error("webhook: {listen: 'ci-:80', secret-file: s}\n" TREE, 1, 19,
-		     "'listen': 'ci-' is not an IPv4 address or a host name");
-	expect_error("webhook: {listen: '[::g]:80', secret-file: s}\n" TREE, 1, 19,
-		     "'listen': '::g' is not an IPv6 address");
+	for (size_t i = 0; i < ARRAY_SIZE(listens); i++) {
+		char *text = xasprintf("webhook: {listen: '%s', secret-file: s}\n" TREE,
+				       listens[i][0]);
+
+		expect_error(text, 1, 19, listens[i][1]);
+		free(text);
+	}
 	expect_error("webhook:\n  listen: 127.0.0.1:8787\n" TREE, 2, 3,
 		     "'secret-file' is missing");
 	{
@@ -316,12 +316,15 @@ static void test_tree_errors(void **state)
 		     "'a..b' is not a branch name git takes");
 	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n", 2, 5,
 		     "tree 't' boots nothing: give it 'arches', 'boards' or both");
-	why = xasprintf("arch 'mips' has no board: no qemu-mips.yaml in %s/boards", lab);
+	why = xasprintf("arch 'mips': no qemu-mips.yaml in %s/boards", lab);
 	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
 		     "    arches: [x86_64, mips]\n", 5, 22, why);
 	free(why);
 	expect_error(TREE "    boards: [../boards/qemu-x86_64]\n", 6, 14,
 		     "board '../boards/qemu-x86_64' is not a plain name ([A-Za-z0-9._+-], no '/')");
+	why = xasprintf("board 'qemu-x86-64': no qemu-x86-64.yaml in %s/boards", lab);
+	expect_error(TREE "    boards: [qemu-x86-64]\n", 6, 14, why);
+	free(why);
 	expect_error(TREE "    boards: [qemu-x86_64]\n", 6, 14,
 		     "board 'qemu-x86_64' is the board of arch 'x86_64', listed already");
 	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
