@@ -186,6 +186,7 @@ install: all
 		$(SHARE_INSTALL)/lab-configs/kconfig $(SHARE_INSTALL)/scripts \
 		$(SHARE_INSTALL)/workers/init
 	install -m 755 $(PROGRAMS) $(BINDIR_INSTALL)
+	install -m 644 lab-configs/bootgate.yaml $(SHARE_INSTALL)/lab-configs
 	install -m 644 lab-configs/boards/*.yaml $(SHARE_INSTALL)/lab-configs/boards
 	install -m 644 lab-configs/kconfig/*.config $(SHARE_INSTALL)/lab-configs/kconfig
 	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh $(SHARE_INSTALL)/scripts

@@ -147,40 +147,76 @@ void bg_compare_config_release(struct bg_compare_config *cfg)
 	cfg->nthresholds = 0;
 }
 
-int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec)
+int bg_threshold_pattern_check(const char *pattern)
 {
-	const char *eq = strchr(spec, '='), *p;
+	if (!*pattern)
+		return bg_error("the pattern is empty");
+	for (const char *p = pattern; *p; p++) {
+		/* names are printed one a line and split on white space: none can hold one */
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return bg_error("the pattern holds a space or a control character");
+		/* "initcall.*_init" would be a name no metric has, never a suffix match */
+		if (*p == '*' && p[1])
+			return bg_error("'*' may only end the pattern");
+	}
+	return 0;
+}
+
+/* The threshold PATTERN with VALUE "PCT%[:ABS_US]"; -1 with why, naming neither. */
+static int add_threshold(struct bg_compare_config *cfg, const char *pattern, const char *value)
+{
+	const char *p = value;
 	char *num;
 	double pct, abs_us = 0;
 	size_t n;
 	int bad;
 
-	if (!eq || eq == spec)
-		return bg_error("threshold '%s': expected PATTERN=PCT%%[:ABS_US]", spec);
-	p = eq + 1;
+	if (bg_threshold_pattern_check(pattern) < 0)
+		return -1;
 	n = bg_num_decimal_len(p);
 	num = xstrndup(p, n);
 	bad = !n || p[n] != '%' || bg_num_parse_double(num, 0, 1000, &pct) < 0;
 	free(num);
 	if (bad)
-		return bg_error("threshold '%s': the percentage must read like 5%% (0 to 1000)",
-				spec);
+		return bg_error("the percentage must read like 5%% (0 to 1000)");
 	for (size_t i = 0; i < cfg->nthresholds; i++)
-		if (strlen(cfg->thresholds[i].pattern) == (size_t)(eq - spec) &&
-		    !strncmp(cfg->thresholds[i].pattern, spec, (size_t)(eq - spec)))
-			return bg_error("threshold '%s': its pattern is given twice", spec);
+		if (!strcmp(cfg->thresholds[i].pattern, pattern))
+			return bg_error("its pattern is given twice");
 	p += n + 1;
 	if (*p == ':') {
 		if (bg_num_parse_double(p + 1, 0, BG_STATS_MAX_VALUE, &abs_us) < 0)
-			return bg_error("threshold '%s': the absolute floor must be microseconds",
-					spec);
+			return bg_error("the absolute floor must be microseconds");
 	} else if (*p) {
-		return bg_error("threshold '%s': unexpected '%s' after the percentage", spec, p);
+		return bg_error("unexpected '%s' after the percentage", p);
 	}
 	cfg->thresholds = xreallocarray(cfg->thresholds, cfg->nthresholds + 1,
 					sizeof(*cfg->thresholds));
-	cfg->thresholds[cfg->nthresholds++] = (struct bg_threshold){
-		xstrndup(spec, (size_t)(eq - spec)), pct / 100, abs_us };
+	cfg->thresholds[cfg->nthresholds++] = (struct bg_threshold){ xstrdup(pattern), pct / 100,
+								      abs_us };
+	return 0;
+}
+
+int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char *pattern;
+	int ret;
+
+	if (!eq || eq == spec)
+		return bg_error("threshold '%s': expected PATTERN=PCT%%[:ABS_US]", spec);
+	pattern = xstrndup(spec, (size_t)(eq - spec));
+	ret = add_threshold(cfg, pattern, eq + 1);
+	free(pattern);
+	if (ret < 0)
+		return bg_error("threshold '%s': %s", spec, bg_error_last());
+	return 0;
+}
+
+int bg_compare_config_add_threshold_pair(struct bg_compare_config *cfg, const char *pattern,
+					 const char *value)
+{
+	if (add_threshold(cfg, pattern, value) < 0)
+		return bg_error("threshold '%s': %s", pattern, bg_error_last());
 	return 0;
 }
 

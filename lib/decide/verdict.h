@@ -69,6 +69,14 @@ void bg_compare_config_init(struct bg_compare_config *cfg);
 void bg_compare_config_release(struct bg_compare_config *cfg);
 /* "PATTERN=PCT%[:ABS_US]", e.g. "initcall.*=10%:2000"; -1 with a message when malformed. */
 int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec);
+/* The same with the pattern and "PCT%[:ABS_US]" apart, as a configuration file gives them. */
+int bg_compare_config_add_threshold_pair(struct bg_compare_config *cfg, const char *pattern,
+					 const char *value);
+/*
+ * 0 when pattern can match metric names: not empty, no space or control character, and
+ * '*' only at its end (there is no suffix match); else -1 with why, not naming it.
+ */
+int bg_threshold_pattern_check(const char *pattern);
 /*
  * The threshold that applies to a metric: a pattern naming it exactly, else the longest
  * prefix pattern that matches it (the first given, among equals), else the default.

@@ -1,4 +1,4 @@
-/* Flat YAML configuration files read through the YAML event reader. */
+/* YAML configuration files, flat or nested, read through the YAML event reader. */
 #include "lab/conf.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -14,6 +14,9 @@ void bg_conf_release(struct bg_conf *c)
 			free(c->e[i].values[k]);
 		free(c->e[i].values);
 		free(c->e[i].pos);
+		for (size_t k = 0; k < c->e[i].nmaps; k++)
+			bg_conf_release(&c->e[i].maps[k]);
+		free(c->e[i].maps);
 		free(c->e[i].key);
 	}
 	free(c->e);
@@ -21,12 +24,42 @@ void bg_conf_release(struct bg_conf *c)
 	memset(c, 0, sizeof(*c));
 }
 
-#define FAIL_AT(ev, ...) do { \
-	char msg_[512]; \
-	snprintf(msg_, sizeof(msg_), __VA_ARGS__); \
-	ret = bg_error("%s:%zu:%zu: %s", name, (ev).line, (ev).column, msg_); \
-	goto out; \
-} while (0)
+struct loader {
+	struct bg_yaml_reader *r;
+	const char *name;
+	int max_depth;        /* 0: a flat file */
+};
+
+static int verror_at(const char *file, size_t line, size_t column, const char *fmt, va_list ap)
+{
+	struct bg_strbuf msg = BG_STRBUF_INIT;
+
+	bg_strbuf_vaddf(&msg, fmt, ap);
+	bg_error("%s:%zu:%zu: %s", file, line, column, msg.buf);
+	bg_strbuf_release(&msg);
+	return -1;
+}
+
+static int fail_at(const struct loader *l, const struct bg_yaml_event *ev, const char *fmt, ...)
+	BG_PRINTF(3, 4);
+
+static int fail_at(const struct loader *l, const struct bg_yaml_event *ev, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_at(l->name, ev->line, ev->column, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The next event; libyaml's own errors are "line:col: what", the file is named here. */
+static int next(const struct loader *l, struct bg_yaml_event *ev)
+{
+	if (bg_yaml_next(l->r, ev) < 0)
+		return bg_error("%s:%s", l->name, bg_error_last());
+	return 0;
+}
 
 static void add_value(struct bg_conf_entry *e, const struct bg_yaml_event *ev)
 {
@@ -38,76 +71,148 @@ static void add_value(struct bg_conf_entry *e, const struct bg_yaml_event *ev)
 	e->nvalues++;
 }
 
-int bg_conf_load_mem(const char *name, const char *text, size_t len, struct bg_conf *c)
+static int read_map(const struct loader *l, const struct bg_yaml_event *begin, int depth,
+		    struct bg_conf *c);
+
+/* A mapping as a value or a list item: one level deeper than the mapping holding it. */
+static int add_map(const struct loader *l, struct bg_conf_entry *e,
+		   const struct bg_yaml_event *begin, int depth)
 {
-	struct bg_yaml_reader *r = bg_yaml_reader_new_mem(text, len);
+	if (depth + 1 > l->max_depth)
+		return fail_at(l, begin, "'%s': mappings nest deeper than %d levels", e->key,
+			       l->max_depth);
+	e->maps = xreallocarray(e->maps, e->nmaps + 1, sizeof(*e->maps));
+	/* counted before it is read: a failure half-way is released with the rest */
+	return read_map(l, begin, depth + 1, &e->maps[e->nmaps++]);
+}
+
+static int read_list(const struct loader *l, struct bg_conf_entry *e, int depth)
+{
 	struct bg_yaml_event ev;
-	int ret = 0;
+
+	e->shape = BG_CONF_LIST;
+	for (;;) {
+		if (next(l, &ev) < 0)
+			return -1;
+		if (ev.type == BG_YAML_SEQ_END)
+			return 0;
+		if (!l->max_depth && ev.type != BG_YAML_SCALAR)
+			return fail_at(l, &ev, "'%s': list items must be plain values", e->key);
+		if (ev.type == BG_YAML_SCALAR && !e->nmaps) {
+			add_value(e, &ev);
+		} else if (ev.type == BG_YAML_MAP_BEGIN && !e->nvalues) {
+			e->shape = BG_CONF_MAP_LIST;
+			if (add_map(l, e, &ev, depth) < 0)
+				return -1;
+		} else if (ev.type == BG_YAML_SCALAR || ev.type == BG_YAML_MAP_BEGIN) {
+			return fail_at(l, &ev, "'%s': list items must be all plain values or all "
+				       "mappings", e->key);
+		} else {
+			return fail_at(l, &ev, "'%s': list items must be plain values or mappings",
+				       e->key);
+		}
+	}
+}
+
+static int read_value(const struct loader *l, struct bg_conf_entry *e, int depth)
+{
+	struct bg_yaml_event ev;
+
+	if (next(l, &ev) < 0)
+		return -1;
+	switch (ev.type) {
+	case BG_YAML_SCALAR:
+		e->shape = BG_CONF_VALUE;
+		add_value(e, &ev);
+		return 0;
+	case BG_YAML_SEQ_BEGIN:
+		return read_list(l, e, depth);
+	case BG_YAML_MAP_BEGIN:
+		if (!l->max_depth)
+			break;
+		e->shape = BG_CONF_MAP;
+		return add_map(l, e, &ev, depth);
+	case BG_YAML_ALIAS:
+		/* a value would then be two places at once: the one read and the one meant */
+		return fail_at(l, &ev, "'%s': aliases (*name) are not taken; write the value out",
+			       e->key);
+	default:
+		break;
+	}
+	return fail_at(l, &ev, "'%s': expected a value%s", e->key,
+		       l->max_depth ? ", a list or a mapping" : " or a list of values");
+}
+
+/* The entries of the mapping that begin opened, up to its end. */
+static int read_map(const struct loader *l, const struct bg_yaml_event *begin, int depth,
+		    struct bg_conf *c)
+{
+	struct bg_yaml_event ev;
 
 	memset(c, 0, sizeof(*c));
-	if (!r)
-		return bg_error("%s: cannot set up the YAML parser", name);
-	if (memchr(text, '\0', len)) {
-		bg_yaml_reader_free(r);
-		return bg_error("%s:1:1: binary data, not YAML", name);
-	}
-	c->file = xstrdup(name);
-	c->line = c->column = 1;
-	if (bg_yaml_next(r, &ev) < 0)
-		goto yaml_error;
-	if (ev.type == BG_YAML_END)
-		goto out;                       /* an empty file: every key takes its default */
-	if (ev.type != BG_YAML_MAP_BEGIN)
-		FAIL_AT(ev, "expected a mapping of keys to values");
-	c->line = ev.line;
-	c->column = ev.column;
+	c->file = xstrdup(l->name);
+	c->line = begin->line;
+	c->column = begin->column;
 	for (;;) {
 		struct bg_conf_entry *e;
 
-		if (bg_yaml_next(r, &ev) < 0)
-			goto yaml_error;
+		if (next(l, &ev) < 0)
+			return -1;
 		if (ev.type == BG_YAML_MAP_END)
-			break;
+			return 0;
 		if (ev.type != BG_YAML_SCALAR)
-			FAIL_AT(ev, "expected a key");
+			return fail_at(l, &ev, "expected a key");
 		for (size_t i = 0; i < c->n; i++)
 			if (!strcmp(c->e[i].key, ev.value))
-				FAIL_AT(ev, "'%s' is given twice (first at line %zu)", ev.value,
-					c->e[i].line);
+				return fail_at(l, &ev, "'%s' is given twice (first at line %zu)",
+					       ev.value, c->e[i].line);
 		ALLOC_GROW(c->e, c->n + 1, c->alloc);
 		e = &c->e[c->n++];
 		memset(e, 0, sizeof(*e));
 		e->key = xstrndup(ev.value, ev.len);
 		e->line = ev.line;
 		e->column = ev.column;
-		if (bg_yaml_next(r, &ev) < 0)
-			goto yaml_error;
-		if (ev.type == BG_YAML_SCALAR) {
-			add_value(e, &ev);
-		} else if (ev.type == BG_YAML_SEQ_BEGIN) {
-			e->list = true;
-			for (;;) {
-				if (bg_yaml_next(r, &ev) < 0)
-					goto yaml_error;
-				if (ev.type == BG_YAML_SEQ_END)
-					break;
-				if (ev.type != BG_YAML_SCALAR)
-					FAIL_AT(ev, "'%s': list items must be plain values", e->key);
-				add_value(e, &ev);
-			}
-		} else {
-			FAIL_AT(ev, "'%s': expected a value or a list of values", e->key);
-		}
+		if (read_value(l, e, depth) < 0)
+			return -1;
 	}
-	if (bg_yaml_next(r, &ev) < 0)
-		goto yaml_error;
-	if (ev.type != BG_YAML_END)
-		FAIL_AT(ev, "one mapping per file");
-	goto out;
-yaml_error:
-	ret = bg_error("%s:%s", name, bg_error_last());
+}
+
+static int load_mem(const char *name, const char *text, size_t len, int max_depth,
+		    struct bg_conf *c)
+{
+	struct loader l = { bg_yaml_reader_new_mem(text, len), name, max_depth };
+	struct bg_yaml_event ev;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (!l.r)
+		return bg_error("%s: cannot set up the YAML parser", name);
+	if (memchr(text, '\0', len)) {
+		bg_yaml_reader_free(l.r);
+		return bg_error("%s:1:1: binary data, not YAML", name);
+	}
+	if (next(&l, &ev) < 0)
+		goto out;
+	if (ev.type == BG_YAML_END) {
+		/* an empty file: every key takes its default */
+		c->file = xstrdup(name);
+		c->line = c->column = 1;
+		ret = 0;
+		goto out;
+	}
+	if (ev.type != BG_YAML_MAP_BEGIN) {
+		fail_at(&l, &ev, "expected a mapping of keys to values");
+		goto out;
+	}
+	if (read_map(&l, &ev, 0, c) < 0 || next(&l, &ev) < 0)
+		goto out;
+	if (ev.type != BG_YAML_END) {
+		fail_at(&l, &ev, "one mapping per file");
+		goto out;
+	}
+	ret = 0;
 out:
-	bg_yaml_reader_free(r);
+	bg_yaml_reader_free(l.r);
 	if (ret < 0) {
 		char *msg = xstrdup(bg_error_last());
 
@@ -118,7 +223,17 @@ out:
 	return ret;
 }
 
-int bg_conf_load(const char *path, struct bg_conf *c)
+int bg_conf_load_mem(const char *name, const char *text, size_t len, struct bg_conf *c)
+{
+	return load_mem(name, text, len, 0, c);
+}
+
+int bg_conf_load_nested_mem(const char *name, const char *text, size_t len, struct bg_conf *c)
+{
+	return load_mem(name, text, len, BG_CONF_MAX_DEPTH, c);
+}
+
+static int load(const char *path, int max_depth, struct bg_conf *c)
 {
 	size_t len;
 	char *text;
@@ -127,19 +242,51 @@ int bg_conf_load(const char *path, struct bg_conf *c)
 	memset(c, 0, sizeof(*c));
 	if (!(text = bg_read_file(path, 1 << 20, &len)))
 		return -1;
-	ret = bg_conf_load_mem(path, text, len, c);
+	ret = load_mem(path, text, len, max_depth, c);
 	free(text);
 	return ret;
 }
 
-static struct bg_conf_entry *find(struct bg_conf *c, const char *key)
+int bg_conf_load(const char *path, struct bg_conf *c)
+{
+	return load(path, 0, c);
+}
+
+int bg_conf_load_nested(const char *path, struct bg_conf *c)
+{
+	return load(path, BG_CONF_MAX_DEPTH, c);
+}
+
+const struct bg_conf_entry *bg_conf_find(const struct bg_conf *c, const char *key)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->e[i].key, key)) {
-			c->e[i].used = true;
+		if (!strcmp(c->e[i].key, key))
 			return &c->e[i];
-		}
 	return NULL;
+}
+
+static struct bg_conf_entry *find(struct bg_conf *c, const char *key)
+{
+	struct bg_conf_entry *e = (struct bg_conf_entry *)bg_conf_find(c, key);
+
+	if (e)
+		e->used = true;
+	return e;
+}
+
+/* A key of the wrong shape, named at the key. */
+static int shape_error(const struct bg_conf *c, const struct bg_conf_entry *e, const char *fmt,
+		       ...) BG_PRINTF(3, 4);
+
+static int shape_error(const struct bg_conf *c, const struct bg_conf_entry *e, const char *fmt,
+		       ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_at(c->file, e->line, e->column, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 int bg_conf_str(struct bg_conf *c, const char *key, const char *def, const char **out)
@@ -150,9 +297,9 @@ int bg_conf_str(struct bg_conf *c, const char *key, const char *def, const char 
 		*out = def;
 		return 0;
 	}
-	if (e->list)
-		return bg_error("%s:%zu:%zu: '%s' takes one value, not a list", c->file, e->line,
-				e->column, key);
+	if (e->shape != BG_CONF_VALUE)
+		return shape_error(c, e, "'%s' takes one value, not a %s", key,
+				   e->shape == BG_CONF_MAP ? "mapping" : "list");
 	*out = e->values[0];
 	return 0;
 }
@@ -190,42 +337,75 @@ int bg_conf_list(struct bg_conf *c, const char *key, char ***out, size_t *n)
 	*n = 0;
 	if (!e)
 		return 0;
-	if (!e->list)
-		return bg_error("%s:%zu:%zu: '%s' takes a list: [a, b]", c->file, e->line,
-				e->column, key);
+	if (e->shape == BG_CONF_MAP_LIST)
+		return shape_error(c, e, "'%s' takes a list of plain values, not of mappings", key);
+	if (e->shape != BG_CONF_LIST)
+		return shape_error(c, e, "'%s' takes a list: [a, b]", key);
 	*out = e->values;
 	*n = e->nvalues;
 	return 0;
 }
 
+int bg_conf_map(struct bg_conf *c, const char *key, struct bg_conf **out)
+{
+	struct bg_conf_entry *e = find(c, key);
+
+	*out = NULL;
+	if (!e)
+		return 0;
+	if (e->shape != BG_CONF_MAP)
+		return shape_error(c, e, "'%s' takes a mapping of keys to values", key);
+	*out = e->maps;
+	return 0;
+}
+
+int bg_conf_maps(struct bg_conf *c, const char *key, struct bg_conf **out, size_t *n)
+{
+	struct bg_conf_entry *e = find(c, key);
+
+	*out = NULL;
+	*n = 0;
+	if (!e)
+		return 0;
+	/* an empty list reads as a list of values: it is as well an empty list of mappings */
+	if (e->shape != BG_CONF_MAP_LIST && !(e->shape == BG_CONF_LIST && !e->nvalues))
+		return shape_error(c, e, "'%s' takes a list of mappings", key);
+	*out = e->maps;
+	*n = e->nmaps;
+	return 0;
+}
+
 int bg_conf_check_unused(const struct bg_conf *c)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!c->e[i].used)
-			return bg_error("%s:%zu:%zu: unknown key '%s'", c->file, c->e[i].line,
-					c->e[i].column, c->e[i].key);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bg_conf_entry *e = &c->e[i];
+
+		if (!e->used)
+			return bg_error("%s:%zu:%zu: unknown key '%s'", c->file, e->line, e->column,
+					e->key);
+		for (size_t k = 0; k < e->nmaps; k++)
+			if (bg_conf_check_unused(&e->maps[k]) < 0)
+				return -1;
+	}
 	return 0;
 }
 
 int bg_conf_error_at(const struct bg_conf *c, const char *key, size_t item, const char *fmt, ...)
 {
-	struct bg_strbuf msg = BG_STRBUF_INIT;
+	const struct bg_conf_entry *e = bg_conf_find(c, key);
 	size_t line = c->line, column = c->column;
 	va_list ap;
 
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->e[i].key, key)) {
-			line = c->e[i].line;
-			column = c->e[i].column;
-			if (item < c->e[i].nvalues) {
-				line = c->e[i].pos[item][0];
-				column = c->e[i].pos[item][1];
-			}
+	if (e) {
+		line = e->line;
+		column = e->column;
+		if (item < e->nvalues) {
+			line = e->pos[item][0];
+			column = e->pos[item][1];
 		}
+	}
 	va_start(ap, fmt);
-	bg_strbuf_vaddf(&msg, fmt, ap);
+	verror_at(c->file, line, column, fmt, ap);
 	va_end(ap);
-	bg_error("%s:%zu:%zu: %s", c->file, line, column, msg.buf);
-	bg_strbuf_release(&msg);
 	return -1;
 }

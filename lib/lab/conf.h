@@ -1,19 +1,31 @@
 /*
- * Configuration files: flat YAML mappings of keys to scalars or lists of scalars (board
- * files, later trees and mail). Every key must be known to its reader; errors say
- * "file:line:col: what".
+ * Configuration files: YAML mappings of keys to scalars or lists of scalars (board files),
+ * or, read as nested, also to mappings and lists of mappings (the service's file). Every
+ * key must be known to its reader; errors say "file:line:col: what".
  */
 #ifndef BG_CONF_H
 #define BG_CONF_H
 
 #include "util/compat.h"
 
+/* How deep mappings may nest in a nested file: the root is 0. */
+#define BG_CONF_MAX_DEPTH 8
+
+enum bg_conf_shape {
+	BG_CONF_VALUE,        /* one value */
+	BG_CONF_LIST,         /* a list of values; also an empty list */
+	BG_CONF_MAP,          /* a mapping (nested files) */
+	BG_CONF_MAP_LIST,     /* a list of mappings (nested files) */
+};
+
 struct bg_conf_entry {
 	char *key;
-	char **values;        /* one for a scalar; a list's items */
+	enum bg_conf_shape shape;
+	char **values;        /* one for a value; a list's items */
 	size_t (*pos)[2];     /* line and column of each value */
 	size_t nvalues;
-	bool list;
+	struct bg_conf *maps; /* one for a mapping; a list's items */
+	size_t nmaps;
 	size_t line, column;  /* of the key */
 	bool used;
 };
@@ -28,6 +40,9 @@ struct bg_conf {
 /* 0, or -1 with bg_error_last() = "file:line:col: what". */
 int bg_conf_load(const char *path, struct bg_conf *c);
 int bg_conf_load_mem(const char *name, const char *text, size_t len, struct bg_conf *c);
+/* The same, taking mappings and lists of mappings as values, BG_CONF_MAX_DEPTH deep. */
+int bg_conf_load_nested(const char *path, struct bg_conf *c);
+int bg_conf_load_nested_mem(const char *name, const char *text, size_t len, struct bg_conf *c);
 void bg_conf_release(struct bg_conf *c);
 
 /*
@@ -38,7 +53,16 @@ int bg_conf_str(struct bg_conf *c, const char *key, const char *def, const char 
 int bg_conf_str_req(struct bg_conf *c, const char *key, const char **out);
 int bg_conf_long(struct bg_conf *c, const char *key, long def, long min, long max, long *out);
 int bg_conf_list(struct bg_conf *c, const char *key, char ***out, size_t *n);
-/* -1 naming the first key no getter asked for: a typo must not pass silently. */
+/* A mapping (*out NULL when absent); borrowed from c, with getters of its own. */
+int bg_conf_map(struct bg_conf *c, const char *key, struct bg_conf **out);
+/* A list of mappings (none when absent); borrowed from c. */
+int bg_conf_maps(struct bg_conf *c, const char *key, struct bg_conf **out, size_t *n);
+/* The entry of key, for its shape and position, or NULL; it is not marked used. */
+const struct bg_conf_entry *bg_conf_find(const struct bg_conf *c, const char *key);
+/*
+ * -1 naming the first key no getter asked for, in c and in every mapping of a key that
+ * was asked for: a typo must not pass silently.
+ */
 int bg_conf_check_unused(const struct bg_conf *c);
 /*
  * Sets the error "file:line:col: MESSAGE" at a key's value (its item-th for a list), or

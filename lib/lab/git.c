@@ -83,6 +83,14 @@ int bg_git_resolve(const char *repo, const char *rev, char commit[BG_OID_HEX])
 	return ret;
 }
 
+bool bg_git_branch_name_ok(const char *name)
+{
+	int valid = 0;
+
+	init_once();
+	return git_branch_name_is_valid(&valid, name) == 0 && valid;
+}
+
 /*
  * Clears what an earlier worktree of this name left behind when its directory was deleted
  * behind our back: its administrative directory in the repository and its branch (each

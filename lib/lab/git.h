@@ -17,6 +17,8 @@ int bg_git_checkout(const char *repo, const char *wt_path, const char *rev,
 int bg_git_is_repository(const char *path);
 /* The commit id of rev in repo. */
 int bg_git_resolve(const char *repo, const char *rev, char commit[BG_OID_HEX]);
+/* Whether name can be a branch (refs/heads/NAME): git's rules, and no leading '-'. */
+bool bg_git_branch_name_ok(const char *name);
 
 struct bg_strvec;
 

@@ -30,23 +30,16 @@ static char *lab;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/bootgate-t-board.XXXXXX";
 	char *p;
+	int ret;
 
 	(void)state;
-	if (!mkdtemp(tmpl))
+	if (!(lab = unit_scratch_dir("t-board")))
 		return -1;
-	lab = xstrdup(tmpl);
 	p = xasprintf("%s/boards", lab);
-	bg_mkdirs(p);
+	ret = bg_mkdirs(p);
 	free(p);
-	p = xasprintf("%s/kconfig", lab);
-	bg_mkdirs(p);
-	free(p);
-	p = xasprintf("%s/kconfig/common.config", lab);
-	bg_write_file(p, "CONFIG_PRINTK=y\n", 16);
-	free(p);
-	return 0;
+	return ret < 0 ? -1 : unit_write(lab, "kconfig/common.config", "CONFIG_PRINTK=y\n");
 }
 
 static int teardown(void **state)

@@ -8,14 +8,30 @@ static int load(const char *text, struct bg_conf *c)
 	return bg_conf_load_mem("x.yaml", text, strlen(text), c);
 }
 
-/* Loading must fail with exactly this message. */
-static void expect_load_error(const char *text, const char *want)
+static int load_nested(const char *text, struct bg_conf *c)
+{
+	return bg_conf_load_nested_mem("x.yaml", text, strlen(text), c);
+}
+
+/* Loading, flat or nested, must fail with exactly this message. */
+static void expect_error_from(int (*loader)(const char *, struct bg_conf *), const char *text,
+			      const char *want)
 {
 	struct bg_conf c;
 
-	assert_int_equal(load(text, &c), -1);
+	assert_int_equal(loader(text, &c), -1);
 	assert_string_equal(bg_error_last(), want);
 	assert_int_equal(c.n, 0);             /* released: nothing half-loaded */
+}
+
+static void expect_load_error(const char *text, const char *want)
+{
+	expect_error_from(load, text, want);
+}
+
+static void expect_nested_error(const char *text, const char *want)
+{
+	expect_error_from(load_nested, text, want);
 }
 
 static void test_values(void **state)
@@ -106,6 +122,72 @@ static void test_errors(void **state)
 	bg_conf_release(&c);
 }
 
+/* Nested files: mappings and lists of mappings as values, each with getters of its own. */
+static void test_nested(void **state)
+{
+	struct bg_conf c, *m, *items;
+	const char *s;
+	char **list;
+	size_t n;
+	long v;
+
+	(void)state;
+	assert_int_equal(load_nested("limits:\n  builds: 3\n"
+				     "trees:\n  - name: a\n    arches: [x, y]\n  - {name: b}\n"
+				     "none: []\n", &c), 0);
+	assert_int_equal(bg_conf_map(&c, "limits", &m), 0);
+	assert_non_null(m);
+	assert_int_equal(bg_conf_long(m, "builds", 1, 1, 64, &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(bg_conf_maps(&c, "trees", &items, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(bg_conf_str(&items[1], "name", NULL, &s), 0);
+	assert_string_equal(s, "b");
+	assert_int_equal(bg_conf_str(&items[0], "name", NULL, &s), 0);
+	/* an empty list is as good a list of mappings as of values */
+	assert_int_equal(bg_conf_maps(&c, "none", &items, &n), 0);
+	assert_int_equal(n, 0);
+	/* a key of a mapping that was asked for and not read is unknown */
+	assert_int_equal(bg_conf_check_unused(&c), -1);
+	assert_string_equal(bg_error_last(), "x.yaml:5:5: unknown key 'arches'");
+	assert_int_equal(bg_conf_maps(&c, "trees", &items, &n), 0);
+	assert_int_equal(bg_conf_list(&items[0], "arches", &list, &n), 0);
+	assert_int_equal(bg_conf_check_unused(&c), 0);
+	/* a missing key of a nested mapping is named where the mapping begins */
+	assert_int_equal(bg_conf_str_req(&items[1], "url", &s), -1);
+	assert_string_equal(bg_error_last(), "x.yaml:6:5: 'url' is missing");
+	/* the wrong shape, named at the key */
+	assert_int_equal(bg_conf_map(&c, "trees", &m), -1);
+	assert_string_equal(bg_error_last(), "x.yaml:3:1: 'trees' takes a mapping of keys to values");
+	assert_int_equal(bg_conf_str(&c, "limits", NULL, &s), -1);
+	assert_string_equal(bg_error_last(), "x.yaml:1:1: 'limits' takes one value, not a mapping");
+	assert_int_equal(bg_conf_list(&c, "trees", &list, &n), -1);
+	assert_string_equal(bg_error_last(),
+			    "x.yaml:3:1: 'trees' takes a list of plain values, not of mappings");
+	assert_int_equal(bg_conf_maps(&c, "limits", &items, &n), -1);
+	assert_string_equal(bg_error_last(), "x.yaml:1:1: 'limits' takes a list of mappings");
+	bg_conf_release(&c);
+
+	/* a flat file still refuses what a nested one takes */
+	expect_load_error("a:\n  b: c\n", "x.yaml:2:3: 'a': expected a value or a list of values");
+	expect_load_error("a: [{b: c}]\n", "x.yaml:1:5: 'a': list items must be plain values");
+
+	expect_nested_error("a: {b: 1, b: 2}\n", "x.yaml:1:11: 'b' is given twice (first at line 1)");
+	expect_nested_error("a: [x, {b: c}]\n",
+			    "x.yaml:1:8: 'a': list items must be all plain values or all mappings");
+	expect_nested_error("a: [{b: c}, x]\n",
+			    "x.yaml:1:13: 'a': list items must be all plain values or all mappings");
+	expect_nested_error("a: [[x]]\n", "x.yaml:1:5: 'a': list items must be plain values or mappings");
+	expect_nested_error("a: &x 1\nb: *x\n",
+			    "x.yaml:2:4: 'b': aliases (*name) are not taken; write the value out");
+	/* eight levels are taken, a ninth is not: the stack is not the input's to fill */
+	assert_int_equal(load_nested("a: {b: {c: {d: {e: {f: {g: {h: {i: 1}}}}}}}}\n", &c), 0);
+	bg_conf_release(&c);
+	expect_nested_error("a: {b: {c: {d: {e: {f: {g: {h: {i: {j: 1}}}}}}}}}\n",
+			    "x.yaml:1:36: 'i': mappings nest deeper than 8 levels");
+	expect_nested_error("a: {b: [c\n", "x.yaml:2:1: did not find expected ',' or ']' while parsing a flow sequence");
+}
+
 /* A file that cannot be read is named, with why. */
 static void test_files(void **state)
 {
@@ -122,6 +204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_files),
 	};
 

@@ -41,13 +41,9 @@ static void make_repo(const char *dir)
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/bootgate-t-git.XXXXXX";
-
 	(void)state;
-	if (!mkdtemp(tmpl))
-		return -1;
-	top = xstrdup(tmpl);
-	return 0;
+	top = unit_scratch_dir("t-git");
+	return top ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -205,12 +201,30 @@ static void test_tree_identity(void **state)
 	free(sub);
 }
 
+/* Branch names from a configuration file: git's rules, and nothing git would take as an option. */
+static void test_branch_names(void **state)
+{
+	(void)state;
+	assert_true(bg_git_branch_name_ok("for-next"));
+	assert_true(bg_git_branch_name_ok("perf-tools-next"));
+	assert_true(bg_git_branch_name_ok("topic/a.b_c"));
+	assert_false(bg_git_branch_name_ok(""));
+	assert_false(bg_git_branch_name_ok("-x"));
+	assert_false(bg_git_branch_name_ok("a..b"));
+	assert_false(bg_git_branch_name_ok("a b"));
+	assert_false(bg_git_branch_name_ok("a\nb"));
+	assert_false(bg_git_branch_name_ok("a~1"));
+	assert_false(bg_git_branch_name_ok("a.lock"));
+	assert_false(bg_git_branch_name_ok("HEAD"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_checkout),
 		cmocka_unit_test(test_tree_identity),
+		cmocka_unit_test(test_branch_names),
 	};
 
 	return cmocka_run_group_tests_name("git", tests, setup, teardown);

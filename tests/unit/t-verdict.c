@@ -233,6 +233,25 @@ static void test_thresholds(void **state)
 	assert_int_equal(bg_compare_config_add_threshold(&cfg, "x=0x10%"), -1);
 	assert_int_equal(bg_compare_config_add_threshold(&cfg, "probe.i8042=3%"), -1);
 	assert_string_equal(bg_error_last(), "threshold 'probe.i8042=3%': its pattern is given twice");
+	/* a pattern that no metric name can match is a typo, not a threshold */
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "initcall.*_init=5%"), -1);
+	assert_string_equal(bg_error_last(),
+			    "threshold 'initcall.*_init=5%': '*' may only end the pattern");
+	assert_int_equal(bg_compare_config_add_threshold(&cfg, "boot init=5%"), -1);
+	assert_string_equal(bg_error_last(),
+			    "threshold 'boot init=5%': the pattern holds a space or a control character");
+	/* the form of a configuration file: the pattern and the value apart */
+	assert_int_equal(bg_compare_config_add_threshold_pair(&cfg, "boot.*", "2.5%:500"), 0);
+	t = bg_compare_threshold(&cfg, "boot.init");
+	assert_true(t.pct == 0.025 && t.abs_us == 500);
+	assert_int_equal(bg_compare_config_add_threshold_pair(&cfg, "boot.x", "5"), -1);
+	assert_string_equal(bg_error_last(),
+			    "threshold 'boot.x': the percentage must read like 5% (0 to 1000)");
+	assert_int_equal(bg_compare_config_add_threshold_pair(&cfg, "", "5%"), -1);
+	assert_string_equal(bg_error_last(), "threshold '': the pattern is empty");
+	assert_int_equal(bg_compare_config_add_threshold_pair(&cfg, "boot.x", "5%:1ms"), -1);
+	assert_string_equal(bg_error_last(),
+			    "threshold 'boot.x': the absolute floor must be microseconds");
 	bg_compare_config_release(&cfg);
 
 	/* the most specific pattern wins, whatever the order they were given in */

@@ -8,8 +8,38 @@
 #include <cmocka.h>
 
 #include "parse/bootlog.h"
+#include "util/fs.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
 
 #define MAX_BOOTS 64
+
+/* A scratch directory of the test program's own, /tmp/bootgate-NAME.XXXXXX; NULL if none. */
+static inline char *unit_scratch_dir(const char *name)
+{
+	char *tmpl = xasprintf("/tmp/bootgate-%s.XXXXXX", name);
+
+	if (!mkdtemp(tmpl)) {
+		free(tmpl);
+		return NULL;
+	}
+	return tmpl;
+}
+
+/* Writes dir/rel, making the directories it needs: 0 or -1. */
+static inline int unit_write(const char *dir, const char *rel, const char *text)
+{
+	char *path = bg_path_join(dir, rel), *slash = strrchr(path, '/');
+	int ret;
+
+	*slash = '\0';
+	ret = bg_mkdirs(path);
+	*slash = '/';
+	if (!ret)
+		ret = bg_write_file(path, text, strlen(text));
+	free(path);
+	return ret;
+}
 
 struct parsed {
 	struct bg_boot *boots[MAX_BOOTS];

@@ -1,0 +1,499 @@
+/* The service configuration (service-conf.h), read and checked through the nested reader. */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "lab/service-conf.h"
+#include "lab/board.h"
+#include "lab/git.h"
+#include "util/error.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+#define TREE_NAME_MAX 64
+/* connect() and bind() take a Unix socket's path in a fixed array, NUL included */
+#define SOCKET_PATH_MAX (sizeof((struct sockaddr_un){ 0 }.sun_path) - 1)
+
+/* A value that is given must say something: "key:" and "key: ''" are mistakes. */
+static int check_given(const struct bg_conf *c, const char *key, const char *s)
+{
+	if (s && !*s)
+		return bg_conf_error_at(c, key, 0, "'%s' is empty", key);
+	return 0;
+}
+
+static int check_required(const struct bg_conf *c, const char *key, const char *s)
+{
+	if (!s)
+		return bg_conf_error_at(c, key, 0, "'%s' is missing", key);
+	return check_given(c, key, s);
+}
+
+/* A list: when given, not empty, with no empty item and no item twice. */
+static int get_list(struct bg_conf *c, const char *key, char ***out, size_t *n)
+{
+	if (bg_conf_list(c, key, out, n) < 0)
+		return -1;
+	if (bg_conf_find(c, key) && !*n)
+		return bg_conf_error_at(c, key, 0, "'%s' is an empty list: leave the key out, or "
+					"name at least one", key);
+	for (size_t i = 0; i < *n; i++) {
+		if (!*(*out)[i])
+			return bg_conf_error_at(c, key, i, "'%s' has an empty item", key);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp((*out)[k], (*out)[i]))
+				return bg_conf_error_at(c, key, i, "'%s' lists '%s' twice", key,
+							(*out)[i]);
+	}
+	return 0;
+}
+
+/* Where the file lives, for the paths in it: absolute when it can be found. */
+static char *file_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+			  : xstrdup(".");
+	char real[PATH_MAX];
+
+	if (realpath(dir, real)) {
+		free(dir);
+		dir = xstrdup(real);
+	}
+	return dir;
+}
+
+static char *resolve(const char *dir, const char *path)
+{
+	return path[0] == '/' ? xstrdup(path) : bg_path_join(dir, path);
+}
+
+/* A file the reader checks now: a typo in its name must not wait for a build to show. */
+static int check_file(const struct bg_conf *c, const char *key, size_t item, const char *path,
+		      const char *what)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || access(path, R_OK) != 0)
+		return bg_conf_error_at(c, key, item, "%scannot read '%s': %s", what, path,
+					strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return bg_conf_error_at(c, key, item, "%s'%s' is not a file", what, path);
+	return 0;
+}
+
+/* ---- the webhook's address ---- */
+
+static bool is_host_name(const char *s)
+{
+	size_t label = 0, n = 0;
+
+	/* RFC 1123: dot-separated labels of letters, digits and inner hyphens */
+	for (; s[n]; n++) {
+		char ch = s[n];
+
+		if (ch == '.') {
+			if (!label || s[n - 1] == '-')
+				return false;
+			label = 0;
+		} else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			   (ch >= '0' && ch <= '9') || (ch == '-' && label)) {
+			if (++label > 63)
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return n && n <= 253 && label && s[n - 1] != '-';
+}
+
+/* "HOST:PORT", "[IPV6]:PORT": the host without brackets, owned by the caller. */
+static int parse_listen(const struct bg_conf *w, const char *s, char **host, unsigned *port)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *p, *close;
+	unsigned long v;
+	char *h;
+
+	if (s[0] == '[') {
+		close = strchr(s, ']');
+		if (!close || close[1] != ':')
+			return bg_conf_error_at(w, "listen", 0, "'listen' is HOST:PORT, with an "
+						"IPv6 address in brackets ([::1]:8787), not '%s'", s);
+		h = xstrndup(s + 1, (size_t)(close - s - 1));
+		p = close + 2;
+		if (inet_pton(AF_INET6, h, addr) != 1) {
+			bg_conf_error_at(w, "listen", 0, "'listen': '%s' is not an IPv6 address", h);
+			free(h);
+			return -1;
+		}
+	} else {
+		close = strrchr(s, ':');
+		if (!close)
+			return bg_conf_error_at(w, "listen", 0, "'listen' is HOST:PORT, not '%s'", s);
+		h = xstrndup(s, (size_t)(close - s));
+		p = close + 1;
+		if (strchr(h, ':')) {
+			free(h);
+			return bg_conf_error_at(w, "listen", 0, "'listen': an IPv6 address goes in "
+						"brackets ([::1]:8787), not '%s'", s);
+		}
+		if (!*h) {
+			free(h);
+			return bg_conf_error_at(w, "listen", 0, "'listen' is HOST:PORT, with no "
+						"host in '%s'", s);
+		}
+		/* digits and dots alone are an IPv4 address, never a name */
+		if (strspn(h, "0123456789.") == strlen(h) ? inet_pton(AF_INET, h, addr) != 1
+							   : !is_host_name(h)) {
+			bg_conf_error_at(w, "listen", 0, "'listen': '%s' is not an IPv4 address "
+					 "or a host name", h);
+			free(h);
+			return -1;
+		}
+	}
+	if (bg_num_parse_ulong(p, 1, 65535, &v) < 0) {
+		free(h);
+		return bg_conf_error_at(w, "listen", 0, "'listen': the port must be a whole "
+					"number from 1 to 65535, not '%s'", p);
+	}
+	*host = h;
+	*port = (unsigned)v;
+	return 0;
+}
+
+/* ---- trees ---- */
+
+static bool tree_name_ok(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-");
+
+	return n && !s[n] && n <= TREE_NAME_MAX && s[0] != '.' && s[0] != '_' && s[0] != '-';
+}
+
+/* Whether some metric name could match both patterns (see bg_threshold_matches). */
+static bool patterns_overlap(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	bool pa = na && a[na - 1] == '*', pb = nb && b[nb - 1] == '*';
+
+	if (pa)
+		na--;
+	if (pb)
+		nb--;
+	if (pa && pb)
+		return !strncmp(a, b, na < nb ? na : nb);
+	if (pa)
+		return !strncmp(a, b, na);
+	if (pb)
+		return !strncmp(a, b, nb);
+	return !strcmp(a, b);
+}
+
+static int check_name(const struct bg_service_conf *sc, struct bg_conf *trees, size_t i)
+{
+	const struct bg_service_tree *t = &sc->trees[i];
+
+	if (!tree_name_ok(t->name))
+		return bg_conf_error_at(&trees[i], "name", 0, "tree name '%s' must be 1 to %d of "
+					"[a-z0-9._-], starting with a letter or a digit", t->name,
+					TREE_NAME_MAX);
+	/* names become paths: "a..b" would read as a step up to someone, if not to us */
+	if (strstr(t->name, ".."))
+		return bg_conf_error_at(&trees[i], "name", 0, "tree name '%s' may not hold '..'",
+					t->name);
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(sc->trees[k].name, t->name))
+			return bg_conf_error_at(&trees[i], "name", 0, "tree '%s' is named twice "
+						"(first at line %zu)", t->name,
+						bg_conf_find(&trees[k], "name")->line);
+	return 0;
+}
+
+static int check_url(const struct bg_conf *m, const char *url)
+{
+	for (const char *p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return bg_conf_error_at(m, "url", 0, "'url' may not hold a space, a line break "
+						"or another control character");
+	/* git would take it for an option */
+	if (url[0] == '-')
+		return bg_conf_error_at(m, "url", 0, "'url' may not start with '-'");
+	return 0;
+}
+
+/*
+ * Item i of key names the board PREFIX+NAME: a plain name (it is a file of the lab, and
+ * "../x" must not reach outside it) whose board file the lab has.
+ */
+static int check_board(const struct bg_conf *m, const char *key, size_t i, const char *what,
+		       const char *prefix, const char *lab)
+{
+	const char *name = bg_conf_find(m, key)->values[i];
+	char *path;
+	int ok;
+
+	if (!bg_path_name_ok(name))
+		return bg_conf_error_at(m, key, i, "%s '%s' is not a plain name ([A-Za-z0-9._+-], "
+					"no '/')", what, name);
+	path = xasprintf("%s/boards/%s%s.yaml", lab, prefix, name);
+	ok = access(path, R_OK) == 0;
+	free(path);
+	if (!ok)
+		return bg_conf_error_at(m, key, i, "%s '%s': no %s%s.yaml in %s/boards", what, name,
+					prefix, name, lab);
+	return 0;
+}
+
+static int check_boards(const struct bg_conf *m, const struct bg_service_tree *t,
+			const char *lab)
+{
+	for (size_t i = 0; i < t->narches; i++)
+		if (check_board(m, "arches", i, "arch", "qemu-", lab) < 0)
+			return -1;
+	for (size_t i = 0; i < t->nboards; i++) {
+		if (check_board(m, "boards", i, "board", "", lab) < 0)
+			return -1;
+		/* an arch stands for its board: the same board twice would boot twice */
+		for (size_t k = 0; k < t->narches; k++)
+			if (!strncmp(t->boards[i], "qemu-", 5) &&
+			    !strcmp(t->boards[i] + 5, t->arches[k]))
+				return bg_conf_error_at(m, "boards", i, "board '%s' is the board of "
+							"arch '%s', listed already", t->boards[i],
+							t->arches[k]);
+	}
+	return 0;
+}
+
+static int check_metrics(const struct bg_conf *m, const struct bg_service_tree *t)
+{
+	for (size_t i = 0; i < t->nmetrics; i++)
+		if (bg_threshold_pattern_check(t->metrics[i]) < 0)
+			return bg_conf_error_at(m, "metrics", i, "metric pattern '%s': %s",
+						t->metrics[i], bg_error_last());
+	return 0;
+}
+
+/* PATTERN: "PCT%[:US]", each for metrics the tree looks at. */
+static int read_thresholds(struct bg_conf *thr, struct bg_service_tree *t)
+{
+	for (size_t i = 0; thr && i < thr->n; i++) {
+		const struct bg_conf_entry *e = &thr->e[i];
+		bool seen = !t->nmetrics;
+
+		if (bg_threshold_pattern_check(e->key) < 0)
+			return bg_error("%s:%zu:%zu: threshold '%s': %s", thr->file, e->line,
+					e->column, e->key, bg_error_last());
+		for (size_t k = 0; k < t->nmetrics && !seen; k++)
+			seen = patterns_overlap(e->key, t->metrics[k]);
+		if (!seen)
+			return bg_error("%s:%zu:%zu: threshold '%s' is for no metric the tree looks "
+					"at (see 'metrics')", thr->file, e->line, e->column, e->key);
+		if (bg_compare_config_add_threshold_pair(&t->compare, e->key, e->values[0]) < 0)
+			return bg_conf_error_at(thr, e->key, 0, "%s", bg_error_last());
+	}
+	return 0;
+}
+
+static int read_config(const struct bg_conf *m, struct bg_service_tree *t, const char *dir,
+		       const char *config)
+{
+	size_t n = strlen(config);
+
+	if (check_given(m, "config", config) < 0)
+		return -1;
+	if (!strcmp(config, "tinyconfig")) {
+		t->config = BG_KCONFIG_TINY;
+		t->config_name = xstrdup(config);
+	} else if (bg_path_name_ok(config) && n >= 9 && !strcmp(config + n - 9, "defconfig")) {
+		t->config = BG_KCONFIG_TARGET;
+		t->config_name = xstrdup(config);
+	} else {
+		t->config = BG_KCONFIG_FILE;
+		t->config_name = resolve(dir, config);
+		if (check_file(m, "config", 0, t->config_name, "'config' is tinyconfig, a "
+			       "defconfig target or a .config file: ") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i,
+		     const char *dir, const char *lab)
+{
+	struct bg_conf *m = &trees[i], *thr;
+	struct bg_service_tree *t = &sc->trees[i];
+	const char *reference, *mode, *config;
+	char **fragments;
+	size_t nfragments;
+
+	/* every key is read before any is judged: a typo is named as one, not as a lack */
+	if (bg_conf_str(m, "name", NULL, &t->name) < 0 ||
+	    bg_conf_str(m, "url", NULL, &t->url) < 0 ||
+	    bg_conf_str(m, "branch", NULL, &t->branch) < 0 ||
+	    bg_conf_str(m, "reference", NULL, &reference) < 0 ||
+	    get_list(m, "arches", &t->arches, &t->narches) < 0 ||
+	    get_list(m, "boards", &t->boards, &t->nboards) < 0 ||
+	    bg_conf_str(m, "mode", "timing", &mode) < 0 ||
+	    get_list(m, "metrics", &t->metrics, &t->nmetrics) < 0 ||
+	    bg_conf_map(m, "thresholds", &thr) < 0 ||
+	    bg_conf_long(m, "poll", sc->poll, 10, 86400, &t->poll) < 0 ||
+	    bg_conf_str(m, "config", "tinyconfig", &config) < 0 ||
+	    get_list(m, "fragments", &fragments, &nfragments) < 0)
+		return -1;
+	for (size_t k = 0; thr && k < thr->n; k++) {
+		const char *value;
+
+		if (bg_conf_str(thr, thr->e[k].key, NULL, &value) < 0)
+			return -1;
+	}
+	if (bg_conf_check_unused(m) < 0 ||
+	    check_required(m, "name", t->name) < 0 || check_name(sc, trees, i) < 0 ||
+	    check_required(m, "url", t->url) < 0 || check_url(m, t->url) < 0 ||
+	    check_required(m, "branch", t->branch) < 0 ||
+	    check_given(m, "reference", reference) < 0 ||
+	    check_given(m, "mode", mode) < 0)
+		return -1;
+	if (!bg_git_branch_name_ok(t->branch))
+		return bg_conf_error_at(m, "branch", 0, "'%s' is not a branch name git takes",
+					t->branch);
+	if (reference)
+		t->reference = resolve(dir, reference);
+	if (!t->narches && !t->nboards)
+		return bg_conf_error_at(m, "arches", 0, "tree '%s' boots nothing: give it "
+					"'arches', 'boards' or both", t->name);
+	if (check_boards(m, t, lab) < 0)
+		return -1;
+	if (!strcmp(mode, "deterministic"))
+		t->deterministic = true;
+	else if (strcmp(mode, "timing") != 0)
+		return bg_conf_error_at(m, "mode", 0, "'mode' is deterministic or timing, not "
+					"'%s'", mode);
+	t->compare.deterministic = t->deterministic;
+	if (check_metrics(m, t) < 0 || read_thresholds(thr, t) < 0 ||
+	    read_config(m, t, dir, config) < 0)
+		return -1;
+	t->fragments = xcalloc(nfragments, sizeof(*t->fragments));
+	for (size_t k = 0; k < nfragments; k++) {
+		t->fragments[t->nfragments++] = resolve(dir, fragments[k]);
+		if (check_file(m, "fragments", k, t->fragments[k], "'fragments': ") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the file ---- */
+
+static int read_webhook(struct bg_service_conf *sc, struct bg_conf *w, const char *dir)
+{
+	const char *where, *secret;
+
+	if (bg_conf_str(w, "listen", NULL, &where) < 0 ||
+	    bg_conf_str(w, "secret-file", NULL, &secret) < 0 ||
+	    bg_conf_check_unused(w) < 0 ||
+	    check_required(w, "listen", where) < 0 ||
+	    parse_listen(w, where, &sc->webhook_host, &sc->webhook_port) < 0 ||
+	    /* a webhook anyone could call would build whatever they name */
+	    check_required(w, "secret-file", secret) < 0)
+		return -1;
+	sc->webhook_secret_file = resolve(dir, secret);
+	return 0;
+}
+
+static int read_conf(struct bg_service_conf *sc, const char *dir)
+{
+	struct bg_conf *c = &sc->conf, *limits, *webhook, *trees;
+	const char *state, *sock;
+	size_t ntrees;
+
+	if (bg_conf_str(c, "state", BG_SERVICE_STATE_DEFAULT, &state) < 0 ||
+	    bg_conf_map(c, "limits", &limits) < 0 ||
+	    bg_conf_long(c, "poll", 300, 10, 86400, &sc->poll) < 0 ||
+	    bg_conf_map(c, "webhook", &webhook) < 0 ||
+	    bg_conf_str(c, "socket", NULL, &sock) < 0 ||
+	    bg_conf_maps(c, "trees", &trees, &ntrees) < 0)
+		return -1;
+	sc->builds = 1;
+	sc->boots = 2;
+	if (limits && (bg_conf_long(limits, "builds", 1, 1, 64, &sc->builds) < 0 ||
+		       bg_conf_long(limits, "boots", 2, 1, 256, &sc->boots) < 0 ||
+		       bg_conf_check_unused(limits) < 0))
+		return -1;
+	if (webhook && read_webhook(sc, webhook, dir) < 0)
+		return -1;
+	sc->trees = xcalloc(ntrees, sizeof(*sc->trees));
+	for (size_t i = 0; i < ntrees; i++) {
+		bg_compare_config_init(&sc->trees[i].compare);
+		sc->ntrees++;
+		if (read_tree(sc, trees, i, dir, bg_lab_dir()) < 0)
+			return -1;
+	}
+	if (bg_conf_check_unused(c) < 0 ||
+	    check_given(c, "state", state) < 0 || check_given(c, "socket", sock) < 0)
+		return -1;
+	if (!bg_conf_find(c, "trees"))
+		return bg_conf_error_at(c, "trees", 0, "'trees' is missing: the service watches "
+					"at least one");
+	if (!ntrees)
+		return bg_conf_error_at(c, "trees", 0, "'trees' is an empty list: the service "
+					"watches at least one");
+	sc->state = resolve(dir, state);
+	sc->socket = sock ? resolve(dir, sock) : bg_path_join(sc->state, "bootgate.sock");
+	if (strlen(sc->socket) > SOCKET_PATH_MAX)
+		return bg_conf_error_at(c, sock ? "socket" : "state", 0, "the socket '%s' is "
+					"longer than a Unix socket's path can be (%zu bytes)%s",
+					sc->socket, SOCKET_PATH_MAX,
+					sock ? "" : ": give 'socket' a shorter one");
+	return 0;
+}
+
+int bg_service_conf_load(const char *path, struct bg_service_conf *sc)
+{
+	char *dir;
+	int ret;
+
+	memset(sc, 0, sizeof(*sc));
+	if (bg_conf_load_nested(path, &sc->conf) < 0)
+		return -1;
+	sc->file = xstrdup(path);
+	dir = file_dir(path);
+	ret = read_conf(sc, dir);
+	free(dir);
+	/* nothing half-read is left behind; releasing keeps the error */
+	if (ret < 0)
+		bg_service_conf_release(sc);
+	return ret;
+}
+
+void bg_service_conf_release(struct bg_service_conf *sc)
+{
+	for (size_t i = 0; i < sc->ntrees; i++) {
+		struct bg_service_tree *t = &sc->trees[i];
+
+		free(t->reference);
+		free(t->config_name);
+		for (size_t k = 0; k < t->nfragments; k++)
+			free(t->fragments[k]);
+		free(t->fragments);
+		bg_compare_config_release(&t->compare);
+	}
+	free(sc->trees);
+	free(sc->state);
+	free(sc->webhook_host);
+	free(sc->webhook_secret_file);
+	free(sc->socket);
+	free(sc->file);
+	bg_conf_release(&sc->conf);
+	memset(sc, 0, sizeof(*sc));
+}
+
+const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *sc,
+						    const char *name)
+{
+	for (size_t i = 0; i < sc->ntrees; i++)
+		if (!strcmp(sc->trees[i].name, name))
+			return &sc->trees[i];
+	return NULL;
+}

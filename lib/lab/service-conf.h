@@ -1,0 +1,73 @@
+/*
+ * The service's configuration (lab-configs/bootgate.yaml): where the daemon keeps its
+ * state, how much it runs at once, its webhook and trigger socket, and the trees it
+ * watches, each with the boards it boots, its mode, metrics, thresholds and kernel config.
+ * Every key is checked and every unknown one refused; each mistake is "file:line:col: why".
+ */
+#ifndef BG_SERVICE_CONF_H
+#define BG_SERVICE_CONF_H
+
+#include "util/compat.h"
+#include "decide/verdict.h"
+#include "lab/conf.h"
+
+#define BG_SERVICE_STATE_DEFAULT "/var/lib/bootgate"
+
+enum bg_kconfig {
+	BG_KCONFIG_TINY,      /* make tinyconfig */
+	BG_KCONFIG_TARGET,    /* make NAME, a defconfig target such as x86_64_defconfig */
+	BG_KCONFIG_FILE,      /* a full .config file */
+};
+
+struct bg_service_tree {
+	const char *name;     /* [a-z0-9][a-z0-9._-]*, at most 64: names paths and reports */
+	const char *url;      /* for git: no space, no control character, no leading '-' */
+	const char *branch;   /* a valid branch name */
+	char *reference;      /* a repository whose objects the mirror borrows; NULL: none */
+	char **arches;        /* each has a board qemu-ARCH.yaml in the lab */
+	size_t narches;
+	char **boards;        /* each is boards/NAME.yaml in the lab; arches or boards, or both */
+	size_t nboards;
+	bool deterministic;   /* mode: deterministic (QEMU -icount), else timing */
+	char **metrics;       /* the patterns a gate looks at; none: every metric */
+	size_t nmetrics;
+	/* the thresholds, in the file's order; .deterministic as above, the rest defaults */
+	struct bg_compare_config compare;
+	long poll;            /* seconds between fetches */
+	enum bg_kconfig config;
+	char *config_name;    /* "tinyconfig", the target, or the .config file */
+	char **fragments;     /* merged on top of the config, in order */
+	size_t nfragments;
+};
+
+/*
+ * Paths in the file are taken relative to the file's directory; here they are all
+ * absolute, owned by the struct. The const char * strings are borrowed from conf.
+ */
+struct bg_service_conf {
+	char *file;           /* as given to load */
+	char *state;          /* the SQLite store and the daemon's state */
+	long builds, boots;   /* at once */
+	long poll;            /* the trees' default, s */
+	char *webhook_host;   /* NULL: no webhook; an IPv6 address without its brackets */
+	unsigned webhook_port;
+	char *webhook_secret_file;
+	char *socket;         /* the trigger socket; short enough for a Unix socket */
+	struct bg_service_tree *trees;
+	size_t ntrees;
+	struct bg_conf conf;
+};
+
+/*
+ * Reads the file once (a regular file, at most 1 MiB) and checks it whole: arches and
+ * boards against the lab (bg_lab_dir()), the config file and fragments as readable
+ * files. The reference and the secret file are not opened: the daemon needs them, not
+ * the reader. 0, or -1 with bg_error_last() = "file:line:col: why" and c released.
+ */
+int bg_service_conf_load(const char *path, struct bg_service_conf *c);
+void bg_service_conf_release(struct bg_service_conf *c);
+/* The tree called name, borrowed from c; NULL if none is. */
+const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *c,
+						    const char *name);
+
+#endif
