@@ -19,6 +19,7 @@ xxhash.h lib/util/hash.c
 git2.h lib/lab/git.c
 openssl/ lib/lab/sha.c
 jansson.h lib/lab/json-read.c
+microhttpd.h lib/lab/webhook.c
 '
 out=${TMPDIR:-/tmp}/bootgate-layout.$$
 trap 'rm -f "$out"' EXIT
