@@ -179,7 +179,8 @@ install: all
 	install -m 755 $(PROGRAMS) $(BINDIR_INSTALL)
 	install -m 644 lab-configs/boards/*.yaml $(SHARE_INSTALL)/lab-configs/boards
 	install -m 644 lab-configs/kconfig/*.config $(SHARE_INSTALL)/lab-configs/kconfig
-	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh $(SHARE_INSTALL)/scripts
+	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh scripts/webhook-sign.sh \
+		$(SHARE_INSTALL)/scripts
 	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
 
 clean:
