@@ -45,7 +45,7 @@ endif
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
 # xxhash is compiled inline (lib/util/hash.c): only its header is needed
-LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lm
+LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lm
 TEST_LIBS = -lcmocka
 
 # lib/ by what it is about; the order is the direction of the includes (make check-layout)
@@ -189,7 +189,8 @@ install: all
 	install -m 644 lab-configs/bootgate.yaml $(SHARE_INSTALL)/lab-configs
 	install -m 644 lab-configs/boards/*.yaml $(SHARE_INSTALL)/lab-configs/boards
 	install -m 644 lab-configs/kconfig/*.config $(SHARE_INSTALL)/lab-configs/kconfig
-	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh $(SHARE_INSTALL)/scripts
+	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh scripts/webhook-sign.sh \
+		$(SHARE_INSTALL)/scripts
 	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
 
 clean:

@@ -6,7 +6,8 @@ set -eu
 pkgs=""
 for set in "$@"; do
 	case "$set" in
-	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev libsqlite3-dev" ;;
+	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev libsqlite3-dev
+		 libmicrohttpd-dev" ;;
 	unit)    pkgs="$pkgs libcmocka-dev git" ;;
 	clang)   pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	e2e)     pkgs="$pkgs jq time gzip bc python3 procps git" ;;

@@ -21,6 +21,7 @@ git2.h lib/lab/git.c
 openssl/ lib/lab/sha.c
 jansson.h lib/lab/json-read.c
 sqlite3.h lib/store/store.c
+microhttpd.h lib/lab/webhook.c
 '
 out=${TMPDIR:-/tmp}/bootgate-layout.$$
 trap 'rm -f "$out"' EXIT

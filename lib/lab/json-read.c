@@ -89,3 +89,8 @@ bool bg_json_doc_is_object(const struct bg_json_doc *d, const char *path)
 {
 	return json_is_object(walk(d, path));
 }
+
+bool bg_json_doc_has(const struct bg_json_doc *d, const char *path)
+{
+	return walk(d, path) != NULL;
+}

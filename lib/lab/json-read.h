@@ -21,5 +21,7 @@ size_t bg_json_doc_len(const struct bg_json_doc *d, const char *path);
 int bg_json_doc_bool(const struct bg_json_doc *d, const char *path);
 /* Whether the path names an object (a missing one is not). */
 bool bg_json_doc_is_object(const struct bg_json_doc *d, const char *path);
+/* Whether the path names any value, null included (a missing field, not a mistyped one). */
+bool bg_json_doc_has(const struct bg_json_doc *d, const char *path);
 
 #endif

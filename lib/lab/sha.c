@@ -1,5 +1,7 @@
 /* The one file that includes OpenSSL. */
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "lab/sha.h"
 #include "util/error.h"
@@ -47,4 +49,25 @@ int bg_sha256_file(const char *path, char hex[BG_SHA256_HEX])
 	if (!ret)
 		to_hex(md, mdlen, hex);
 	return ret;
+}
+
+int bg_hmac_sha256_hex(const void *key, size_t key_len, const void *data, size_t len,
+		       char hex[BG_SHA256_HEX])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+
+	if (key_len > INT_MAX)
+		return bg_error("hmac key of %zu bytes is too long", key_len);
+	/* an empty key or message is still one: OpenSSL wants a pointer for it */
+	if (!HMAC(EVP_sha256(), key_len ? key : "", (int)key_len, len ? data : (const void *)"",
+		  len, md, &mdlen))
+		return bg_error("hmac-sha256 failed");
+	to_hex(md, mdlen, hex);
+	return 0;
+}
+
+bool bg_sha256_hex_equal(const char a[BG_SHA256_HEX], const char b[BG_SHA256_HEX])
+{
+	return CRYPTO_memcmp(a, b, BG_SHA256_HEX - 1) == 0;
 }

@@ -1,7 +1,11 @@
 /* Keeps the last library error so callers can report it where they choose. */
 #include "util/error.h"
 
-static char last[8192];     /* a message names paths, which can be PATH_MAX long */
+/*
+ * A message names paths, which can be PATH_MAX long. One per thread, as libgit2's: the
+ * webhook's HTTP thread fails on its own requests while the daemon's loop reads its own.
+ */
+static _Thread_local char last[8192];
 
 /*
  * Formats into a buffer of its own first: a caller may pass the last message as an

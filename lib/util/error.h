@@ -1,4 +1,7 @@
-/* The last error of the library, as one readable message (libgit2's git_error_last). */
+/*
+ * The last error of the library, as one readable message (libgit2's git_error_last), kept
+ * per thread.
+ */
 #ifndef BG_ERROR_H
 #define BG_ERROR_H
 

@@ -23,6 +23,11 @@ static void test_paths(void **state)
 	assert_true(bg_json_doc_is_object(d, ""));
 	assert_true(bg_json_doc_is_object(d, "a"));
 	assert_false(bg_json_doc_is_object(d, "a.b"));
+	/* a null is there, of no type asked for; a missing key is not there */
+	assert_true(bg_json_doc_has(d, "a.b.3"));
+	assert_true(bg_json_doc_has(d, "n"));
+	assert_false(bg_json_doc_has(d, "a.b.4"));
+	assert_false(bg_json_doc_has(d, "m"));
 	/* missing or of another type: NULL, NaN, 0 */
 	assert_null(bg_json_doc_str(d, "n"));
 	assert_null(bg_json_doc_str(d, "a.b.9.c"));

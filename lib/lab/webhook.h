@@ -1,0 +1,51 @@
+/*
+ * The daemon's webhook: an HTTP endpoint on which a git server announces a push, signed
+ * as GitHub signs it (wraps libmicrohttpd).
+ *
+ * Only "POST /hook/TREE" is served, TREE being [a-z0-9][a-z0-9._-]{0,63}. The body is at
+ * most BG_WEBHOOK_MAX_BODY bytes of JSON in the shape of GitHub's push event,
+ *
+ *	{"ref": "refs/heads/for-next", "after": "<40 hex>", ...}
+ *
+ * and the header "X-Hub-Signature-256: sha256=<64 lowercase hex>" carries HMAC-SHA256 of
+ * those exact bytes under the shared secret. The answers: 202 accepted, 400 a body that is
+ * not such JSON, 401 a signature missing, malformed or wrong, 404 another path, 405
+ * another method, 413 a body too large. Each refusal is logged once; the secret never is.
+ * The signature covers the body alone, not the path, and nothing stops a replay: whoever
+ * has seen a signed push can send it again, to any tree.
+ */
+#ifndef BG_WEBHOOK_H
+#define BG_WEBHOOK_H
+
+#include "util/compat.h"
+
+#define BG_WEBHOOK_MAX_BODY ((size_t)1024 * 1024)
+#define BG_WEBHOOK_TIMEOUT 10       /* seconds a connection may stay silent */
+#define BG_WEBHOOK_CONNECTIONS 64   /* connections open at once; more are refused */
+
+struct bg_webhook;
+
+/*
+ * Called once for each accepted push, on the webhook's own thread, before the 202 goes
+ * out: it must be thread-safe and quick (hand the push to the daemon's loop, through a
+ * pipe for instance). tree comes from the path; ref is the pushed ref as the body names
+ * it; rev is "after" when that is 40 lowercase hex digits, NULL when it is missing, of
+ * another form, or all zeros (the ref was deleted). All are borrowed for the call.
+ */
+typedef void (*bg_webhook_fn)(const char *tree, const char *ref, const char *rev,
+			      void *data);
+
+/*
+ * Serves the webhook on listen, "127.0.0.1:8787" or "[::1]:8787" (numeric addresses
+ * only; port 0 takes any free port), until bg_webhook_stop(). The secret, which may not
+ * be empty, is copied. *out belongs to the caller. -1 with bg_error_last() when listen
+ * is malformed or the server cannot start.
+ */
+int bg_webhook_start(const char *listen, const void *secret, size_t secret_len,
+		     bg_webhook_fn fn, void *data, struct bg_webhook **out);
+/* The port it listens on: the one chosen when listen asked for port 0. */
+unsigned bg_webhook_port(const struct bg_webhook *w);
+/* Closes every connection and frees w; once it returns, fn is not called again. */
+void bg_webhook_stop(struct bg_webhook *w);
+
+#endif
