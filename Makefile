@@ -58,13 +58,15 @@ LIB_A = $(BUILD)/libbootgate.a
 # the bisection benchmark's simulator: linked into bench-bisect, never into the library
 BENCH_SRC = bench/bisect-bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
-CLI_SRC = $(wildcard daemon/*.c)
+CLI_SRC = daemon/bootgate.c $(wildcard daemon/cmd-*.c)
+DAEMON_SRC = daemon/bootgated.c
+DAEMON_OBJ = $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)
 # the simulator's header, for the programs that link it: never for the library
 $(CLI_OBJ): ALL_CFLAGS += -Ibench
 WORKER_SRC = $(wildcard workers/*.c)
 WORKERS = $(WORKER_SRC:workers/%.c=$(BIN)/%)
-PROGRAMS = $(BIN)/bootgate $(WORKERS)
+PROGRAMS = $(BIN)/bootgate $(BIN)/bootgated $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
@@ -91,6 +93,10 @@ $(LIB_A): $(LIB_OBJ)
 $(BIN)/bootgate: $(CLI_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LIBS)
+
+$(BIN)/bootgated: $(DAEMON_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(DAEMON_OBJ) $(LIB_A) $(LIBS)
 
 $(BIN)/bootgate-%: $(BUILD)/workers/bootgate-%.o $(LIB_A)
 	@mkdir -p $(dir $@)

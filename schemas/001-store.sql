@@ -123,7 +123,8 @@ CREATE TABLE jobs (
 	id INTEGER PRIMARY KEY,
 	kind TEXT NOT NULL,             -- gate, bisect
 	tree_id INTEGER NOT NULL REFERENCES trees(id),
-	rev TEXT,
+	rev TEXT,                       -- the commit gated, or the bad end of a bisection
+	base TEXT,                      -- what it is gated against, or the good end
 	bisection_id INTEGER REFERENCES bisections(id),
 	state TEXT NOT NULL DEFAULT 'queued',   -- queued, running, done, failed
 	attempts INTEGER NOT NULL DEFAULT 0,

@@ -11,8 +11,7 @@
 /* A worker's result is small; more than this is not one. */
 #define RESULT_MAX (64u << 20)
 
-/* A worker installed next to the running program. */
-static char *worker_path(const char *name)
+char *bg_worker_path(const char *name)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -36,7 +35,7 @@ int bg_worker_build(const char *tree, const char *commit, const char *board, con
 {
 	struct bg_strvec argv = BG_STRVEC_INIT;
 	struct bg_proc_result r;
-	char *prog = worker_path("bootgate-build"), *out = NULL;
+	char *prog = bg_worker_path("bootgate-build"), *out = NULL;
 	int ret = -1;
 
 	bg_strvec_push(&argv, prog);
@@ -75,7 +74,7 @@ int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *run)
 {
 	struct bg_strvec argv = BG_STRVEC_INIT;
 	struct bg_proc_result r;
-	char *prog = worker_path("bootgate-boot"), *out = NULL;
+	char *prog = bg_worker_path("bootgate-boot"), *out = NULL;
 	int ret = -1;
 
 	bg_strvec_push(&argv, prog);

@@ -10,6 +10,9 @@
 #include "parse/bootlog.h"
 #include "lab/result.h"
 
+/* A program installed next to the running one (the workers, bootgate); owned by the caller. */
+char *bg_worker_path(const char *name);
+
 /*
  * Builds commit of the tree for a board (or an arch). 0 when built; -1 with why, and
  * out->status telling a commit that does not build (BG_BUILD_FAILED) from a machine

@@ -367,6 +367,18 @@ int bg_row_columns(const struct bg_store_row *r)
 	return sqlite3_column_count(r->st);
 }
 
+const char *bg_row_name(const struct bg_store_row *r, int col)
+{
+	return sqlite3_column_name(r->st, col);
+}
+
+bool bg_row_number(const struct bg_store_row *r, int col)
+{
+	int t = sqlite3_column_type(r->st, col);
+
+	return t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+}
+
 bool bg_row_null(const struct bg_store_row *r, int col)
 {
 	return sqlite3_column_type(r->st, col) == SQLITE_NULL;

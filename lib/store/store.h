@@ -50,6 +50,9 @@ int64_t bg_store_last_id(struct bg_store *s);
 int64_t bg_store_changes(struct bg_store *s);
 
 int bg_row_columns(const struct bg_store_row *r);
+const char *bg_row_name(const struct bg_store_row *r, int col);
+/* Whether the column holds a number (integer or real), not text or NULL. */
+bool bg_row_number(const struct bg_store_row *r, int col);
 bool bg_row_null(const struct bg_store_row *r, int col);
 int64_t bg_row_int(const struct bg_store_row *r, int col);
 double bg_row_double(const struct bg_store_row *r, int col);

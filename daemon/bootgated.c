@@ -1,0 +1,819 @@
+/*
+ * bootgated: the service. One event loop watches the configured trees (a fetch every
+ * poll interval, at once on a trigger from the Unix socket or a signed webhook), queues
+ * a gate job for every new tip and a bisection for every regression a gate finds, and
+ * runs the jobs as `bootgate gate` and `bootgate bisect` processes, as many at once as
+ * the limits allow. Every decision is a row in the store before it is acted on: killed
+ * at any moment, it starts again where it was.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "lab/board.h"
+#include "lab/git.h"
+#include "lab/service-conf.h"
+#include "lab/tree.h"
+#include "lab/webhook.h"
+#include "lab/workers.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/path.h"
+#include "util/proc.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+#define MAX_JOBS 64
+#define FETCH_TIMEOUT 600        /* s */
+#define FETCH_BACKOFF_MAX 600    /* s between fetches of a tree that keeps failing */
+#define JOB_TRIES 5
+#define JOB_BACKOFF 30           /* s, doubled at each try */
+#define LINE_MAX_BYTES 1024
+#define STOP_GRACE_MS 20000
+
+struct tree {
+	char *name;
+	int64_t id;
+	char *mirror;
+	double next_fetch;       /* monotonic */
+	unsigned failures;
+	bool fetching, again;
+	struct bg_proc fetch;
+};
+
+struct job {
+	int64_t id;
+	struct bg_proc p;
+	bool used;
+};
+
+struct daemon {
+	const char *conf_path;
+	char *db;
+	const char *lab;
+	struct bg_service_conf conf;
+	struct bg_store *s;
+	struct tree *trees;
+	size_t ntrees;
+	struct job jobs[MAX_JOBS];
+	int sock, sigfd, hook_pipe[2];
+	struct bg_webhook *hook;
+	char *self;              /* the bootgate program */
+	char *logs;              /* STATE/jobs: one log per job */
+	bool stopping;
+};
+
+static void event(struct daemon *d, const char *level, int64_t tree, int64_t job,
+		  const char *fmt, ...) BG_PRINTF(5, 6);
+static void event(struct daemon *d, const char *level, int64_t tree, int64_t job,
+		  const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (!strcmp(level, "info"))
+		log_info("%s", sb.buf);
+	else
+		log_warnx("%s", sb.buf);
+	bg_store_exec(d->s, "INSERT INTO events (at, level, tree_id, job_id, message) VALUES "
+		      "(?, ?, nullif(?, 0), nullif(?, 0), ?)", "dsiis", bg_store_now(), level, tree,
+		      job, sb.buf);
+	bg_strbuf_release(&sb);
+}
+
+static struct tree *find_tree(struct daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->ntrees; i++)
+		if (!strcmp(d->trees[i].name, name))
+			return &d->trees[i];
+	return NULL;
+}
+
+static const struct bg_service_tree *tree_conf(struct daemon *d, const struct tree *t)
+{
+	return bg_service_conf_tree(&d->conf, t->name);
+}
+
+/* ---- the configuration ---- */
+
+static void free_trees(struct daemon *d)
+{
+	for (size_t i = 0; i < d->ntrees; i++) {
+		struct bg_proc_result r;
+
+		if (d->trees[i].fetching)
+			bg_proc_kill(&d->trees[i].fetch, 0, &r);
+		free(d->trees[i].name);
+		free(d->trees[i].mirror);
+	}
+	free(d->trees);
+	d->trees = NULL;
+	d->ntrees = 0;
+}
+
+/* The trees of the configuration into the store and the loop; all fetched soon. */
+static int setup_trees(struct daemon *d)
+{
+	char *mirrors = bg_path_join(bg_cache_dir(), "mirrors");
+	int ret = 0;
+
+	free_trees(d);
+	d->trees = xcalloc(d->conf.ntrees ? d->conf.ntrees : 1, sizeof(*d->trees));
+	for (size_t i = 0; i < d->conf.ntrees && !ret; i++) {
+		const struct bg_service_tree *c = &d->conf.trees[i];
+		struct tree *t = &d->trees[d->ntrees++];
+
+		t->name = xstrdup(c->name);
+		t->mirror = xasprintf("%s/%s.git", mirrors, c->name);
+		t->next_fetch = bg_now();
+		ret = bg_store_exec(d->s, "INSERT INTO trees (name, path, url, branch) VALUES "
+				    "(?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET path = "
+				    "excluded.path, url = excluded.url, branch = excluded.branch",
+				    "ssss", c->name, t->mirror, c->url, c->branch);
+		if (!ret)
+			ret = bg_store_int(d->s, 0, &t->id, "SELECT id FROM trees WHERE name = ?", "s",
+					   c->name);
+	}
+	free(mirrors);
+	return ret;
+}
+
+static void hook_push(const char *tree, const char *ref, const char *rev, void *data);
+
+static int start_webhook(struct daemon *d)
+{
+	char *secret, *listen;
+	size_t len;
+	int ret;
+
+	if (!d->conf.webhook_host)
+		return 0;
+	secret = bg_read_file(d->conf.webhook_secret_file, 4096, &len);
+	if (!secret)
+		return -1;
+	len = strcspn(secret, "\r\n");   /* the first line, as webhook-sign.sh reads it */
+	if (!len) {
+		free(secret);
+		return bg_error("%s: the secret is empty", d->conf.webhook_secret_file);
+	}
+	listen = strchr(d->conf.webhook_host, ':') ?
+		 xasprintf("[%s]:%u", d->conf.webhook_host, d->conf.webhook_port) :
+		 xasprintf("%s:%u", d->conf.webhook_host, d->conf.webhook_port);
+	ret = bg_webhook_start(listen, secret, len, hook_push, d, &d->hook);
+	if (!ret)
+		log_info("webhook on %s", listen);
+	explicit_bzero(secret, len);
+	free(secret);
+	free(listen);
+	return ret;
+}
+
+/* SIGHUP: the new file, or the old configuration kept running with why. */
+static void reload(struct daemon *d)
+{
+	struct bg_service_conf c;
+
+	if (bg_service_conf_load(d->conf_path, &c) < 0) {
+		event(d, "error", 0, 0, "keeping the old configuration: %s", bg_error_last());
+		return;
+	}
+	bg_webhook_stop(d->hook);
+	d->hook = NULL;
+	bg_service_conf_release(&d->conf);
+	d->conf = c;
+	if (setup_trees(d) < 0)
+		event(d, "error", 0, 0, "%s", bg_error_last());
+	if (start_webhook(d) < 0)
+		event(d, "error", 0, 0, "webhook: %s", bg_error_last());
+	event(d, "info", 0, 0, "configuration reloaded from %s: %zu trees", d->conf_path,
+	      d->ntrees);
+}
+
+/* ---- triggers ---- */
+
+/* A fetch as soon as possible; one under way is followed by another. None is lost. */
+static int trigger(struct daemon *d, const char *name, const char *how)
+{
+	struct tree *t = find_tree(d, name);
+
+	if (!t)
+		return -1;
+	if (t->fetching)
+		t->again = true;
+	else
+		t->next_fetch = bg_now();
+	log_debug("%s: triggered by %s", name, how);
+	return 0;
+}
+
+/* The webhook's thread: the loop reads the tree's name from the pipe. */
+static void hook_push(const char *tree, const char *ref, const char *rev, void *data)
+{
+	struct daemon *d = data;
+	char line[128];
+	int n = snprintf(line, sizeof(line), "%s\n", tree);
+
+	(void)ref;
+	(void)rev;
+	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) != n)
+		log_warn("webhook: cannot pass on a push to %s", tree);
+}
+
+static void read_hook_pipe(struct daemon *d)
+{
+	char buf[4096];
+	ssize_t n = read(d->hook_pipe[0], buf, sizeof(buf) - 1);
+	char *line, *save = NULL;
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (trigger(d, line, "webhook") < 0)
+			event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", line);
+}
+
+static void answer(int fd, const char *fmt, ...) BG_PRINTF(2, 3);
+static void answer(int fd, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+		log_debug("a client left before its answer");
+	bg_strbuf_release(&sb);
+}
+
+/* One request per connection: "trigger TREE [REV]", "wake" or "ping"; one line back. */
+static void serve_client(struct daemon *d)
+{
+	struct timeval tv = { 2, 0 };
+	char line[LINE_MAX_BYTES + 1], *words[4];
+	size_t len = 0, nw = 0;
+	int fd = accept4(d->sock, NULL, NULL, SOCK_CLOEXEC);
+	char *save = NULL;
+
+	if (fd < 0)
+		return;
+	/* a client that says nothing holds the loop 2 s at most */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (len < LINE_MAX_BYTES) {
+		ssize_t n = read(fd, line + len, LINE_MAX_BYTES - len);
+
+		if (n <= 0)
+			break;
+		len += n;
+		if (memchr(line, '\n', len))
+			break;
+	}
+	line[len] = '\0';
+	if (!memchr(line, '\n', len)) {
+		answer(fd, "error: a request is one line of at most %d bytes\n", LINE_MAX_BYTES);
+		goto out;
+	}
+	*strchr(line, '\n') = '\0';
+	for (char *w = strtok_r(line, " \t\r", &save); w && nw < ARRAY_SIZE(words);
+	     w = strtok_r(NULL, " \t\r", &save))
+		words[nw++] = w;
+	if (nw == 1 && !strcmp(words[0], "ping")) {
+		answer(fd, "ok %d\n", (int)getpid());
+	} else if (nw == 1 && !strcmp(words[0], "wake")) {
+		answer(fd, "ok\n");
+	} else if ((nw == 2 || nw == 3) && !strcmp(words[0], "trigger")) {
+		if (trigger(d, words[1], "the socket") < 0) {
+			struct bg_strbuf safe = BG_STRBUF_INIT;
+
+			bg_text_escape_line(&safe, words[1], strlen(words[1]));
+			answer(fd, "error: no tree '%s'\n", safe.buf);
+			bg_strbuf_release(&safe);
+		} else {
+			answer(fd, "ok: %s will be fetched\n", words[1]);
+		}
+	} else {
+		answer(fd, "error: the requests are 'trigger TREE [REV]', 'wake' and 'ping'\n");
+	}
+out:
+	close(fd);
+}
+
+static int open_socket(struct daemon *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	char *dir;
+
+	if (strlen(d->conf.socket) >= sizeof(sa.sun_path))
+		return bg_error("%s: too long for a Unix socket", d->conf.socket);
+	dir = xstrdup(d->conf.socket);
+	if (strrchr(dir, '/') && strrchr(dir, '/') != dir) {
+		*strrchr(dir, '/') = '\0';
+		if (bg_mkdirs(dir) < 0) {
+			free(dir);
+			return -1;
+		}
+	}
+	free(dir);
+	memcpy(sa.sun_path, d->conf.socket, strlen(d->conf.socket) + 1);
+	d->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (d->sock < 0)
+		return bg_error_errno("socket");
+	unlink(d->conf.socket);
+	/* 0600 from the start: no moment when another user could connect */
+	old = umask(077);
+	if (bind(d->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		umask(old);
+		return bg_error_errno("cannot bind '%s'", d->conf.socket);
+	}
+	umask(old);
+	if (listen(d->sock, 16) < 0)
+		return bg_error_errno("cannot listen on '%s'", d->conf.socket);
+	return 0;
+}
+
+/* ---- fetches ---- */
+
+static void start_fetch(struct daemon *d, struct tree *t)
+{
+	const struct bg_service_tree *c = tree_conf(d, t);
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_proc_opts o = { NULL, NULL, NULL, -1, BG_PROC_PIPE, STDERR_FILENO };
+
+	if (!c)
+		return;
+	bg_strvec_pushv(&argv, (char *const[]){ d->self, "fetch", "--mirror", t->mirror, "--url",
+						(char *)c->url, "--branch", (char *)c->branch,
+						NULL });
+	if (c->reference)
+		bg_strvec_pushv(&argv, (char *const[]){ "--reference", c->reference, NULL });
+	o.argv = bg_strvec_argv(&argv);
+	t->again = false;
+	if (bg_proc_start(&t->fetch, &o) < 0) {
+		event(d, "error", t->id, 0, "%s: cannot fetch: %s", t->name, bg_error_last());
+		t->next_fetch = bg_now() + 60;
+	} else {
+		t->fetching = true;
+		log_debug("%s: fetching %s", t->name, c->url);
+	}
+	bg_strvec_release(&argv);
+}
+
+/* A new tip is gated; a gate still queued for the tree takes the newer tip instead. */
+static int new_tip(struct daemon *d, struct tree *t, const char *tip)
+{
+	int64_t queued;
+
+	if (bg_store_begin(d->s) < 0)
+		return -1;
+	if (bg_store_exec(d->s, "UPDATE trees SET last_tip = ?, fetched_at = ?, fetch_failures = 0, "
+			  "fetch_error = NULL WHERE id = ?", "sdi", tip, bg_store_now(), t->id) < 0 ||
+	    bg_store_int(d->s, 0, &queued, "SELECT id FROM jobs WHERE tree_id = ? AND kind = "
+			 "'gate' AND state = 'queued' ORDER BY id DESC LIMIT 1", "i", t->id) < 0)
+		goto fail;
+	if (queued ? bg_store_exec(d->s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip,
+				   queued) :
+		     bg_store_exec(d->s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
+				   "('gate', ?, ?, ?)", "isd", t->id, tip, bg_store_now()) < 0)
+		goto fail;
+	if (bg_store_commit(d->s) < 0)
+		return -1;
+	event(d, "info", t->id, 0, "%s: new tip %.12s: gate queued", t->name, tip);
+	return 0;
+fail:
+	bg_store_rollback(d->s);
+	return -1;
+}
+
+static void fetch_done(struct daemon *d, struct tree *t, char *out,
+		       const struct bg_proc_result *r)
+{
+	const struct bg_service_tree *c = tree_conf(d, t);
+	long poll = c ? c->poll : d->conf.poll;
+	char *last = NULL;
+
+	t->fetching = false;
+	out[strcspn(out, "\n")] = '\0';
+	if (r->exit_code || strlen(out) != BG_OID_HEX - 1) {
+		double wait = fmin(FETCH_BACKOFF_MAX,
+				   fmin(poll, 10.0 * (1u << (t->failures < 10 ? t->failures : 10))));
+
+		t->failures++;
+		t->next_fetch = bg_now() + wait;
+		bg_store_exec(d->s, "UPDATE trees SET fetch_failures = ?, fetch_error = ? WHERE id = ?",
+			      "isi", (int64_t)t->failures, "fetch failed", t->id);
+		event(d, "warning", t->id, 0, "%s: fetch failed (exit %d, %u in a row): next try in "
+		      "%.0f s", t->name, r->exit_code, t->failures, wait);
+		return;
+	}
+	t->failures = 0;
+	t->next_fetch = bg_now() + poll;
+	if (bg_store_text(d->s, &last, "SELECT last_tip FROM trees WHERE id = ?", "i", t->id) == 0 &&
+	    (!last || strcmp(last, out)) && new_tip(d, t, out) < 0)
+		event(d, "error", t->id, 0, "%s: %s", t->name, bg_error_last());
+	free(last);
+	if (t->again)
+		t->next_fetch = bg_now();
+}
+
+static void check_fetch(struct daemon *d, struct tree *t)
+{
+	struct bg_proc_result r;
+	char buf[256];
+	ssize_t n;
+
+	if (!t->fetching)
+		return;
+	if (bg_now() - t->fetch.started > FETCH_TIMEOUT) {
+		bg_proc_kill(&t->fetch, BG_PROC_GRACE_MS, &r);
+		close(t->fetch.out);
+		buf[0] = '\0';
+		r.exit_code = 111;
+		fetch_done(d, t, buf, &r);
+		return;
+	}
+	if (bg_proc_wait(&t->fetch, 0, &r) != 0)
+		return;
+	n = read(t->fetch.out, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(t->fetch.out);
+	fetch_done(d, t, buf, &r);
+}
+
+/* ---- jobs ---- */
+
+struct job_row {
+	int64_t id, tree;
+	char kind[16];
+	char rev[BG_OID_HEX], base[BG_OID_HEX];
+};
+
+static int take_job(const struct bg_store_row *r, void *data)
+{
+	struct job_row *j = data;
+
+	j->id = bg_row_int(r, 0);
+	j->tree = bg_row_int(r, 1);
+	snprintf(j->kind, sizeof(j->kind), "%s", bg_row_text(r, 2));
+	snprintf(j->rev, sizeof(j->rev), "%s", bg_row_text(r, 3));
+	snprintf(j->base, sizeof(j->base), "%s", bg_row_text(r, 4));
+	return 1;
+}
+
+static struct tree *tree_by_id(struct daemon *d, int64_t id)
+{
+	for (size_t i = 0; i < d->ntrees; i++)
+		if (d->trees[i].id == id)
+			return &d->trees[i];
+	return NULL;
+}
+
+static void job_args(struct daemon *d, const struct job_row *j, const struct tree *t,
+		     const struct bg_service_tree *c, struct bg_strvec *a)
+{
+	const char *board = c->nboards ? c->boards[0] : c->arches[0];
+
+	bg_strvec_pushv(a, (char *const[]){ d->self, (char *)j->kind, "--tree", t->mirror,
+					    "--name", t->name, "--board", (char *)board, "--mode",
+					    c->deterministic ? "deterministic" : "timing", "--db",
+					    d->db, NULL });
+	if (!strcmp(j->kind, "gate")) {
+		bg_strvec_pushv(a, (char *const[]){ "--rev", (char *)j->rev, NULL });
+		for (size_t i = 0; i < c->nmetrics; i++)
+			bg_strvec_pushv(a, (char *const[]){ "--watch", c->metrics[i], NULL });
+	} else {
+		bg_strvec_pushv(a, (char *const[]){ "--good", (char *)j->base, "--bad",
+						    (char *)j->rev, NULL });
+	}
+	for (size_t i = 0; i < c->compare.nthresholds; i++) {
+		const struct bg_threshold *th = &c->compare.thresholds[i];
+
+		bg_strvec_pushf(a, "--threshold=%s=%.17g%%:%.17g", th->pattern, 100 * th->pct,
+				th->abs_us);
+	}
+	if (d->lab)
+		bg_strvec_pushv(a, (char *const[]){ "--lab", (char *)d->lab, NULL });
+}
+
+static int running_jobs(const struct daemon *d)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < MAX_JOBS; i++)
+		n += d->jobs[i].used;
+	return n;
+}
+
+static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_result *r,
+		       bool stopping)
+{
+	int64_t attempts = 0;
+
+	j->used = false;
+	bg_store_int(d->s, 0, &attempts, "SELECT attempts FROM jobs WHERE id = ?", "i", j->id);
+	if (stopping) {
+		/* not its fault: the next start runs it again, from where the store says */
+		bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', pid = NULL, attempts = "
+			      "max(attempts - 1, 0) WHERE id = ?", "i", j->id);
+	} else if (r->exit_code == 0) {
+		bg_store_exec(d->s, "UPDATE jobs SET state = 'done', pid = NULL, finished = ? WHERE "
+			      "id = ?", "di", bg_store_now(), j->id);
+		event(d, "info", 0, j->id, "job %" PRId64 " done", j->id);
+	} else if (r->exit_code == 2 || attempts >= JOB_TRIES) {
+		bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', pid = NULL, finished = ?, "
+			      "error = ? WHERE id = ?", "dsi", bg_store_now(),
+			      r->exit_code == 2 ? "usage" : "too many tries", j->id);
+		event(d, "error", 0, j->id, "job %" PRId64 " failed (exit %d, try %" PRId64 ")",
+		      j->id, r->exit_code, attempts);
+	} else {
+		double wait = JOB_BACKOFF * (double)(1u << (attempts > 0 ? attempts - 1 : 0));
+
+		bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', pid = NULL, not_before = ? "
+			      "WHERE id = ?", "di", bg_store_now() + wait, j->id);
+		event(d, "warning", 0, j->id, "job %" PRId64 " ended with exit %d (try %" PRId64
+		      "): again in %.0f s", j->id, r->exit_code, attempts, wait);
+	}
+}
+
+static void check_jobs(struct daemon *d)
+{
+	for (size_t i = 0; i < MAX_JOBS; i++) {
+		struct bg_proc_result r;
+
+		if (d->jobs[i].used && bg_proc_wait(&d->jobs[i].p, 0, &r) == 0)
+			finish_job(d, &d->jobs[i], &r, false);
+	}
+}
+
+static void start_job(struct daemon *d, const struct job_row *jr)
+{
+	struct tree *t = tree_by_id(d, jr->tree);
+	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, -1 };
+	struct job *j = NULL;
+	char *logpath;
+	int fd;
+
+	for (size_t i = 0; i < MAX_JOBS && !j; i++)
+		if (!d->jobs[i].used)
+			j = &d->jobs[i];
+	if (!c || !j) {
+		bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", "si",
+			      "its tree is no longer configured", jr->id);
+		return;
+	}
+	logpath = xasprintf("%s/%" PRId64 ".log", d->logs, jr->id);
+	fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	job_args(d, jr, t, c, &argv);
+	o.argv = bg_strvec_argv(&argv);
+	o.out_fd = fd;
+	o.err_fd = BG_PROC_SAME;
+	if (fd < 0 || bg_proc_start(&j->p, &o) < 0) {
+		event(d, "error", t->id, jr->id, "cannot start job %" PRId64 ": %s", jr->id,
+		      fd < 0 ? strerror(errno) : bg_error_last());
+		bg_store_exec(d->s, "UPDATE jobs SET not_before = ? WHERE id = ?", "di",
+			      bg_store_now() + 60, jr->id);
+	} else {
+		j->used = true;
+		j->id = jr->id;
+		bg_store_exec(d->s, "UPDATE jobs SET state = 'running', pid = ?, started = ?, "
+			      "attempts = attempts + 1 WHERE id = ?", "idi", (int64_t)j->p.pid,
+			      bg_store_now(), jr->id);
+		event(d, "info", t->id, jr->id, "%s: %s %.12s started (job %" PRId64 ", log %s)",
+		      t->name, jr->kind, jr->rev, jr->id, logpath);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(logpath);
+	bg_strvec_release(&argv);
+}
+
+/* Queued jobs whose time has come, while the limit allows: the oldest first. */
+static void schedule(struct daemon *d)
+{
+	while (!d->stopping && running_jobs(d) < d->conf.builds && running_jobs(d) < MAX_JOBS) {
+		struct job_row jr = { 0 };
+
+		/* one job per tree at a time: a bisection and a gate share its worktree */
+		if (bg_store_query(d->s, take_job, &jr, "SELECT id, tree_id, kind, rev, "
+				   "coalesce(base, '') FROM jobs WHERE state = 'queued' AND "
+				   "not_before <= ? AND tree_id NOT IN (SELECT tree_id FROM jobs WHERE "
+				   "state = 'running') ORDER BY kind = 'gate', id LIMIT 1", "d",
+				   bg_store_now()) < 0) {
+			event(d, "error", 0, 0, "%s", bg_error_last());
+			return;
+		}
+		if (!jr.id)
+			return;
+		start_job(d, &jr);
+	}
+}
+
+/* ---- the loop ---- */
+
+static void stop_all(struct daemon *d)
+{
+	d->stopping = true;
+	for (size_t i = 0; i < MAX_JOBS; i++) {
+		struct bg_proc_result r;
+
+		if (!d->jobs[i].used)
+			continue;
+		bg_proc_kill(&d->jobs[i].p, STOP_GRACE_MS, &r);
+		finish_job(d, &d->jobs[i], &r, true);
+	}
+}
+
+static int signals(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			reload(d);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			log_info("stopping (signal %u): jobs go back to the queue", si.ssi_signo);
+			return 1;
+		default:
+			break;   /* SIGCHLD: the children are looked at every turn */
+		}
+	}
+	return 0;
+}
+
+static int loop(struct daemon *d)
+{
+	for (;;) {
+		struct pollfd pfd[3 + MAX_JOBS];
+		double now = bg_now(), next = now + 60;
+		nfds_t n = 0;
+
+		for (size_t i = 0; i < d->ntrees; i++) {
+			struct tree *t = &d->trees[i];
+
+			check_fetch(d, t);
+			if (!t->fetching && t->next_fetch <= now)
+				start_fetch(d, t);
+			if (!t->fetching && t->next_fetch < next)
+				next = t->next_fetch;
+		}
+		check_jobs(d);
+		schedule(d);
+		pfd[n++] = (struct pollfd){ d->sigfd, POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ d->sock, POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ d->hook_pipe[0], POLLIN, 0 };
+		/* children end: their pidfds wake the loop; without pidfds, SIGCHLD does */
+		for (size_t i = 0; i < d->ntrees; i++)
+			if (d->trees[i].fetching && d->trees[i].fetch.pidfd >= 0 && n < ARRAY_SIZE(pfd))
+				pfd[n++] = (struct pollfd){ d->trees[i].fetch.pidfd, POLLIN, 0 };
+		for (size_t i = 0; i < MAX_JOBS; i++)
+			if (d->jobs[i].used && d->jobs[i].p.pidfd >= 0 && n < ARRAY_SIZE(pfd))
+				pfd[n++] = (struct pollfd){ d->jobs[i].p.pidfd, POLLIN, 0 };
+		{
+			/* queued jobs waiting for their time, fetches that may time out */
+			int ms = (int)fmax(0, fmin(next - now, 5) * 1000);
+
+			if (poll(pfd, n, ms) < 0 && errno != EINTR)
+				return bg_error_errno("poll");
+		}
+		if (pfd[0].revents && signals(d))
+			return 0;
+		if (pfd[1].revents)
+			serve_client(d);
+		if (pfd[2].revents)
+			read_hook_pipe(d);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bootgated [-f FILE] [-n] [--db FILE] [--lab DIR] [-v]\n"
+		"\n"
+		"  -f FILE     the configuration (lab-configs/bootgate.yaml of the project)\n"
+		"  -n          check the configuration, print what is wrong, and exit\n"
+		"  --db FILE   the store (STATE/bootgate.db of the configuration)\n"
+		"  --lab DIR   the lab-configs directory of the boards\n"
+		"  -v          debug messages\n"
+		"\nSignals: HUP reloads the configuration (a bad file keeps the old one),\n"
+		"TERM stops: running jobs go back to the queue and continue at the next start.\n"
+		"\nexit: 0 stopped, 1 error, 2 usage or a bad configuration\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "lab", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daemon d;
+	sigset_t mask;
+	bool check = false;
+	int opt, verbose = 0, ret = 1;
+
+	memset(&d, 0, sizeof(d));
+	d.sock = d.sigfd = d.hook_pipe[0] = d.hook_pipe[1] = -1;
+	log_init("bootgated", 0);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "f:nvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': d.conf_path = optarg; break;
+		case 'n': check = true; break;
+		case 'd': free(d.db); d.db = xstrdup(optarg); break;
+		case 'l': d.lab = optarg; break;
+		case 'v': verbose++; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	log_init("bootgated", verbose);
+	if (!d.conf_path)
+		d.conf_path = bg_project_file("lab-configs/bootgate.yaml");
+	if (d.lab)
+		setenv("BOOTGATE_LAB", d.lab, 1);
+	if (bg_service_conf_load(d.conf_path, &d.conf) < 0) {
+		fprintf(stderr, "%s\n", bg_error_last());
+		free(d.db);
+		return 2;
+	}
+	if (check) {
+		printf("%s: %zu trees, ok\n", d.conf_path, d.conf.ntrees);
+		bg_service_conf_release(&d.conf);
+		free(d.db);
+		return 0;
+	}
+	if (!d.db)
+		d.db = bg_path_join(d.conf.state, "bootgate.db");
+	d.logs = bg_path_join(d.conf.state, "jobs");
+	d.self = bg_worker_path("bootgate");
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((d.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
+	    pipe2(d.hook_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		log_warn("cannot set up the loop");
+		goto out;
+	}
+	if (bg_mkdirs(d.logs) < 0 || bg_store_open(d.db, &d.s) < 0 || setup_trees(&d) < 0 ||
+	    open_socket(&d) < 0 || start_webhook(&d) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	/* what ran when the last daemon died runs again, from where the store says */
+	bg_store_exec(d.s, "UPDATE jobs SET state = 'queued', pid = NULL WHERE state = 'running'",
+		      "");
+	if (bg_store_changes(d.s))
+		event(&d, "info", 0, 0, "%" PRId64 " interrupted jobs queued again",
+		      bg_store_changes(d.s));
+	event(&d, "info", 0, 0, "started: %zu trees, store %s, socket %s", d.ntrees, d.db,
+	      d.conf.socket);
+	ret = loop(&d) < 0;
+	if (ret)
+		log_warnx("%s", bg_error_last());
+	stop_all(&d);
+	event(&d, "info", 0, 0, "stopped");
+out:
+	bg_webhook_stop(d.hook);
+	free_trees(&d);
+	if (d.sock >= 0) {
+		close(d.sock);
+		unlink(d.conf.socket);
+	}
+	bg_store_close(d.s);
+	bg_service_conf_release(&d.conf);
+	free(d.db);
+	free(d.logs);
+	free(d.self);
+	return ret;
+}

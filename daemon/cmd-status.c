@@ -1,0 +1,237 @@
+/*
+ * bootgate status and bootgate log: what the service is doing and did, read from the
+ * store itself, so that both answer whether a daemon runs or not.
+ */
+#include <getopt.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "lab/git.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/path.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+struct rows {
+	struct bg_json *j;        /* JSON, or text to out */
+	FILE *out;
+	size_t n;
+};
+
+/* Unix seconds as UTC "2026-12-01 14:36:52", for columns named at/created/started... */
+static bool is_time(const char *name)
+{
+	static const char *const names[] = { "at", "created", "started", "finished",
+					     "fetched_at", "not_before" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+static int row(const struct bg_store_row *r, void *data)
+{
+	struct rows *rs = data;
+	int n = bg_row_columns(r);
+
+	rs->n++;
+	if (rs->j) {
+		bg_json_object_begin(rs->j);
+		for (int c = 0; c < n; c++) {
+			bg_json_key(rs->j, bg_row_name(r, c));
+			if (bg_row_null(r, c))
+				bg_json_null(rs->j);
+			else if (bg_row_number(r, c))
+				bg_json_double(rs->j, bg_row_double(r, c));
+			else
+				bg_json_str(rs->j, bg_row_text(r, c));
+		}
+		bg_json_object_end(rs->j);
+		return 0;
+	}
+	fputs("  ", rs->out);
+	for (int c = 0; c < n; c++) {
+		const char *name = bg_row_name(r, c), *v = bg_row_text(r, c);
+
+		if (bg_row_null(r, c))
+			continue;
+		if (is_time(name) && bg_row_number(r, c)) {
+			time_t t = (time_t)bg_row_double(r, c);
+			char buf[32];
+
+			struct tm tm;
+
+			strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+			bg_text_printf(rs->out, "%s%s=%s", c ? " " : "", name, buf);
+		} else if (strlen(v) == (BG_OID_HEX - 1) && strspn(v, "0123456789abcdef") == (BG_OID_HEX - 1)) {
+			bg_text_printf(rs->out, "%s%s=%.12s", c ? " " : "", name, v);
+		} else {
+			bg_text_printf(rs->out, "%s%s=%s", c ? " " : "", name, v);
+		}
+	}
+	fputc('\n', rs->out);
+	return 0;
+}
+
+/* One section: a JSON key and an array, or a heading and a line per row. */
+static int section(struct bg_store *s, struct rows *rs, const char *title, const char *sql)
+{
+	int ret;
+
+	rs->n = 0;
+	if (rs->j) {
+		bg_json_key(rs->j, title);
+		bg_json_array_begin(rs->j);
+	} else {
+		fprintf(rs->out, "%s:\n", title);
+	}
+	ret = bg_store_query(s, row, rs, sql, "");
+	if (rs->j)
+		bg_json_array_end(rs->j);
+	else if (!rs->n)
+		fprintf(rs->out, "  (none)\n");
+	return ret;
+}
+
+static int open_store(char *db, struct bg_store **s)
+{
+	char *path = db ? db : bg_store_default_path();
+	int ret = 0;
+
+	/* a store that is not there is not made by a command that only reads */
+	if (access(path, F_OK) != 0) {
+		log_warnx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", path);
+		ret = -1;
+	} else if (bg_store_open(path, s) < 0) {
+		log_warnx("%s", bg_error_last());
+		ret = -1;
+	}
+	if (path != db)
+		free(path);
+	return ret;
+}
+
+static int finish_json(struct bg_json *j, int ret)
+{
+	if (!j)
+		return ret;
+	bg_json_object_end(j);
+	bg_strbuf_addch(&j->out, '\n');
+	if (bg_json_finish(j) < 0) {
+		log_warnx("%s", bg_error_last());
+		return 1;
+	}
+	return ret;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bg_store *s = NULL;
+	struct bg_json j;
+	struct rows rs = { NULL, stdout, 0 };
+	char *db = NULL;
+	int opt, ret = 1;
+
+	while ((opt = getopt_long(argc, argv, "d:j", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': free(db); db = xstrdup(optarg); break;
+		case 'j': rs.j = &j; break;
+		default:
+			free(db);
+			return cmd_option_error("status", argv);
+		}
+	}
+	if (optind < argc) {
+		free(db);
+		return cmd_usage_error("status", "unexpected argument '%s'", argv[optind]);
+	}
+	if (open_store(db, &s) < 0)
+		goto out;
+	if (rs.j) {
+		fflush(stdout);
+		bg_json_init(&j, STDOUT_FILENO, 1);
+		bg_json_object_begin(&j);
+	}
+	ret = section(s, &rs, "trees", "SELECT name, branch, last_tip AS tip, last_good, "
+		      "fetched_at, fetch_failures, fetch_error FROM trees ORDER BY name") < 0 ||
+	      section(s, &rs, "jobs", "SELECT j.id, j.kind, t.name AS tree, j.rev, j.base, "
+		      "j.state, j.attempts, j.pid, j.not_before, j.started FROM jobs j JOIN trees t "
+		      "ON t.id = j.tree_id WHERE j.state IN ('queued', 'running') ORDER BY j.id") < 0 ||
+	      section(s, &rs, "verdicts", "SELECT c.id, c.cand AS commit, c.base, c.board, "
+		      "c.mode, c.verdict, c.metric, c.delta AS delta_us, c.created FROM "
+		      "comparisons c ORDER BY c.id DESC LIMIT 10") < 0 ||
+	      section(s, &rs, "bisections", "SELECT b.id, t.name AS tree, b.state, b.metric, "
+		      "b.outcome, b.culprit, b.confidence, b.created, b.finished FROM bisections b "
+		      "JOIN trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10") < 0;
+	if (ret)
+		log_warnx("%s", bg_error_last());
+	ret = finish_json(rs.j, ret);
+out:
+	bg_store_close(s);
+	free(db);
+	return ret;
+}
+
+int cmd_log(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "tree", required_argument, NULL, 't' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bg_store *s = NULL;
+	struct bg_json j;
+	struct rows rs = { NULL, stdout, 0 };
+	const char *tree = NULL;
+	unsigned long lines = 50;
+	char *db = NULL;
+	int opt, ret = 1;
+
+	while ((opt = getopt_long(argc, argv, "d:jt:n:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': free(db); db = xstrdup(optarg); break;
+		case 'j': rs.j = &j; break;
+		case 't': tree = optarg; break;
+		case 'n': lines = cmd_parse_count("log", "--lines", optarg, 1, 1000000); break;
+		default:
+			free(db);
+			return cmd_option_error("log", argv);
+		}
+	}
+	if (optind < argc) {
+		free(db);
+		return cmd_usage_error("log", "unexpected argument '%s'", argv[optind]);
+	}
+	if (open_store(db, &s) < 0)
+		goto out;
+	if (rs.j) {
+		fflush(stdout);
+		bg_json_init(&j, STDOUT_FILENO, 1);
+		bg_json_object_begin(&j);
+		bg_json_key(&j, "events");
+		bg_json_array_begin(&j);
+	}
+	ret = bg_store_query(s, row, &rs, "SELECT * FROM (SELECT e.id, e.at, e.level, t.name AS "
+			     "tree, e.job_id AS job, e.message FROM events e LEFT JOIN trees t ON "
+			     "t.id = e.tree_id WHERE ? IS NULL OR t.name = ? ORDER BY e.id DESC "
+			     "LIMIT ?) ORDER BY id", "ssi", tree, tree, (int64_t)lines) < 0;
+	if (ret)
+		log_warnx("%s", bg_error_last());
+	if (rs.j)
+		bg_json_array_end(&j);
+	ret = finish_json(rs.j, ret);
+out:
+	bg_store_close(s);
+	free(db);
+	return ret;
+}

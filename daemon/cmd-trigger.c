@@ -1,0 +1,208 @@
+/*
+ * bootgate trigger and bootgate rerun: ask the daemon to fetch a tree now (what a git
+ * server's post-receive hook calls), or queue a job again. rerun writes the job into
+ * the store itself and only wakes the daemon, so that nothing is lost if none runs.
+ */
+#include <getopt.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "cmd.h"
+#include "lab/git.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+static char *default_socket(void)
+{
+	const char *dir = getenv("BOOTGATE_STATE");
+
+	return bg_path_join(dir && *dir ? dir : "/var/lib/bootgate", "bootgate.sock");
+}
+
+/* One request line to the daemon, its one answer line into buf. -1 with why. */
+static int ask(const char *path, const char *req, char *buf, size_t size)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { 10, 0 };
+	size_t len = 0;
+	int fd, ret = -1;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return bg_error("%s: too long for a Unix socket", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return bg_error_errno("socket");
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		bg_error_errno("no daemon answers on '%s'", path);
+		goto out;
+	}
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		bg_error_errno("cannot write to '%s'", path);
+		goto out;
+	}
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	if (!len || buf[len - 1] != '\n') {
+		bg_error("the daemon on '%s' gave no whole answer", path);
+		goto out;
+	}
+	buf[len - 1] = '\0';
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static bool is_rev(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 4 && n < BG_OID_HEX && strspn(s, "0123456789abcdef") == n;
+}
+
+int cmd_trigger(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *sock = NULL, *req, buf[1024];
+	int opt, ret = 1;
+
+	while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': free(sock); sock = xstrdup(optarg); break;
+		default:
+			free(sock);
+			return cmd_option_error("trigger", argv);
+		}
+	}
+	if (optind == argc || argc - optind > 2) {
+		free(sock);
+		return cmd_usage_error("trigger", "a tree, and optionally a commit id, are needed");
+	}
+	/* nothing the daemon would read as two words or two lines */
+	if (!bg_path_name_ok(argv[optind]) || (argc - optind == 2 && !is_rev(argv[optind + 1]))) {
+		free(sock);
+		return cmd_usage_error("trigger", "'%s' is not a tree name, or '%s' not a commit id",
+				       argv[optind], argc - optind == 2 ? argv[optind + 1] : "");
+	}
+	if (!sock)
+		sock = default_socket();
+	req = xasprintf("trigger %s%s%s\n", argv[optind], argc - optind == 2 ? " " : "",
+			argc - optind == 2 ? argv[optind + 1] : "");
+	if (ask(sock, req, buf, sizeof(buf)) < 0) {
+		log_warnx("%s", bg_error_last());
+	} else {
+		bg_text_printf(stdout, "%s\n", buf);
+		ret = strncmp(buf, "ok", 2) != 0;
+	}
+	free(req);
+	free(sock);
+	return ret;
+}
+
+int cmd_rerun(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "tree", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bg_store *s = NULL;
+	char *db = NULL, *sock = NULL, buf[256];
+	const char *tree = NULL, *what;
+	unsigned long job;
+	int64_t id = 0, tree_id = 0;
+	int opt, ret = 1;
+
+	while ((opt = getopt_long(argc, argv, "d:s:t:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': free(db); db = xstrdup(optarg); break;
+		case 's': free(sock); sock = xstrdup(optarg); break;
+		case 't': tree = optarg; break;
+		default:
+			ret = cmd_option_error("rerun", argv);
+			goto out;
+		}
+	}
+	if (optind + 1 != argc) {
+		ret = cmd_usage_error("rerun", "one job number or commit id is needed");
+		goto out;
+	}
+	what = argv[optind];
+	if (!db)
+		db = bg_store_default_path();
+	if (bg_store_open(db, &s) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	if (strlen(what) < 12 && bg_num_parse_ulong(what, 1, INT64_MAX, &job) == 0) {
+		if (bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, base, created) SELECT "
+				  "kind, tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",
+				  bg_store_now(), (int64_t)job) < 0)
+			goto fail;
+		if (!bg_store_changes(s)) {
+			log_warnx("no job %lu in the store", job);
+			goto out;
+		}
+	} else {
+		char full[BG_OID_HEX];
+
+		if (!is_rev(what)) {
+			ret = cmd_usage_error("rerun", "'%s' is neither a job number nor a commit id",
+					      what);
+			goto out;
+		}
+		if (bg_store_int(s, 0, &tree_id, tree ? "SELECT id FROM trees WHERE name = ?" :
+				 "SELECT CASE WHEN count(*) = 1 THEN max(id) END FROM trees WHERE "
+				 "url IS NOT NULL OR ? IS NULL", "s", tree) < 0)
+			goto fail;
+		if (!tree_id) {
+			log_warnx(tree ? "no tree '%s' in the store" :
+				  "which tree? (--tree NAME)%s", tree ? tree : "");
+			goto out;
+		}
+		{
+			char *path = NULL;
+
+			if (bg_store_text(s, &path, "SELECT path FROM trees WHERE id = ?", "i",
+					  tree_id) < 0 || !path ||
+			    bg_git_resolve(path, what, full) < 0) {
+				free(path);
+				goto fail;
+			}
+			free(path);
+		}
+		if (bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
+				  "('gate', ?, ?, ?)", "isd", tree_id, full, bg_store_now()) < 0)
+			goto fail;
+	}
+	id = bg_store_last_id(s);
+	printf("job %" PRId64 " queued\n", id);
+	if (!sock)
+		sock = default_socket();
+	if (ask(sock, "wake\n", buf, sizeof(buf)) < 0)
+		printf("no daemon answers: the job waits in the queue for one\n");
+	ret = 0;
+	goto out;
+fail:
+	log_warnx("%s", bg_error_last());
+out:
+	bg_store_close(s);
+	free(db);
+	free(sock);
+	return ret;
+}
