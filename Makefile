@@ -176,6 +176,7 @@ bench: deps-bench all
 	@sh bench/bench-compare.sh
 	@sh bench/bench-bisect.sh
 	@sh bench/bench-kernel.sh
+	@sh bench/bench-service.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

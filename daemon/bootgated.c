@@ -26,6 +26,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/num.h"
 #include "util/path.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
@@ -71,6 +72,7 @@ struct daemon {
 	char *self;              /* the bootgate program */
 	char *logs;              /* STATE/jobs: one log per job */
 	bool stopping;
+	double backoff;          /* s before a failed job's second try, doubled after */
 };
 
 static void event(struct daemon *d, const char *level, int64_t tree, int64_t job,
@@ -215,7 +217,7 @@ static int trigger(struct daemon *d, const char *name, const char *how)
 		t->again = true;
 	else
 		t->next_fetch = bg_now();
-	log_debug("%s: triggered by %s", name, how);
+	event(d, "info", t->id, 0, "%s: fetch asked by %s", name, how);
 	return 0;
 }
 
@@ -540,7 +542,7 @@ static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_res
 		event(d, "error", 0, j->id, "job %" PRId64 " failed (exit %d, try %" PRId64 ")",
 		      j->id, r->exit_code, attempts);
 	} else {
-		double wait = JOB_BACKOFF * (double)(1u << (attempts > 0 ? attempts - 1 : 0));
+		double wait = d->backoff * (double)(1u << (attempts > 0 ? attempts - 1 : 0));
 
 		bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', pid = NULL, not_before = ? "
 			      "WHERE id = ?", "di", bg_store_now() + wait, j->id);
@@ -713,6 +715,7 @@ static void usage(FILE *f)
 		"  --db FILE   the store (STATE/bootgate.db of the configuration)\n"
 		"  --lab DIR   the lab-configs directory of the boards\n"
 		"  -v          debug messages\n"
+		"\nBOOTGATE_JOB_BACKOFF=S: a failed job's first retry after S seconds (30).\n"
 		"\nSignals: HUP reloads the configuration (a bad file keeps the old one),\n"
 		"TERM stops: running jobs go back to the queue and continue at the next start.\n"
 		"\nexit: 0 stopped, 1 error, 2 usage or a bad configuration\n");
@@ -773,6 +776,15 @@ int main(int argc, char **argv)
 		d.db = bg_path_join(d.conf.state, "bootgate.db");
 	d.logs = bg_path_join(d.conf.state, "jobs");
 	d.self = bg_worker_path("bootgate");
+	d.backoff = JOB_BACKOFF;
+	{
+		/* the tests' shortcut: BOOTGATE_JOB_BACKOFF=SECONDS */
+		const char *b = getenv("BOOTGATE_JOB_BACKOFF");
+		unsigned long v;
+
+		if (b && bg_num_parse_ulong(b, 0, 86400, &v) == 0)
+			d.backoff = v;
+	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);

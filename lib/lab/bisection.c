@@ -286,7 +286,7 @@ static int boot_image(struct run *r, const char *image, const char *image_sha256
 
 	bg_boot_run_init(&run);
 	progress(r, "booting %.12s %u time%s (%s)", image_sha256, n, n == 1 ? "" : "s", r->mode);
-	if (bg_worker_boot(&wb, &run) < 0) {
+	if (bg_worker_boot(&wb, &run) < 0 || (!run.n && bg_error("bootgate-boot booted nothing"))) {
 		bg_boot_run_release(&run);
 		return -1;
 	}
@@ -781,6 +781,48 @@ static int reload_reports(struct run *r)
 			      r->id);
 }
 
+struct inner {
+	int64_t id;
+	char *culprit;
+};
+
+/*
+ * A culprit that is a merge: the change is in the branch it brought. That branch, from
+ * where it left the first parent's line to the merge's second parent, is bisected in
+ * turn for the same metric.
+ */
+static int inside_merge(struct run *r, const char *merge, struct inner *in)
+{
+	struct bg_bisection_opts so = *r->o;
+	struct bg_git_commit c;
+	char base[BG_OID_HEX];
+	int ret = -1;
+
+	if (bg_git_commit_info(r->tree.real, merge, &c) < 0)
+		return -1;
+	if (c.nparents < 2) {
+		bg_git_commit_release(&c);
+		return 0;
+	}
+	if (bg_git_merge_base(r->tree.real, c.parents[0], c.parents[1], base) < 0)
+		goto out;
+	progress(r, "%.12s is a merge: bisecting the branch it brought, %.12s..%.12s", merge,
+		 base, c.parents[1]);
+	so.good = base;
+	so.bad = c.parents[1];
+	so.metric = r->metric;
+	if (bg_bisection_run(r->s, &so, &in->id) < 0 ||
+	    bg_store_exec(r->s, "UPDATE bisections SET parent_id = ? WHERE id = ?", "ii", r->id,
+			  in->id) < 0 ||
+	    bg_store_text(r->s, &in->culprit, "SELECT culprit FROM bisections WHERE id = ?", "i",
+			  in->id) < 0)
+		goto out;
+	ret = 0;
+out:
+	bg_git_commit_release(&c);
+	return ret;
+}
+
 static int conclude(struct run *r)
 {
 	const struct bg_bisect_result *res = bg_bisect_result(r->engine);
@@ -788,11 +830,14 @@ static int conclude(struct run *r)
 	struct bg_json j;
 	bool found = res->outcome == BG_BISECT_FOUND;
 	const char *culprit = found && res->first == res->last ? r->c[res->first].sha : NULL;
+	struct inner inner = { 0, NULL };
 	int64_t builds, boots;
 	double created;
 	int ret;
 
 	bg_bisect_counts(r->engine, &counts);
+	if (culprit && inside_merge(r, culprit, &inner) < 0)
+		return -1;
 	if (bg_store_int(r->s, 0, &builds, "SELECT count(*) FROM builds WHERE reused = 0 AND "
 			 "status = 'built' AND board = ? AND id IN (SELECT build_id FROM "
 			 "bisection_reports WHERE bisection_id = ?)", "si", r->board, r->id) < 0 ||
@@ -809,7 +854,7 @@ static int conclude(struct run *r)
 	bg_json_key(&j, "outcome");
 	bg_json_str(&j, bg_bisect_outcome_name(res->outcome));
 	bg_json_key(&j, "culprit");
-	bg_json_str(&j, culprit);
+	bg_json_str(&j, inner.id ? inner.culprit : culprit);
 	bg_json_key(&j, "range");
 	bg_json_array_begin(&j);
 	for (int i = res->first; found && i <= res->last; i++)
@@ -839,8 +884,16 @@ static int conclude(struct run *r)
 	bg_json_bool(&j, r->exact);
 	if (reload_reports(r) == 0)
 		write_steps(r, &j, res->first, res->last, found);
-	if (culprit && !r->o->no_confirm && confirm(r, culprit, &j) < 0)
+	if (inner.id) {
+		/* the merge brought the culprit: its own bisection confirmed it */
+		bg_json_key(&j, "merge");
+		bg_json_str(&j, culprit);
+		bg_json_key(&j, "inner");
+		bg_json_int(&j, inner.id);
+		culprit = inner.culprit;
+	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j) < 0) {
 		progress(r, "warning: %s", bg_error_last());
+	}
 	bg_json_key(&j, "wall_s");
 	bg_json_double(&j, bg_store_now() - created);
 	bg_json_object_end(&j);
@@ -851,6 +904,7 @@ static int conclude(struct run *r)
 		progress(r, "culprit: %.12s (p=%.3f)", culprit, res->probability);
 	else
 		progress(r, "no single culprit: %s", bg_bisect_outcome_name(res->outcome));
+	free(inner.culprit);
 	return ret;
 }
 

@@ -1,0 +1,210 @@
+/* The store: migrations, binds, transactions, and what it refuses. */
+#include "unit.h"
+#include "store/store.h"
+#include "util/error.h"
+
+extern const size_t bg_store_nmigrations;
+
+static char *dir;
+
+static char *db_path(const char *name)
+{
+	return bg_path_join(dir, name);
+}
+
+static void test_open_migrates_once(void **state)
+{
+	char *path = db_path("a.db");
+	struct bg_store *s;
+	int64_t n;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_version(s), (int)bg_store_nmigrations);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (name, path) VALUES (?, ?)", "ss",
+				       "tracing", "/x"), 0);
+	bg_store_close(s);
+	/* a second open applies nothing again and keeps the rows */
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM trees", ""), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(bg_store_int(s, 0, &n, "PRAGMA journal_mode", ""), 0);
+	{
+		char *mode;
+
+		assert_int_equal(bg_store_text(s, &mode, "PRAGMA journal_mode", ""), 0);
+		assert_string_equal(mode, "wal");
+		free(mode);
+	}
+	bg_store_close(s);
+	free(path);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	char *path = db_path("newer.db");
+	struct bg_store *s;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_exec(s, "PRAGMA user_version = 999", ""), 0);
+	bg_store_close(s);
+	assert_int_equal(bg_store_open(path, &s), -1);
+	assert_non_null(strstr(bg_error_last(), "schema version 999 is newer"));
+	assert_null(s);
+	free(path);
+}
+
+static void test_not_a_database(void **state)
+{
+	char *path = db_path("junk.db");
+	struct bg_store *s;
+
+	(void)state;
+	assert_int_equal(bg_write_file(path, "this is not SQLite, and it is long enough to "
+				       "look like a header of one", 70), 0);
+	assert_int_equal(bg_store_open(path, &s), -1);
+	assert_non_null(strstr(bg_error_last(), path));
+	free(path);
+}
+
+struct sum {
+	int64_t rows;
+	double total;
+	char names[64];
+};
+
+static int add_row(const struct bg_store_row *r, void *data)
+{
+	struct sum *sum = data;
+
+	sum->rows++;
+	sum->total += bg_row_double(r, 1);
+	{
+		size_t len = strlen(sum->names);
+
+		snprintf(sum->names + len, sizeof(sum->names) - len, "%s", bg_row_text(r, 0));
+	}
+	assert_string_equal(bg_row_name(r, 1), "value");
+	assert_true(bg_row_number(r, 1));
+	assert_false(bg_row_number(r, 0));
+	return 0;
+}
+
+static void test_binds_and_rows(void **state)
+{
+	char *path = db_path("b.db");
+	struct bg_store *s;
+	struct sum sum = { 0, 0, "" };
+	double d;
+	char *t;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, outcome, "
+				       "wall_s, console, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+				       "ssssdsd", "aa", "b", "deterministic", "complete", 1.5, NULL,
+				       0.0), 0);
+	assert_int_equal(bg_store_last_id(s), 1);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(bg_store_exec(s, "INSERT INTO samples (boot_id, seq, metric, value) "
+					       "VALUES (?, ?, ?, ?)", "iisd", (int64_t)1, (int64_t)i,
+					       i == 1 ? "b" : i ? "c" : "a", 10.0 * (i + 1)), 0);
+	assert_int_equal(bg_store_query(s, add_row, &sum, "SELECT metric, value FROM samples "
+					"WHERE boot_id = ? ORDER BY seq", "i", (int64_t)1), 0);
+	assert_int_equal(sum.rows, 3);
+	assert_true(sum.total == 60);
+	assert_string_equal(sum.names, "abc");
+	/* NULL binds NULL: the console is NULL, not "" */
+	assert_int_equal(bg_store_text(s, &t, "SELECT console FROM boots WHERE id = 1", ""), 0);
+	assert_null(t);
+	assert_int_equal(bg_store_double(s, -1, &d, "SELECT wall_s FROM boots", ""), 0);
+	assert_true(d == 1.5);
+	/* no row: the default */
+	assert_int_equal(bg_store_double(s, -7, &d, "SELECT wall_s FROM boots WHERE id = 2", ""), 0);
+	assert_true(d == -7);
+	/* the same key twice is refused, with the store's words */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO samples (boot_id, seq, metric, value) "
+				       "VALUES (1, 0, 'x', 1)", ""), -1);
+	assert_non_null(strstr(bg_error_last(), "UNIQUE"));
+	/* a reference to no row is refused: foreign keys are on */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO samples (boot_id, seq, metric, value) "
+				       "VALUES (99, 0, 'x', 1)", ""), -1);
+	assert_non_null(strstr(bg_error_last(), "FOREIGN KEY"));
+	bg_store_close(s);
+	free(path);
+}
+
+static void test_bind_count_checked(void **state)
+{
+	char *path = db_path("c.db");
+	struct bg_store *s;
+	int64_t n;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_int(s, 0, &n, "SELECT ? + ?", "i", (int64_t)1), -1);
+	assert_non_null(strstr(bg_error_last(), "1 values for 2 parameters"));
+	assert_int_equal(bg_store_exec(s, "SELECT * FROM no_such_table", ""), -1);
+	assert_non_null(strstr(bg_error_last(), "no_such_table"));
+	bg_store_close(s);
+	free(path);
+}
+
+static void test_rollback_keeps_nothing(void **state)
+{
+	char *path = db_path("d.db");
+	struct bg_store *s;
+	int64_t n;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_begin(s), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (name, path) VALUES ('a', '/a')", ""), 0);
+	bg_store_rollback(s);
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM trees", ""), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(bg_store_begin(s), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (name, path) VALUES ('a', '/a')", ""), 0);
+	assert_int_equal(bg_store_commit(s), 0);
+	bg_store_close(s);
+	/* what was committed is there for the next process */
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM trees", ""), 0);
+	assert_int_equal(n, 1);
+	bg_store_close(s);
+	free(path);
+}
+
+static void test_a_link_is_not_opened(void **state)
+{
+	char *path = db_path("link.db"), *target = db_path("a.db");
+	struct bg_store *s;
+
+	(void)state;
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(bg_store_open(path, &s), -1);
+	free(path);
+	free(target);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_migrates_once),
+		cmocka_unit_test(test_newer_schema_refused),
+		cmocka_unit_test(test_not_a_database),
+		cmocka_unit_test(test_binds_and_rows),
+		cmocka_unit_test(test_bind_count_checked),
+		cmocka_unit_test(test_rollback_keeps_nothing),
+		cmocka_unit_test(test_a_link_is_not_opened),
+	};
+	int ret;
+
+	dir = unit_scratch_dir("store");
+	assert_non_null(dir);
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	bg_remove_tree(dir);
+	free(dir);
+	return ret;
+}
