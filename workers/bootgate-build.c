@@ -35,6 +35,8 @@ struct build {
 	bool sandbox;
 	char *work, *src, *out, *frag, *log, *ccache;
 	char *marker;             /* o/.bootgate-building: there while make runs */
+	/* src, o and frag as the build sees them: the same paths for every tree, sandboxed */
+	const char *in_src, *in_out, *in_frag;
 	char commit[BG_OID_HEX], parent[BG_OID_HEX];
 	char config_key[BG_SHA256_HEX];
 	char source[BG_OID_HEX];  /* the commit's tree */
@@ -68,14 +70,9 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_BUILD_USER=bootgate",
 		"KBUILD_BUILD_HOST=bootgate", "KBUILD_BUILD_VERSION=1", NULL });
 	bg_strvec_pushf(env, "CCACHE_DIR=%s", b->ccache);
-	/*
-	 * Paths below the work directory are hashed relative to the build directory, and the
-	 * build directory itself not at all: every tree's and worktree's work/ID/ARCH/o
-	 * compiles ../src alike, so a second tree of the same kernel hits the first's cache.
-	 */
-	bg_strvec_pushf(env, "CCACHE_BASEDIR=%s/work", b->cache);
+	/* the build directory is not part of a compile's hash (it is the same anyway) */
 	bg_strvec_push(env, "CCACHE_NOHASHDIR=1");
-	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->out);
+	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->in_out);
 }
 
 /* This build's ccache hits and misses, from its stats log. */
@@ -136,9 +133,15 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		hide(&a, "/etc/bootgate");
 		hide(&a, b->cache);
 		hide(&a, b->board.lab);
-		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, b->src, "--ro-bind",
-			b->frag, b->frag, "--bind", b->out, b->out, "--bind", b->ccache, b->ccache,
-			"--chdir", b->out, "--", NULL });
+		/*
+		 * Every tree's worktree is seen at one path: the kernel writes its source path
+		 * into every compile (-I, -fmacro-prefix-map), so only then do the tracing,
+		 * printk and perf trees, 99% one source, share their compiles in ccache.
+		 */
+		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, (char *)b->in_src,
+			"--ro-bind", b->frag, (char *)b->in_frag, "--bind", b->out,
+			(char *)b->in_out, "--bind", b->ccache, b->ccache, "--chdir",
+			(char *)b->in_out, "--", NULL });
 	}
 	bg_strvec_pushv(&a, argv);
 	build_env(b, &env);
@@ -174,8 +177,8 @@ static int make(struct build *b, const char *target, bool jobs, struct bg_proc_r
 	struct bg_strvec a = BG_STRVEC_INIT;
 	int ret;
 
-	bg_strvec_pushv(&a, (char *const[]){ "make", "-s", "-C", b->src, NULL });
-	bg_strvec_pushf(&a, "O=%s", b->out);
+	bg_strvec_pushv(&a, (char *const[]){ "make", "-s", "-C", (char *)b->in_src, NULL });
+	bg_strvec_pushf(&a, "O=%s", b->in_out);
 	bg_strvec_pushf(&a, "ARCH=%s", b->board.kernel_arch);
 	bg_strvec_pushf(&a, "CROSS_COMPILE=%s", b->board.cross_compile);
 	bg_strvec_pushf(&a, "CC=ccache %sgcc", b->board.cross_compile);
@@ -197,8 +200,9 @@ static int configure(struct build *b, struct bg_proc_result *r)
 {
 	char *keyfile = bg_path_join(b->work, "config-key");
 	char *dotconfig = bg_path_join(b->out, ".config");
+	char *in_dotconfig = bg_path_join(b->in_out, ".config");
 	char *fragdir = b->frag;
-	char *merge = bg_path_join(b->src, "scripts/kconfig/merge_config.sh");
+	char *merge = bg_path_join(b->in_src, "scripts/kconfig/merge_config.sh");
 	char *old = bg_read_file(keyfile, 128, NULL);
 	int ret = -1;
 
@@ -228,9 +232,10 @@ static int configure(struct build *b, struct bg_proc_result *r)
 		struct bg_strvec a = BG_STRVEC_INIT;
 		int failed;
 
-		bg_strvec_pushv(&a, (char *const[]){ merge, "-m", "-O", b->out, dotconfig, NULL });
+		bg_strvec_pushv(&a, (char *const[]){ merge, "-m", "-O", (char *)b->in_out,
+						     in_dotconfig, NULL });
 		for (size_t i = 0; i < b->board.nfragments; i++)
-			bg_strvec_pushf(&a, "%s/%s", fragdir, b->board.fragments[i]);
+			bg_strvec_pushf(&a, "%s/%s", b->in_frag, b->board.fragments[i]);
 		log_line(b, "+ merge_config.sh -m (pass %d)\n", pass + 1);
 		failed = step(b, bg_strvec_argv(&a), r) < 0 || r->exit_code;
 		bg_strvec_release(&a);
@@ -244,6 +249,7 @@ out:
 	free(old);
 	free(keyfile);
 	free(dotconfig);
+	free(in_dotconfig);
 	free(merge);
 	return ret;
 }
@@ -663,6 +669,9 @@ int main(int argc, char **argv)
 	b.frag = bg_path_join(b.work, "frag");
 	b.log = bg_path_join(b.work, "build.log");
 	b.ccache = bg_path_join(b.cache, "ccache");
+	b.in_src = b.sandbox ? "/tmp/bootgate/src" : b.src;
+	b.in_out = b.sandbox ? "/tmp/bootgate/o" : b.out;
+	b.in_frag = b.sandbox ? "/tmp/bootgate/frag" : b.frag;
 	{
 		struct bg_git_commit c;
 
