@@ -18,6 +18,7 @@
 
 #include "lab/board.h"
 #include "lab/git.h"
+#include "lab/record.h"
 #include "lab/service-conf.h"
 #include "lab/tree.h"
 #include "lab/webhook.h"
@@ -41,6 +42,8 @@
 #define JOB_BACKOFF 30           /* s, doubled at each try */
 #define LINE_MAX_BYTES 1024
 #define STOP_GRACE_MS 20000
+#define CLIENT_SECONDS 2         /* a socket request's whole time */
+#define HOOK_LINE 128            /* "TREE REV\n" from the webhook's thread */
 
 struct tree {
 	char *name;
@@ -72,6 +75,8 @@ struct daemon {
 	char *self;              /* the bootgate program */
 	char *logs;              /* STATE/jobs: one log per job */
 	bool stopping;
+	char hook_buf[4 * HOOK_LINE];   /* what the webhook's thread wrote, not yet read */
+	size_t hook_len;
 	double backoff;          /* s before a failed job's second try, doubled after */
 };
 
@@ -90,9 +95,7 @@ static void event(struct daemon *d, const char *level, int64_t tree, int64_t job
 		log_info("%s", sb.buf);
 	else
 		log_warnx("%s", sb.buf);
-	bg_store_exec(d->s, "INSERT INTO events (at, level, tree_id, job_id, message) VALUES "
-		      "(?, ?, nullif(?, 0), nullif(?, 0), ?)", "dsiis", bg_store_now(), level, tree,
-		      job, sb.buf);
+	bg_record_event(d->s, level, tree, job, "%s", sb.buf);
 	bg_strbuf_release(&sb);
 }
 
@@ -116,8 +119,10 @@ static void free_trees(struct daemon *d)
 	for (size_t i = 0; i < d->ntrees; i++) {
 		struct bg_proc_result r;
 
-		if (d->trees[i].fetching)
+		if (d->trees[i].fetching) {
 			bg_proc_kill(&d->trees[i].fetch, 0, &r);
+			close(d->trees[i].fetch.out);
+		}
 		free(d->trees[i].name);
 		free(d->trees[i].mirror);
 	}
@@ -207,9 +212,10 @@ static void reload(struct daemon *d)
 /* ---- triggers ---- */
 
 /* A fetch as soon as possible; one under way is followed by another. None is lost. */
-static int trigger(struct daemon *d, const char *name, const char *how)
+static int trigger(struct daemon *d, const char *name, const char *how, const char *rev)
 {
 	struct tree *t = find_tree(d, name);
+	struct bg_strbuf safe = BG_STRBUF_INIT;
 
 	if (!t)
 		return -1;
@@ -217,7 +223,12 @@ static int trigger(struct daemon *d, const char *name, const char *how)
 		t->again = true;
 	else
 		t->next_fetch = bg_now();
-	event(d, "info", t->id, 0, "%s: fetch asked by %s", name, how);
+	/* the commit said to be pushed is only noted: what counts is what the fetch finds */
+	if (rev)
+		bg_text_escape_line(&safe, rev, strlen(rev));
+	event(d, "info", t->id, 0, "%s: fetch asked by %s%s%.12s", name, how, rev ? " for " : "",
+	      rev ? safe.buf : "");
+	bg_strbuf_release(&safe);
 	return 0;
 }
 
@@ -225,27 +236,37 @@ static int trigger(struct daemon *d, const char *name, const char *how)
 static void hook_push(const char *tree, const char *ref, const char *rev, void *data)
 {
 	struct daemon *d = data;
-	char line[128];
-	int n = snprintf(line, sizeof(line), "%s\n", tree);
+	char line[HOOK_LINE];
+	/* tree names are at most 64 bytes (the webhook checks): one write, under PIPE_BUF */
+	int n = snprintf(line, sizeof(line), "%s %s\n", tree, rev ? rev : "-");
 
 	(void)ref;
-	(void)rev;
-	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) != n)
-		log_warn("webhook: cannot pass on a push to %s", tree);
+	if (n <= 0 || (size_t)n >= sizeof(line) || write(d->hook_pipe[1], line, n) != n)
+		log_warnx("webhook: cannot pass on a push to %s", tree);
 }
 
 static void read_hook_pipe(struct daemon *d)
 {
-	char buf[4096];
-	ssize_t n = read(d->hook_pipe[0], buf, sizeof(buf) - 1);
-	char *line, *save = NULL;
+	ssize_t n = read(d->hook_pipe[0], d->hook_buf + d->hook_len,
+			 sizeof(d->hook_buf) - 1 - d->hook_len);
+	char *line, *nl;
 
 	if (n <= 0)
 		return;
-	buf[n] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (trigger(d, line, "webhook") < 0)
+	d->hook_len += n;
+	d->hook_buf[d->hook_len] = '\0';
+	/* whole lines only: the rest waits for the next read */
+	for (line = d->hook_buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		char *rev = strchr(line, ' ');
+
+		*nl = '\0';
+		if (rev)
+			*rev++ = '\0';
+		if (trigger(d, line, "webhook", rev && strcmp(rev, "-") ? rev : NULL) < 0)
 			event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", line);
+	}
+	d->hook_len = strlen(line);
+	memmove(d->hook_buf, line, d->hook_len + 1);
 }
 
 static void answer(int fd, const char *fmt, ...) BG_PRINTF(2, 3);
@@ -265,31 +286,37 @@ static void answer(int fd, const char *fmt, ...)
 /* One request per connection: "trigger TREE [REV]", "wake" or "ping"; one line back. */
 static void serve_client(struct daemon *d)
 {
-	struct timeval tv = { 2, 0 };
-	char line[LINE_MAX_BYTES + 1], *words[4];
+	char line[LINE_MAX_BYTES + 1], *words[4], *nl = NULL;
 	size_t len = 0, nw = 0;
-	int fd = accept4(d->sock, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(d->sock, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	double deadline = bg_now() + CLIENT_SECONDS;
 	char *save = NULL;
 
 	if (fd < 0)
 		return;
-	/* a client that says nothing holds the loop 2 s at most */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (len < LINE_MAX_BYTES) {
-		ssize_t n = read(fd, line + len, LINE_MAX_BYTES - len);
+	/* a client holds the loop CLIENT_SECONDS at most, however slowly it writes */
+	while (len < LINE_MAX_BYTES && !nl) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int ms = (int)((deadline - bg_now()) * 1000);
+		ssize_t n;
 
-		if (n <= 0)
+		if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
 			break;
-		len += n;
-		if (memchr(line, '\n', len))
+		n = read(fd, line + len, LINE_MAX_BYTES - len);
+		if (n <= 0 && !(n < 0 && errno == EAGAIN))
 			break;
+		if (n > 0) {
+			nl = memchr(line + len, '\n', n);
+			len += n;
+		}
 	}
 	line[len] = '\0';
-	if (!memchr(line, '\n', len)) {
-		answer(fd, "error: a request is one line of at most %d bytes\n", LINE_MAX_BYTES);
+	if (!nl || memchr(line, '\0', nl - line)) {
+		answer(fd, "error: a request is one line of text, at most %d bytes, within %d s\n",
+		       LINE_MAX_BYTES, CLIENT_SECONDS);
 		goto out;
 	}
-	*strchr(line, '\n') = '\0';
+	*nl = '\0';
 	for (char *w = strtok_r(line, " \t\r", &save); w && nw < ARRAY_SIZE(words);
 	     w = strtok_r(NULL, " \t\r", &save))
 		words[nw++] = w;
@@ -298,7 +325,7 @@ static void serve_client(struct daemon *d)
 	} else if (nw == 1 && !strcmp(words[0], "wake")) {
 		answer(fd, "ok\n");
 	} else if ((nw == 2 || nw == 3) && !strcmp(words[0], "trigger")) {
-		if (trigger(d, words[1], "the socket") < 0) {
+		if (trigger(d, words[1], "the socket", nw == 3 ? words[2] : NULL) < 0) {
 			struct bg_strbuf safe = BG_STRBUF_INIT;
 
 			bg_text_escape_line(&safe, words[1], strlen(words[1]));
@@ -525,6 +552,7 @@ static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_res
 {
 	int64_t attempts = 0;
 
+	/* the row stays "running" if these updates fail: the next start queues it again */
 	j->used = false;
 	bg_store_int(d->s, 0, &attempts, "SELECT attempts FROM jobs WHERE id = ?", "i", j->id);
 	if (stopping) {
@@ -561,7 +589,7 @@ static void check_jobs(struct daemon *d)
 	}
 }
 
-static void start_job(struct daemon *d, const struct job_row *jr)
+static int start_job(struct daemon *d, const struct job_row *jr)
 {
 	struct tree *t = tree_by_id(d, jr->tree);
 	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
@@ -569,16 +597,23 @@ static void start_job(struct daemon *d, const struct job_row *jr)
 	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, -1 };
 	struct job *j = NULL;
 	char *logpath;
-	int fd;
+	int fd, ret = 0;
 
 	for (size_t i = 0; i < MAX_JOBS && !j; i++)
 		if (!d->jobs[i].used)
 			j = &d->jobs[i];
-	if (!c || !j) {
-		bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", "si",
-			      "its tree is no longer configured", jr->id);
-		return;
-	}
+	if (!j)
+		return -1;
+	if (!c)
+		return bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?",
+				     "si", "its tree is no longer configured", jr->id);
+	/*
+	 * The row says running before the process runs: a daemon killed in between finds
+	 * it running and queues it again; the other order could run it twice.
+	 */
+	if (bg_store_exec(d->s, "UPDATE jobs SET state = 'running', started = ?, attempts = "
+			  "attempts + 1 WHERE id = ?", "di", bg_store_now(), jr->id) < 0)
+		return -1;
 	logpath = xasprintf("%s/%" PRId64 ".log", d->logs, jr->id);
 	fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	job_args(d, jr, t, c, &argv);
@@ -588,14 +623,14 @@ static void start_job(struct daemon *d, const struct job_row *jr)
 	if (fd < 0 || bg_proc_start(&j->p, &o) < 0) {
 		event(d, "error", t->id, jr->id, "cannot start job %" PRId64 ": %s", jr->id,
 		      fd < 0 ? strerror(errno) : bg_error_last());
-		bg_store_exec(d->s, "UPDATE jobs SET not_before = ? WHERE id = ?", "di",
-			      bg_store_now() + 60, jr->id);
+		ret = bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', not_before = ?, "
+				    "attempts = attempts - 1 WHERE id = ?", "di",
+				    bg_store_now() + 60, jr->id);
 	} else {
 		j->used = true;
 		j->id = jr->id;
-		bg_store_exec(d->s, "UPDATE jobs SET state = 'running', pid = ?, started = ?, "
-			      "attempts = attempts + 1 WHERE id = ?", "idi", (int64_t)j->p.pid,
-			      bg_store_now(), jr->id);
+		bg_store_exec(d->s, "UPDATE jobs SET pid = ? WHERE id = ?", "ii", (int64_t)j->p.pid,
+			      jr->id);
 		event(d, "info", t->id, jr->id, "%s: %s %.12s started (job %" PRId64 ", log %s)",
 		      t->name, jr->kind, jr->rev, jr->id, logpath);
 	}
@@ -603,6 +638,7 @@ static void start_job(struct daemon *d, const struct job_row *jr)
 		close(fd);
 	free(logpath);
 	bg_strvec_release(&argv);
+	return ret;
 }
 
 /* Queued jobs whose time has come, while the limit allows: the oldest first. */
@@ -622,7 +658,11 @@ static void schedule(struct daemon *d)
 		}
 		if (!jr.id)
 			return;
-		start_job(d, &jr);
+		/* a store that cannot be written stops the scheduling, not the loop */
+		if (start_job(d, &jr) < 0) {
+			event(d, "error", 0, jr.id, "job %" PRId64 ": %s", jr.id, bg_error_last());
+			return;
+		}
 	}
 }
 
@@ -803,8 +843,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* what ran when the last daemon died runs again, from where the store says */
-	bg_store_exec(d.s, "UPDATE jobs SET state = 'queued', pid = NULL WHERE state = 'running'",
-		      "");
+	bg_store_exec(d.s, "UPDATE jobs SET state = 'queued', pid = NULL, attempts = "
+		      "max(attempts - 1, 0) WHERE state = 'running'", "");
 	if (bg_store_changes(d.s))
 		event(&d, "info", 0, 0, "%" PRId64 " interrupted jobs queued again",
 		      bg_store_changes(d.s));

@@ -264,10 +264,7 @@ int cmd_show(int argc, char **argv)
 		free(db);
 		return cmd_usage_error("show", "one bisection number or commit id is needed");
 	}
-	if (!db)
-		db = bg_store_default_path();
-	if (bg_store_open(db, &s) < 0) {
-		log_warnx("%s", bg_error_last());
+	if (cmd_open_store(db, &s) < 0) {
 		free(db);
 		return 1;
 	}

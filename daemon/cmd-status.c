@@ -69,7 +69,12 @@ static int row(const struct bg_store_row *r, void *data)
 		} else if (strlen(v) == (BG_OID_HEX - 1) && strspn(v, "0123456789abcdef") == (BG_OID_HEX - 1)) {
 			bg_text_printf(rs->out, "%s%s=%.12s", c ? " " : "", name, v);
 		} else {
-			bg_text_printf(rs->out, "%s%s=%s", c ? " " : "", name, v);
+			struct bg_strbuf safe = BG_STRBUF_INIT;
+
+			/* one row, one line: a newline in a message cannot forge another */
+			bg_text_escape_line(&safe, v, strlen(v));
+			fprintf(rs->out, "%s%s=%s", c ? " " : "", name, safe.buf);
+			bg_strbuf_release(&safe);
 		}
 	}
 	fputc('\n', rs->out);
@@ -93,24 +98,6 @@ static int section(struct bg_store *s, struct rows *rs, const char *title, const
 		bg_json_array_end(rs->j);
 	else if (!rs->n)
 		fprintf(rs->out, "  (none)\n");
-	return ret;
-}
-
-static int open_store(char *db, struct bg_store **s)
-{
-	char *path = db ? db : bg_store_default_path();
-	int ret = 0;
-
-	/* a store that is not there is not made by a command that only reads */
-	if (access(path, F_OK) != 0) {
-		log_warnx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", path);
-		ret = -1;
-	} else if (bg_store_open(path, s) < 0) {
-		log_warnx("%s", bg_error_last());
-		ret = -1;
-	}
-	if (path != db)
-		free(path);
 	return ret;
 }
 
@@ -153,7 +140,7 @@ int cmd_status(int argc, char **argv)
 		free(db);
 		return cmd_usage_error("status", "unexpected argument '%s'", argv[optind]);
 	}
-	if (open_store(db, &s) < 0)
+	if (cmd_open_store(db, &s) < 0)
 		goto out;
 	if (rs.j) {
 		fflush(stdout);
@@ -212,7 +199,7 @@ int cmd_log(int argc, char **argv)
 		free(db);
 		return cmd_usage_error("log", "unexpected argument '%s'", argv[optind]);
 	}
-	if (open_store(db, &s) < 0)
+	if (cmd_open_store(db, &s) < 0)
 		goto out;
 	if (rs.j) {
 		fflush(stdout);

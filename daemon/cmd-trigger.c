@@ -166,9 +166,11 @@ int cmd_rerun(int argc, char **argv)
 					      what);
 			goto out;
 		}
-		if (bg_store_int(s, 0, &tree_id, tree ? "SELECT id FROM trees WHERE name = ?" :
-				 "SELECT CASE WHEN count(*) = 1 THEN max(id) END FROM trees WHERE "
-				 "url IS NOT NULL OR ? IS NULL", "s", tree) < 0)
+		/* without --tree: the one tree the daemon watches, if there is only one */
+		if ((tree ? bg_store_int(s, 0, &tree_id, "SELECT id FROM trees WHERE name = ?", "s",
+					 tree) :
+			    bg_store_int(s, 0, &tree_id, "SELECT CASE WHEN count(*) = 1 THEN max(id) "
+					 "END FROM trees WHERE url IS NOT NULL", "")) < 0)
 			goto fail;
 		if (!tree_id) {
 			log_warnx(tree ? "no tree '%s' in the store" :

@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/xmalloc.h"
 
 unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg,
 			      unsigned long min, unsigned long max)
@@ -49,4 +50,20 @@ const char *cmd_fmt_ms(char *buf, size_t size, int64_t us)
 	else
 		snprintf(buf, size, "%" PRId64 ".%03" PRId64, us / 1000, us % 1000);
 	return buf;
+}
+
+int cmd_open_store(const char *db, struct bg_store **s)
+{
+	char *path = db ? xstrdup(db) : bg_store_default_path();
+	int ret = 0;
+
+	if (access(path, F_OK) != 0) {
+		log_warnx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", path);
+		ret = -1;
+	} else if (bg_store_open_ro(path, s) < 0) {
+		log_warnx("%s", bg_error_last());
+		ret = -1;
+	}
+	free(path);
+	return ret;
 }

@@ -29,6 +29,12 @@ int cmd_log(int argc, char **argv);
 /* A bisection as bootgate show prints it; 0, or 1 after saying why. */
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);
 
+/*
+ * The store of --db (NULL: the default) for a command that only reads: -1 after saying
+ * why (none there, not one); never made by reading.
+ */
+int cmd_open_store(const char *db, struct bg_store **s);
+
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);
 /* The usage error for the option getopt_long just refused (opterr is 0); returns 2. */

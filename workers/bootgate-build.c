@@ -75,11 +75,17 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->in_out);
 }
 
-/* This build's ccache hits and misses, from its stats log. */
+/* This build's ccache hits and misses, from its stats log (the build's own file). */
 static void ccache_rate(struct build *b)
 {
-	char *path = xasprintf("%s/.ccache-stats.log", b->out);
-	char *text = bg_read_file(path, 256 << 20, NULL);
+	int fd = bg_open_beneath(b->out, ".ccache-stats.log");
+	char *text = NULL, *path = xasprintf("%s/.ccache-stats.log", b->out);
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		text = bg_read_file(path, 256 << 20, NULL);
+	if (fd >= 0)
+		close(fd);
 
 	b->res.ccache_hits = b->res.ccache_misses = 0;
 	for (char *line = text; line && *line;) {
@@ -289,13 +295,14 @@ static int forget_interrupted(struct build *b)
 	struct bg_proc_result r;
 	int fd, ret = 0;
 
-	b->marker = bg_path_join(b->out, ".bootgate-building");
+	/* beside the build directory, where the build cannot plant anything */
+	b->marker = bg_path_join(b->work, "building");
 	if (access(b->marker, F_OK) == 0) {
 		struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, b->log_fd };
 
 		log_info("the last build here was interrupted: removing what it wrote");
-		bg_strvec_pushv(&a, (char *const[]){ "find", b->out, "-newer", b->marker, "-type",
-						     "f", "-delete", NULL });
+		bg_strvec_pushv(&a, (char *const[]){ "find", b->out, "-newer", b->marker, "!",
+						     "-type", "d", "-delete", NULL });
 		o.argv = bg_strvec_argv(&a);
 		if (bg_proc_run(&o, 600, &r) < 0 || r.exit_code)
 			ret = bg_error("cannot clear the interrupted build in '%s'", b->out);
@@ -401,7 +408,8 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 		log_warnx("%s", bg_error_last());
 		code = BG_EXIT_INFRA;
 	}
-	if (r->artifact) {
+	/* an image kept for another commit keeps the metadata of the build that made it */
+	if (r->artifact && !r->reused) {
 		char *meta = bg_path_join(r->artifact, "metadata.json");
 
 		if (bg_write_file(meta, j.out.buf, j.out.len) < 0)
@@ -450,6 +458,9 @@ static int reuse(struct build *b)
 	image = NULL;
 	r->image_sha256 = xstrdup(sha + 1);
 	r->reused = true;
+	/* the log is the build's that made the image; its metadata stays that build's */
+	free(b->log);
+	b->log = bg_path_join(target, "build.log");
 	byc = xasprintf("%s/artifacts/by-commit/%s-%s-%.12s", b->cache, b->commit, b->board.name,
 			b->config_key);
 	unlink(byc);
@@ -487,10 +498,14 @@ static int store(struct build *b)
 		goto out;
 	r->image_sha256 = xstrdup(sha);
 	r->artifact = xasprintf("%s/artifacts/%s", b->cache, sha);
-	free(path);
-	path = xasprintf("%s/artifacts/by-source", b->cache);
-	if (bg_mkdirs(r->artifact) < 0 || bg_mkdirs(dir) < 0 || bg_mkdirs(path) < 0)
-		goto out;
+	{
+		char *sources = xasprintf("%s/artifacts/by-source", b->cache);
+		int made = bg_mkdirs(sources);
+
+		free(sources);
+		if (bg_mkdirs(r->artifact) < 0 || bg_mkdirs(dir) < 0 || made < 0)
+			goto out;
+	}
 	path = bg_path_join(r->artifact, "image");
 	if (access(path, R_OK) != 0 && rename(staged, path) < 0) {
 		bg_error_errno("cannot store '%s'", path);

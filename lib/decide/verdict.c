@@ -147,6 +147,18 @@ void bg_compare_config_release(struct bg_compare_config *cfg)
 	cfg->nthresholds = 0;
 }
 
+void bg_compare_config_copy(struct bg_compare_config *dst,
+			    const struct bg_compare_config *src)
+{
+	*dst = *src;
+	dst->thresholds = xcalloc(src->nthresholds ? src->nthresholds : 1,
+				  sizeof(*dst->thresholds));
+	for (size_t i = 0; i < src->nthresholds; i++) {
+		dst->thresholds[i] = src->thresholds[i];
+		dst->thresholds[i].pattern = xstrdup(src->thresholds[i].pattern);
+	}
+}
+
 int bg_threshold_pattern_check(const char *pattern)
 {
 	if (!*pattern)

@@ -67,6 +67,9 @@ struct bg_compare_config {
 
 void bg_compare_config_init(struct bg_compare_config *cfg);
 void bg_compare_config_release(struct bg_compare_config *cfg);
+/* dst becomes a copy of src, its own thresholds included (release it). */
+void bg_compare_config_copy(struct bg_compare_config *dst,
+			    const struct bg_compare_config *src);
 /* "PATTERN=PCT%[:ABS_US]", e.g. "initcall.*=10%:2000"; -1 with a message when malformed. */
 int bg_compare_config_add_threshold(struct bg_compare_config *cfg, const char *spec);
 /* The same with the pattern and "PCT%[:ABS_US]" apart, as a configuration file gives them. */

@@ -1,5 +1,7 @@
 /* Bisections of real kernels (bisection.h). */
+#include <fcntl.h>
 #include <math.h>
+#include <sys/file.h>
 
 #include "lab/bisection.h"
 #include "decide/bisect.h"
@@ -11,6 +13,9 @@
 #include "lab/workers.h"
 #include "report/comparison.h"
 #include "util/error.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 #include "util/xmalloc.h"
@@ -62,6 +67,8 @@ struct run {
 	bool exact;
 	struct bg_bisect *engine;
 	struct bg_compare_config cmp;
+	bool inner;               /* inside the branch a merge brought */
+	int lock_fd;
 };
 
 static void progress(const struct run *r, const char *fmt, ...) BG_PRINTF(2, 3);
@@ -416,9 +423,10 @@ static int finish(struct run *r, const char *outcome, const char *culprit, doubl
 	if (bg_store_exec(r->s, "UPDATE bisections SET state = 'done', outcome = ?, culprit = ?, "
 			  "confidence = ?, result = ?, finished = ? WHERE id = ?", "ssdsdi", outcome,
 			  culprit, confidence, result, bg_store_now(), r->id) < 0 ||
-	    bg_store_exec(r->s, "INSERT INTO outbox (kind, ref, body, created) VALUES "
-			  "('bisection', ?, ?, ?)", "isd", r->id, result ? result : "{}",
-			  bg_store_now()) < 0) {
+	    /* one report per regression: a bisection inside a merge is its outer one's */
+	    (!r->inner && bg_store_exec(r->s, "INSERT INTO outbox (kind, ref, body, created) "
+					"VALUES ('bisection', ?, ?, ?)", "isd", r->id,
+					result ? result : "{}", bg_store_now()) < 0)) {
 		bg_store_rollback(r->s);
 		return -1;
 	}
@@ -478,7 +486,7 @@ static void tell(struct run *r, int idx, const struct report *rep)
 		bg_bisect_built(r->engine, idx, false);
 		break;
 	case R_VALUE:
-		bg_bisect_value(r->engine, idx, log(rep->value + 1));
+		bg_bisect_value(r->engine, idx, log1p(rep->value));
 		break;
 	case R_INFRA:
 		bg_bisect_infra(r->engine, idx);
@@ -546,7 +554,8 @@ static int do_values(struct run *r, const struct bg_bisect_request *req, struct 
 			}
 			if ((v = boot_value(r, boot, &live.value)) < 0)
 				return -1;
-			live.kind = v ? R_VALUE : R_INFRA;
+			/* the store keeps what boots said; a negative time is none (verdict.h) */
+			live.kind = v && isfinite(live.value) && live.value >= 0 ? R_VALUE : R_INFRA;
 			live.boot = boot;
 			if (store_report(r, req->commit, live.kind, 0, boot, live.value) < 0)
 				return -1;
@@ -811,6 +820,7 @@ static int inside_merge(struct run *r, const char *merge, struct inner *in)
 	so.good = base;
 	so.bad = c.parents[1];
 	so.metric = r->metric;
+	so.inner = true;
 	if (bg_bisection_run(r->s, &so, &in->id) < 0 ||
 	    bg_store_exec(r->s, "UPDATE bisections SET parent_id = ? WHERE id = ?", "ii", r->id,
 			  in->id) < 0 ||
@@ -854,7 +864,7 @@ static int conclude(struct run *r)
 	bg_json_key(&j, "outcome");
 	bg_json_str(&j, bg_bisect_outcome_name(res->outcome));
 	bg_json_key(&j, "culprit");
-	bg_json_str(&j, inner.id ? inner.culprit : culprit);
+	bg_json_str(&j, inner.culprit ? inner.culprit : culprit);
 	bg_json_key(&j, "range");
 	bg_json_array_begin(&j);
 	for (int i = res->first; found && i <= res->last; i++)
@@ -890,7 +900,8 @@ static int conclude(struct run *r)
 		bg_json_str(&j, culprit);
 		bg_json_key(&j, "inner");
 		bg_json_int(&j, inner.id);
-		culprit = inner.culprit;
+		if (inner.culprit)
+			culprit = inner.culprit;
 	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j) < 0) {
 		progress(r, "warning: %s", bg_error_last());
 	}
@@ -918,12 +929,48 @@ static void release(struct run *r)
 		free(r->c[i].replay.r);
 	}
 	free(r->c);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
 	free(r->board);
 	free(r->metric);
 	bg_tree_release(&r->tree);
 	bg_compare_config_release(&r->cmp);
 	if (r->engine)
 		bg_bisect_free(r->engine);
+}
+
+/*
+ * One process per bisection: a second one (its daemon restarted while the first was
+ * still ending) waits here until the first is gone, then replays what it stored.
+ */
+static int lock(struct run *r, const char *good, const char *bad)
+{
+	char *key = xasprintf("%s %s %s %s %s %s", r->tree.real, good, bad, r->board, r->mode,
+			      r->o->metric ? r->o->metric : "");
+	char *dir = bg_path_join(bg_cache_dir(), "locks");
+	char *path = xasprintf("%s/bisection-%016" PRIx64, dir, bg_hash64(key, strlen(key)));
+	int ret = -1;
+
+	if (bg_mkdirs(dir) < 0)
+		goto out;
+	r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (r->lock_fd < 0) {
+		bg_error_errno("cannot open '%s'", path);
+		goto out;
+	}
+	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		progress(r, "another process runs this bisection: waiting for it");
+		if (flock(r->lock_fd, LOCK_EX) < 0) {
+			bg_error_errno("cannot lock '%s'", path);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(key);
+	free(dir);
+	free(path);
+	return ret;
 }
 
 static int start(struct run *r, const struct bg_bisection_opts *o)
@@ -942,7 +989,10 @@ static int start(struct run *r, const struct bg_bisection_opts *o)
 	    bg_git_resolve(r->tree.real, o->bad, bad) < 0)
 		return -1;
 	if (bg_record_tree(r->s, o->tree_name ? o->tree_name : r->tree.id, r->tree.real,
-			   &r->tree_id) < 0 || find_or_make(r, good, bad) < 0 || load(r) < 0)
+			   &r->tree_id) < 0)
+		return -1;
+	/* what another process stored before we had the lock is read after it */
+	if (lock(r, good, bad) < 0 || find_or_make(r, good, bad) < 0 || load(r) < 0)
 		return -1;
 	return 0;
 }
@@ -954,17 +1004,14 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 	int ret = -1, e;
 
 	memset(&r, 0, sizeof(r));
+	r.lock_fd = -1;
 	r.s = s;
 	r.o = o;
-	bg_compare_config_init(&r.cmp);
+	r.inner = o->inner;
 	if (o->compare)
-		for (size_t i = 0; i < o->compare->nthresholds; i++) {
-			const struct bg_threshold *t = &o->compare->thresholds[i];
-			char *spec = xasprintf("%s=%.17g%%:%.17g", t->pattern, 100 * t->pct, t->abs_us);
-
-			bg_compare_config_add_threshold(&r.cmp, spec);
-			free(spec);
-		}
+		bg_compare_config_copy(&r.cmp, o->compare);
+	else
+		bg_compare_config_init(&r.cmp);
 	r.cmp.deterministic = o->deterministic;
 	if (start(&r, o) < 0)
 		goto out;

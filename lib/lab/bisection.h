@@ -23,6 +23,7 @@ struct bg_bisection_opts {
 	unsigned parallel;        /* probes per round */
 	const struct bg_compare_config *compare;   /* NULL: the defaults */
 	bool no_confirm;          /* skip the timing confirmation and the revert */
+	bool inner;               /* inside the branch a merge brought: reported by its outer */
 	void (*progress)(const char *line, void *data);
 	void *progress_data;
 };

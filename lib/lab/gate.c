@@ -75,7 +75,7 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 		goto out;
 	if (base && bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, verdict, "
 				  "metric, delta, result, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-				  "sssssssds", m->rev[1], m->rev[0], m->build[0].board,
+				  "ssssssdsd", m->rev[1], m->rev[0], m->build[0].board,
 				  mo->deterministic ? "deterministic" : "timing",
 				  bg_gate_verdict_name(*v), worst ? worst->metric : NULL,
 				  worst ? worst->delta : 0.0, j.out.buf, bg_store_now()) < 0)

@@ -1,6 +1,8 @@
 /*
  * The gate: a tree's new tip measured against its last good commit, the verdict kept,
- * and a regression handed to a bisection job; all of it one transaction in the store.
+ * and a regression handed to a bisection job. The builds and boots are kept first, then
+ * the verdict, the tree's last good commit and the job in one transaction: a kill in
+ * between leaves boots that the next gate of the tip reuses, never half a verdict.
  */
 #ifndef BG_GATE_H
 #define BG_GATE_H

@@ -190,6 +190,7 @@ void bg_record_event(struct bg_store *s, const char *level, int64_t tree, int64_
 	va_end(ap);
 	/* an event that cannot be written is not worth failing the work it describes */
 	bg_store_exec(s, "INSERT INTO events (at, level, tree_id, job_id, message) "
-		      "VALUES (?, ?, ?, ?, ?)", "dsiis", bg_store_now(), level, tree, job, sb.buf);
+		      "VALUES (?, ?, nullif(?, 0), nullif(?, 0), ?)", "dsiis", bg_store_now(), level,
+		      tree, job, sb.buf);
 	bg_strbuf_release(&sb);
 }

@@ -136,6 +136,35 @@ int bg_store_open(const char *path, struct bg_store **out)
 	return 0;
 }
 
+int bg_store_open_ro(const char *path, struct bg_store **out)
+{
+	struct bg_store *s = xcalloc(1, sizeof(*s));
+	int version;
+
+	*out = NULL;
+	s->path = xstrdup(path);
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) !=
+	    SQLITE_OK) {
+		bg_error("%s: cannot open: %s", path,
+			 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		bg_store_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, BUSY_MS);
+	if ((version = bg_store_version(s)) < 0) {
+		bg_store_close(s);
+		return -1;
+	}
+	if ((size_t)version != bg_store_nmigrations) {
+		bg_error("%s: schema version %d, this program reads %zu", path, version,
+			 bg_store_nmigrations);
+		bg_store_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
 void bg_store_close(struct bg_store *s)
 {
 	if (!s)

@@ -17,6 +17,12 @@ struct bg_store_row;
  * not a SQLite file, a schema newer than this program, a migration that failed.
  */
 int bg_store_open(const char *path, struct bg_store **out);
+/*
+ * For readers (status, show, log): an existing store opened read-only, never made nor
+ * migrated, so that any user who can read it can look. -1 when there is none, or its
+ * schema is not this program's.
+ */
+int bg_store_open_ro(const char *path, struct bg_store **out);
 void bg_store_close(struct bg_store *s);
 /* The schema version: the number of migrations applied. */
 int bg_store_version(struct bg_store *s);

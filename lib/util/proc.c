@@ -60,7 +60,12 @@ int bg_proc_start(struct bg_proc *p, const struct bg_proc_opts *o)
 		int err = o->err_fd == BG_PROC_SAME ? out :
 			  o->err_fd >= 0 ? o->err_fd : open_null(O_WRONLY);
 
+		sigset_t none;
+
 		setpgid(0, 0);
+		/* a parent's blocked or ignored signals are no program's: its death signal too */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		/* if we die (killed, Ctrl-C), so does it: no build or QEMU runs on orphaned */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -129,6 +129,10 @@ git_ -C tree checkout -q -b probe master
 cp probe.mk tree/probe.mk
 git_ -C tree add probe.mk
 git_ -C tree commit -q -m "a build step that reaches out"
+# the same probe in another source: an image of the same source would be kept, not built
+git_ -C tree checkout -q -b probe-open probe
+echo "# without the sandbox" >>tree/probe.mk
+git_ -C tree commit -q -a -m "the probe again"
 
 # listen FILE: accepts one connection on a free port of 127.0.0.1 (written to $SCRATCH/port)
 # for a while, noting it in FILE
@@ -174,7 +178,8 @@ test_expect_success 'sandboxed: no secret, no loopback, no write outside the bui
 
 test_expect_success 'the same step without the sandbox reaches all of them (the probe is real)' '
 	listen open.conn &&
-	HOME=$SCRATCH/home build --tree tree --commit probe --no-sandbox >o.json 2>err &&
+	HOME=$SCRATCH/home build --tree tree --commit probe-open --no-sandbox >o.json 2>err &&
+	test_jq ".reused == false" o.json &&
 	wait $listener &&
 	log=$(jq -r .log o.json) &&
 	test_grep "probe-cache: cache-secret-$$" "$log" &&
