@@ -23,12 +23,13 @@ static const struct bg_cmd commands[] = {
 	  "same, different or unknown for every metric of two sets of boots" },
 	{ "measure", cmd_measure,
 	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
-	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--lab DIR] [--json]",
+	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--config BASE] [--fragment FILE]... "
+	  "[--lab DIR] [--json]",
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bisect", cmd_bisect,
 	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
 	  "[--metric M] [--parallel K] [--threshold P=PCT%[:US]]... [--no-confirm] [--name TREE] "
-	  "[--db FILE] [--lab DIR] [--json]",
+	  "[--config BASE] [--fragment FILE]... [--db FILE] [--lab DIR] [--json]",
 	  "find the commit that made boot slower, building and booting real kernels" },
 	{ "show", cmd_show, "[--db FILE] [--json] BISECTION|COMMIT",
 	  "a bisection's steps, values and confirmation, or a commit's builds and boots" },
@@ -42,7 +43,8 @@ static const struct bg_cmd commands[] = {
 	  "the service's events: fetches, gates, bisections, failures" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
-	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--db FILE] [--lab DIR]",
+	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
+	  "[--db FILE] [--lab DIR]",
 	  "a tip against the tree's last good commit; a regression queues a bisection" },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
 	  "fetch a tree's branch into its mirror and print the tip" },
@@ -108,6 +110,9 @@ int cmd_print_help(const char *name)
 		       "  --parallel N    boots at once (the number of cores)\n"
 		       "  --json          the builds, every parsed boot, and the comparison\n"
 		       "  --lab DIR       the lab-configs directory (boards, config fragments)\n"
+		       "  --config BASE   tinyconfig (the default), a defconfig target such as\n"
+		       "                  x86_64_defconfig, or a .config file; the board's fragments\n"
+		       "                  and each --fragment FILE are merged on top\n"
 		       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
 		       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"
 		       "The tree, the commits and the board are checked before any work.\n"

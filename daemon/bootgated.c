@@ -534,6 +534,10 @@ static void job_args(struct daemon *d, const struct job_row *j, const struct tre
 		bg_strvec_pushf(a, "--threshold=%s=%.17g%%:%.17g", th->pattern, 100 * th->pct,
 				th->abs_us);
 	}
+	if (c->config != BG_KCONFIG_TINY)
+		bg_strvec_pushv(a, (char *const[]){ "--config", c->config_name, NULL });
+	for (size_t i = 0; i < c->nfragments; i++)
+		bg_strvec_pushv(a, (char *const[]){ "--fragment", c->fragments[i], NULL });
 	if (d->lab)
 		bg_strvec_pushv(a, (char *const[]){ "--lab", (char *)d->lab, NULL });
 }

@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/path.h"
+#include "util/strvec.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -36,9 +37,13 @@ int cmd_bisect(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "lab", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'K' },
+		{ "fragment", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_bisection_opts o = { 0 };
+	struct bg_build_config kc = { 0 };
+	struct bg_strvec frags = BG_STRVEC_INIT;
 	struct bg_compare_config cmp;
 	struct bg_store *s = NULL;
 	const char *mode = "deterministic";
@@ -49,7 +54,7 @@ int cmd_bisect(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -72,6 +77,8 @@ int cmd_bisect(int argc, char **argv)
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'l': o.lab = optarg; break;
 		case 'j': json = true; break;
+		case 'K': kc.base = optarg; break;
+		case 'F': bg_strvec_push(&frags, optarg); break;
 		default:
 			ret = cmd_option_error("bisect", argv);
 			goto out;
@@ -96,6 +103,9 @@ int cmd_bisect(int argc, char **argv)
 	}
 	o.deterministic = !strcmp(mode, "deterministic");
 	o.compare = &cmp;
+	kc.fragments = frags.v;
+	kc.nfragments = frags.n;
+	o.config = &kc;
 	if (!db)
 		db = bg_store_default_path();
 	if (bg_store_open(db, &s) < 0) {
@@ -125,6 +135,7 @@ int cmd_bisect(int argc, char **argv)
 out:
 	bg_store_close(s);
 	bg_compare_config_release(&cmp);
+	bg_strvec_release(&frags);
 	free(db);
 	return ret;
 }

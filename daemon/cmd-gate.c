@@ -34,9 +34,13 @@ int cmd_gate(int argc, char **argv)
 		{ "watch", required_argument, NULL, 'w' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "lab", required_argument, NULL, 'l' },
+		{ "config", required_argument, NULL, 'K' },
+		{ "fragment", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_gate_opts o = { 0 };
+	struct bg_build_config kc = { 0 };
+	struct bg_strvec frags = BG_STRVEC_INIT;
 	struct bg_compare_config cmp;
 	struct bg_strvec watch = BG_STRVEC_INIT;
 	struct bg_store *s = NULL;
@@ -47,7 +51,7 @@ int cmd_gate(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:K:F:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -65,6 +69,8 @@ int cmd_gate(int argc, char **argv)
 		case 'w': bg_strvec_push(&watch, optarg); break;
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'l': o.lab = optarg; break;
+		case 'K': kc.base = optarg; break;
+		case 'F': bg_strvec_push(&frags, optarg); break;
 		default:
 			ret = cmd_option_error("gate", argv);
 			goto out;
@@ -92,6 +98,9 @@ int cmd_gate(int argc, char **argv)
 	o.compare = &cmp;
 	o.metrics = watch.v;
 	o.nmetrics = watch.n;
+	kc.fragments = frags.v;
+	kc.nfragments = frags.n;
+	o.config = &kc;
 	if (!db)
 		db = bg_store_default_path();
 	if (bg_store_open(db, &s) < 0 || bg_gate_run(s, &o, &v) < 0) {
@@ -104,6 +113,7 @@ out:
 	bg_store_close(s);
 	bg_compare_config_release(&cmp);
 	bg_strvec_release(&watch);
+	bg_strvec_release(&frags);
 	free(db);
 	return ret;
 }

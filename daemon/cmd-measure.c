@@ -10,6 +10,7 @@
 #include "report/comparison.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/strvec.h"
 #include "util/text.h"
 
 static void progress(const char *line, void *data)
@@ -32,9 +33,13 @@ int cmd_measure(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "parallel", required_argument, NULL, 'P' },
+		{ "config", required_argument, NULL, 'K' },
+		{ "fragment", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_measure_opts o = { 0 };
+	struct bg_build_config kc = { 0 };
+	struct bg_strvec frags = BG_STRVEC_INIT;
 	struct bg_measure m;
 	const char *mode = "timing";
 	unsigned long top = 20;
@@ -43,7 +48,7 @@ int cmd_measure(int argc, char **argv)
 
 	o.boots = 3;
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'c': o.commit = optarg; break;
@@ -58,6 +63,8 @@ int cmd_measure(int argc, char **argv)
 		case 'P':
 			o.parallel = cmd_parse_count("measure", "--parallel", optarg, 1, 64);
 			break;
+		case 'K': kc.base = optarg; break;
+		case 'F': bg_strvec_push(&frags, optarg); break;
 		default: return cmd_option_error("measure", argv);
 		}
 	}
@@ -69,6 +76,9 @@ int cmd_measure(int argc, char **argv)
 	if (strcmp(mode, "timing") != 0 && strcmp(mode, "deterministic") != 0)
 		return cmd_usage_error("measure", "--mode is timing or deterministic, not '%s'", mode);
 	o.deterministic = !strcmp(mode, "deterministic");
+	kc.fragments = frags.v;
+	kc.nfragments = frags.n;
+	o.config = &kc;
 
 	/* the tree, the commits and the board are checked before anything is built */
 	bg_measure_init(&m);
@@ -113,5 +123,6 @@ int cmd_measure(int argc, char **argv)
 	ret = m.boots_failed ? 1 : 0;
 out:
 	bg_measure_release(&m);
+	bg_strvec_release(&frags);
 	return ret;
 }

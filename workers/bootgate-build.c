@@ -37,6 +37,11 @@ struct build {
 	char *marker;             /* o/.bootgate-building: there while make runs */
 	/* src, o and frag as the build sees them: the same paths for every tree, sandboxed */
 	const char *in_src, *in_out, *in_frag;
+	/* the base configuration: a make target (tinyconfig, *defconfig) or a .config file */
+	const char *base;
+	bool base_file;
+	/* every fragment merged on top: the board's, then --fragment's; name in frag/ */
+	struct bg_strvec frag_from, frag_name;
 	char commit[BG_OID_HEX], parent[BG_OID_HEX];
 	char config_key[BG_SHA256_HEX];
 	char source[BG_OID_HEX];  /* the commit's tree */
@@ -51,11 +56,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bootgate-build --tree DIR --commit REV --board NAME [--lab DIR]\n"
-		"                      [--jobs N] [--result FILE] [--no-sandbox]\n"
+		"                      [--config BASE] [--fragment FILE]... [--jobs N]\n"
+		"                      [--result FILE] [--no-sandbox]\n"
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
 		"arch: x86_64, arm64, ppc64le). The worktree and the out-of-tree build directory\n"
 		"of each tree and arch are kept in $BOOTGATE_CACHE (default /var/cache/bootgate),\n"
 		"so neighbouring commits build incrementally; compiles go through ccache.\n"
+		"\nThe configuration is BASE (tinyconfig, the default; a defconfig target such as\n"
+		"x86_64_defconfig; or a .config file), then the board's fragments, then each\n"
+		"--fragment FILE. An image already built from the same source tree, board,\n"
+		"configuration and compiler is kept, not built again.\n"
 		"\nexit: 0 built, 1 the kernel does not build, 2 usage (a bad tree, board or\n"
 		"commit), 111 infrastructure (retry), 127 a program could not be run\n");
 }
@@ -216,21 +226,27 @@ static int configure(struct build *b, struct bg_proc_result *r)
 		ret = 0;
 		goto out;
 	}
-	log_line(b, "configuring (config %.12s)\n", b->config_key);
+	log_line(b, "configuring (config %.12s: %s)\n", b->config_key, b->base);
 	/* the fragments go beside the build (read-only there): the lab is not in view */
 	if (bg_mkdirs(fragdir) < 0)
 		goto out;
-	for (size_t i = 0; i < b->board.nfragments; i++) {
-		char *from = xasprintf("%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
-		char *to = bg_path_join(fragdir, b->board.fragments[i]);
-		int copied = bg_copy_file(from, to);
+	for (size_t i = 0; i < b->frag_from.n; i++) {
+		char *to = bg_path_join(fragdir, b->frag_name.v[i]);
+		int copied = bg_copy_file(b->frag_from.v[i], to);
 
-		free(from);
 		free(to);
 		if (copied < 0)
 			goto out;
 	}
-	if (make(b, "tinyconfig", false, r) < 0 || r->exit_code) {
+	if (b->base_file) {
+		/* a whole .config, completed by the tree's own defaults */
+		if (bg_copy_file(b->base, dotconfig) < 0)
+			goto out;
+		if (make(b, "olddefconfig", false, r) < 0 || r->exit_code) {
+			ret = 0;
+			goto out;
+		}
+	} else if (make(b, b->base, false, r) < 0 || r->exit_code) {
 		ret = 0;
 		goto out;
 	}
@@ -240,8 +256,8 @@ static int configure(struct build *b, struct bg_proc_result *r)
 
 		bg_strvec_pushv(&a, (char *const[]){ merge, "-m", "-O", (char *)b->in_out,
 						     in_dotconfig, NULL });
-		for (size_t i = 0; i < b->board.nfragments; i++)
-			bg_strvec_pushf(&a, "%s/%s", b->in_frag, b->board.fragments[i]);
+		for (size_t i = 0; i < b->frag_name.n; i++)
+			bg_strvec_pushf(&a, "%s/%s", b->in_frag, b->frag_name.v[i]);
 		log_line(b, "+ merge_config.sh -m (pass %d)\n", pass + 1);
 		failed = step(b, bg_strvec_argv(&a), r) < 0 || r->exit_code;
 		bg_strvec_release(&a);
@@ -260,6 +276,52 @@ out:
 	return ret;
 }
 
+/* A file the configuration is made from: a regular file that can be read. */
+static int config_file_ok(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return bg_error_errno("%s '%s'", what, path);
+	if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
+		return bg_error("%s '%s' is not a file that can be read", what, path);
+	return 0;
+}
+
+/*
+ * The base and the fragments, checked: a make target is a plain name ending in
+ * "config" (tinyconfig, x86_64_defconfig), anything else a .config file.
+ */
+static int config_inputs(struct build *b, const struct bg_strvec *extra)
+{
+	size_t n = strlen(b->base);
+
+	if (!n)
+		return bg_error("--config is empty");
+	if (bg_path_name_ok(b->base) && b->base[0] != '.' && n > 6 &&
+	    !strcmp(b->base + n - 6, "config")) {
+		b->base_file = false;
+	} else {
+		if (config_file_ok(b->base, "--config") < 0)
+			return -1;
+		b->base_file = true;
+	}
+	for (size_t i = 0; i < b->board.nfragments; i++) {
+		bg_strvec_pushf(&b->frag_from, "%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
+		bg_strvec_push(&b->frag_name, b->board.fragments[i]);
+	}
+	for (size_t i = 0; i < extra->n; i++) {
+		const char *slash = strrchr(extra->v[i], '/');
+
+		if (config_file_ok(extra->v[i], "--fragment") < 0)
+			return -1;
+		bg_strvec_push(&b->frag_from, extra->v[i]);
+		/* numbered: two fragments of one name stay two files */
+		bg_strvec_pushf(&b->frag_name, "extra-%zu-%s", i, slash ? slash + 1 : extra->v[i]);
+	}
+	return 0;
+}
+
 /* Which board settings and fragments make the configuration: their hash names it. */
 static int compute_config_key(struct build *b)
 {
@@ -268,16 +330,24 @@ static int compute_config_key(struct build *b)
 
 	bg_strbuf_addf(&sb, "bootgate-config-1 %s %s %s\n", b->board.kernel_arch,
 		       b->board.cross_compile, b->board.make_target);
-	for (size_t i = 0; i < b->board.nfragments && !ret; i++) {
-		char *path = xasprintf("%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
-		char *text = bg_read_file(path, 1 << 20, NULL);
+	/* tinyconfig adds nothing: the keys of the images built before it stay as they were */
+	if (strcmp(b->base, "tinyconfig") != 0) {
+		char *text = b->base_file ? bg_read_file(b->base, 64 << 20, NULL) : NULL;
+
+		if (b->base_file && !text)
+			ret = -1;
+		bg_strbuf_addf(&sb, "base %s\n%s\n", b->base_file ? "file" : b->base,
+			       text ? text : "");
+		free(text);
+	}
+	for (size_t i = 0; i < b->frag_from.n && !ret; i++) {
+		char *text = bg_read_file(b->frag_from.v[i], 1 << 20, NULL);
 
 		if (text)
-			bg_strbuf_addf(&sb, "%s\n%s\n", b->board.fragments[i], text);
+			bg_strbuf_addf(&sb, "%s\n%s\n", b->frag_name.v[i], text);
 		else
 			ret = -1;
 		free(text);
-		free(path);
 	}
 	bg_sha256_mem(sb.buf, sb.len, b->config_key);
 	bg_strbuf_release(&sb);
@@ -626,10 +696,13 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "result", required_argument, NULL, 'r' },
 		{ "no-sandbox", no_argument, NULL, 'n' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "fragment", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct build b = { .log_fd = -1 };
+	struct build b = { .log_fd = -1, .base = "tinyconfig" };
+	struct bg_strvec extra = BG_STRVEC_INIT;
 	const char *tree = NULL, *board = NULL, *lab = NULL;
 	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
 	unsigned long jobs;
@@ -642,7 +715,7 @@ int main(int argc, char **argv)
 	bg_build_result_init(&b.res);
 	b.sandbox = true;
 	b.jobs = cores > 0 ? (unsigned)cores : 1;
-	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': tree = optarg; break;
 		case 'c': b.rev = optarg; break;
@@ -657,6 +730,8 @@ int main(int argc, char **argv)
 			break;
 		case 'r': b.result_path = optarg; break;
 		case 'n': b.sandbox = false; break;
+		case 'C': b.base = optarg; break;
+		case 'F': bg_strvec_push(&extra, optarg); break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
@@ -674,10 +749,13 @@ int main(int argc, char **argv)
 	if (check_result_path(b.result_path) < 0 ||
 	    bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0 ||
 	    bg_tree_open(tree, &b.tree) < 0 ||
-	    bg_git_resolve(b.tree.real, b.rev, b.commit) < 0) {
+	    bg_git_resolve(b.tree.real, b.rev, b.commit) < 0 ||
+	    config_inputs(&b, &extra) < 0) {
+		bg_strvec_release(&extra);
 		ret = finish(&b, BG_BUILD_USAGE, bg_error_last());
 		goto out;
 	}
+	bg_strvec_release(&extra);
 	b.work = bg_tree_workdir(&b.tree, b.board.arch);
 	b.src = bg_path_join(b.work, "src");
 	b.out = bg_path_join(b.work, "o");
@@ -803,6 +881,8 @@ out:
 	free(b.log);
 	free(b.ccache);
 	free(b.marker);
+	bg_strvec_release(&b.frag_from);
+	bg_strvec_release(&b.frag_name);
 	free(b.compiler);
 	return ret;
 }

@@ -200,7 +200,11 @@ static int store_report(struct run *r, int idx, enum report_kind kind, int64_t b
 
 /* ---- builds ---- */
 
-/* The commit's build: the store's, else the worker's (recorded). */
+/*
+ * The commit's build, from the worker, which keeps an image of the same source and
+ * configuration without building it again (the store does not know the configuration a
+ * build was made with); a commit the store saw fail to build is not tried again.
+ */
 static int build(struct run *r, int idx)
 {
 	struct probe *p = &r->c[idx];
@@ -211,6 +215,10 @@ static int build(struct run *r, int idx)
 		return 0;
 	if ((found = bg_record_find_build(r->s, p->sha, r->board, &sb)) < 0)
 		return -1;
+	if (found && sb.status != BG_BUILD_FAILED) {
+		bg_stored_build_release(&sb);
+		found = 0;
+	}
 	if (!found) {
 		struct bg_build_result b;
 		int64_t id;
@@ -220,7 +228,8 @@ static int build(struct run *r, int idx)
 		for (int t = 0; t < BUILD_TRIES; t++) {
 			bg_build_result_init(&b);
 			progress(r, "building %.12s (%d of %d)", p->sha, idx, r->n - 1);
-			ret = bg_worker_build(r->tree.real, p->sha, r->board, r->lab, &b);
+			ret = bg_worker_build(r->tree.real, p->sha, r->board, r->lab, r->o->config,
+					      &b);
 			if (ret == 0 || b.status == BG_BUILD_FAILED)
 				break;
 			/* usage and exec errors will not pass by trying again */
@@ -237,10 +246,15 @@ static int build(struct run *r, int idx)
 		if (!b.commit)
 			b.commit = xstrdup(p->sha);
 		ret = bg_record_build(r->s, &b, &id);
+		if (!ret) {
+			sb.id = id;
+			sb.status = b.status;
+			sb.image = b.image ? xstrdup(b.image) : NULL;
+			sb.image_sha256 = b.image_sha256 ? xstrdup(b.image_sha256) : NULL;
+		}
 		bg_build_result_release(&b);
-		if (ret < 0 || (found = bg_record_find_build(r->s, p->sha, r->board, &sb)) <= 0)
-			return found < 0 || ret < 0 ? -1 :
-			       bg_error("the build of %.12s was not recorded", p->sha);
+		if (ret < 0)
+			return -1;
 	}
 	p->known = true;
 	p->build = sb.id;
@@ -635,6 +649,7 @@ static int measure_pair(struct run *r, const char *commit, const char *against,
 	mo.against = against;
 	mo.board = r->board;
 	mo.lab = r->o->lab;
+	mo.config = r->o->config;
 	mo.deterministic = deterministic;
 	mo.compare = &r->cmp;
 	mo.progress = r->o->progress;

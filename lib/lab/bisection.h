@@ -10,6 +10,7 @@
 #include "util/compat.h"
 #include "util/json.h"
 #include "decide/verdict.h"
+#include "lab/workers.h"
 #include "store/store.h"
 
 struct bg_bisection_opts {
@@ -18,6 +19,7 @@ struct bg_bisection_opts {
 	const char *good, *bad;
 	const char *board;        /* a board, or an arch for qemu-ARCH */
 	const char *lab;          /* NULL: bg_lab_dir() */
+	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
 	const char *metric;       /* NULL: the endpoints' largest standardised regression */
 	unsigned parallel;        /* probes per round */

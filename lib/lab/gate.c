@@ -119,6 +119,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	mo.commit = o->rev;
 	mo.board = o->board;
 	mo.lab = o->lab;
+	mo.config = o->config;
 	mo.deterministic = o->deterministic;
 	mo.boots = o->boots ? o->boots : o->deterministic ? 2 : 5;
 	mo.compare = o->compare;

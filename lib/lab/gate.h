@@ -9,6 +9,7 @@
 
 #include "util/compat.h"
 #include "decide/verdict.h"
+#include "lab/workers.h"
 #include "store/store.h"
 
 struct bg_gate_opts {
@@ -16,6 +17,7 @@ struct bg_gate_opts {
 	const char *tree_name;     /* its row in the store (made when missing) */
 	const char *rev;           /* the tip */
 	const char *board, *lab;
+	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
 	unsigned boots;            /* per commit; 0: 2 deterministic, 5 timing */
 	const struct bg_compare_config *compare;

@@ -480,6 +480,11 @@ int bg_git_fetch(const char *repo, const char *url, const char *branch, const ch
 		goto out;
 	}
 	git_oid_tostr(tip, BG_OID_HEX, git_reference_target(head));
+	/* HEAD names the watched branch: worktrees are made from it */
+	if (git_repository_set_head(r, local) < 0) {
+		git_fail("cannot point HEAD of the mirror at", local);
+		goto out;
+	}
 	ret = 0;
 out:
 	git_reference_free(head);

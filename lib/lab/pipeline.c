@@ -58,7 +58,8 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
 static int build(const struct bg_measure_opts *o, struct bg_measure *m, int side)
 {
 	progress(o, "building %.12s", m->rev[side]);
-	return bg_worker_build(m->tree.real, m->rev[side], o->board, o->lab, &m->build[side]);
+	return bg_worker_build(m->tree.real, m->rev[side], o->board, o->lab, o->config,
+			       &m->build[side]);
 }
 
 static int boot(const struct bg_measure_opts *o, struct bg_measure *m)

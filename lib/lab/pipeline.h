@@ -13,6 +13,7 @@
 #include "lab/git.h"
 #include "lab/result.h"
 #include "lab/tree.h"
+#include "lab/workers.h"
 
 struct bg_measure_opts {
 	const char *tree;
@@ -20,6 +21,7 @@ struct bg_measure_opts {
 	const char *against;      /* the base; NULL: measure commit alone */
 	const char *board;        /* a board name, or an arch for qemu-ARCH */
 	const char *lab;          /* NULL: bg_lab_dir() */
+	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
 	unsigned boots;           /* per commit */
 	unsigned parallel;        /* boots at once; 0: the cores */

@@ -31,7 +31,7 @@ static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result 
 }
 
 int bg_worker_build(const char *tree, const char *commit, const char *board, const char *lab,
-		    struct bg_build_result *b)
+		    const struct bg_build_config *config, struct bg_build_result *b)
 {
 	struct bg_strvec argv = BG_STRVEC_INIT;
 	struct bg_proc_result r;
@@ -43,6 +43,10 @@ int bg_worker_build(const char *tree, const char *commit, const char *board, con
 						(char *)commit, "--board", (char *)board, NULL });
 	if (lab)
 		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)lab, NULL });
+	if (config && config->base)
+		bg_strvec_pushv(&argv, (char *const[]){ "--config", (char *)config->base, NULL });
+	for (size_t i = 0; config && i < config->nfragments; i++)
+		bg_strvec_pushv(&argv, (char *const[]){ "--fragment", config->fragments[i], NULL });
 	if (run_worker(&argv, &out, &r) < 0) {
 		b->status = BG_BUILD_EXEC;
 		goto out;

@@ -13,13 +13,20 @@
 /* A program installed next to the running one (the workers, bootgate); owned by the caller. */
 char *bg_worker_path(const char *name);
 
+/* The configuration a build is made with, beyond the board's: NULL or zero, the board's. */
+struct bg_build_config {
+	const char *base;         /* tinyconfig, a defconfig target, or a .config file */
+	char *const *fragments;   /* files merged on top, after the board's */
+	size_t nfragments;
+};
+
 /*
  * Builds commit of the tree for a board (or an arch). 0 when built; -1 with why, and
  * out->status telling a commit that does not build (BG_BUILD_FAILED) from a machine
  * that failed.
  */
 int bg_worker_build(const char *tree, const char *commit, const char *board, const char *lab,
-		    struct bg_build_result *out);
+		    const struct bg_build_config *config, struct bg_build_result *out);
 
 struct bg_worker_boot {
 	const char *board, *lab;

@@ -40,6 +40,8 @@ O ?= .
 -include probe.mk
 tinyconfig:
 	@mkdir -p $(O) && echo "# tiny" >$(O)/.config
+tiny_defconfig:
+	@mkdir -p $(O) && echo "# tiny defconfig" >$(O)/.config
 olddefconfig:
 	@test -f $(O)/.config
 image:
@@ -84,6 +86,37 @@ test_expect_success 'a change to documentation alone: byte-identical to its pare
 	build --tree tree --commit docs >d.json 2>err &&
 	test_jq ".identical_to_parent == true" d.json &&
 	test_grep "byte-identical to its parent" err
+'
+
+test_expect_success 'the same source again: the image is kept, nothing is built' '
+	build_shown --tree tree --commit master >first.json &&
+	build --tree tree --commit master >again.json 2>err &&
+	test_jq ".status == \"built\" and .reused == true" again.json &&
+	test "$(jq -r .image_sha256 again.json)" = "$(jq -r .image_sha256 first.json)" &&
+	test_grep "image of the same source is kept" err
+'
+
+test_expect_success '--config and --fragment: another configuration, built, not reused' '
+	build_shown --tree tree --commit master >tiny.json &&
+	echo "CONFIG_EXTRA=y" >extra.config &&
+	build_shown --tree tree --commit master --config tiny_defconfig \
+		--fragment extra.config >def.json &&
+	test_jq ".status == \"built\" and .reused == false" def.json &&
+	test "$(jq -r .config_hash def.json)" != "$(jq -r .config_hash tiny.json)" &&
+	printf "# tiny defconfig\nCONFIG_TINY=y\nCONFIG_EXTRA=y\n" >want &&
+	head -3 "$(jq -r .artifact def.json)/config" >got &&
+	test_cmp want got &&
+	printf "# whole\nCONFIG_WHOLE=y\n" >whole.config &&
+	build_shown --tree tree --commit master --config "$SCRATCH/whole.config" >file.json &&
+	head -2 "$(jq -r .artifact file.json)/config" >got &&
+	printf "# whole\nCONFIG_WHOLE=y\n" >want &&
+	test_cmp want got &&
+	test_exit_code 2 build --tree tree --commit master --config /nonexistent >bad.json 2>err &&
+	test_jq ".status == \"usage\" and (.error | test(\"--config .*/nonexistent\"))" bad.json &&
+	test_exit_code 2 build --tree tree --commit master --config lab >bad.json 2>err &&
+	test_jq ".error | test(\"not a file\")" bad.json &&
+	test_exit_code 2 build --tree tree --commit master --fragment /nonexistent >bad.json 2>err &&
+	test_jq ".error | test(\"--fragment\")" bad.json
 '
 
 test_expect_success 'a commit that does not build: exit 1, status failed, the error shown' '
