@@ -118,6 +118,37 @@ int cmd_print_help(const char *name)
 		       "The tree, the commits and the board are checked before any work.\n"
 		       "\nexit: 0 measured, 1 a build failed or a boot did not reach userspace,\n"
 		       "2 usage (a bad tree, commit, board or option)\n");
+	else if (!strcmp(name, "bisect"))
+		printf("\n"
+		       "  --tree DIR      a kernel git tree; --good and --bad: revisions of it\n"
+		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME)\n"
+		       "  --mode M        deterministic (the default: -icount, exact values) or timing\n"
+		       "  --metric M      the metric to bisect; default: the endpoints' largest\n"
+		       "                  standardised regression\n"
+		       "  --parallel K    probes per round (1)\n"
+		       "  --threshold P=PCT%%[:US]  the smallest regression that counts (compare's)\n"
+		       "  --no-confirm    no timing confirmation of the culprit, no revert\n"
+		       "  --name TREE     the tree's name in the store (its path's identity)\n"
+		       "  --db FILE       the store ($BOOTGATE_STATE/bootgate.db)\n"
+		       "  --json          the result as one JSON object\n"
+		       "\nEvery build, boot and step is kept in the store: the same command after a\n"
+		       "kill continues the bisection; after its end it prints the result again.\n"
+		       "Progress, one line per step, on stderr.\n"
+		       "\nexit: 0 the bisection ended (with a culprit or not: see the result), 1 it\n"
+		       "could not go on (run it again to continue), 2 usage\n");
+	else if (!strcmp(name, "show") || !strcmp(name, "status") || !strcmp(name, "log"))
+		printf("\n"
+		       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), opened read-only:\n"
+		       "              answers whether a daemon runs or not\n"
+		       "  --json      the same as JSON\n"
+		       "\nexit: 0, 1 no store or no such bisection or commit, 2 usage\n");
+	else if (!strcmp(name, "trigger") || !strcmp(name, "rerun"))
+		printf("\n"
+		       "  --socket PATH   the daemon's socket ($BOOTGATE_STATE/bootgate.sock)\n"
+		       "\ntrigger asks the daemon to fetch TREE now (COMMIT is noted); rerun writes\n"
+		       "a job into the store (a copy of JOB, or a gate of COMMIT in --tree) and\n"
+		       "wakes the daemon, so that nothing is lost when none runs.\n"
+		       "\nexit: 0 taken, 1 the daemon refused or did not answer, 2 usage\n");
 	else if (!strcmp(name, "bench-bisect"))
 		printf("\n"
 		       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"

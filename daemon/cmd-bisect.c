@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "lab/bisection.h"
+#include "lab/git.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/path.h"
@@ -101,6 +102,22 @@ int cmd_bisect(int argc, char **argv)
 		ret = cmd_usage_error("bisect", "--name '%s' is not a name", o.tree_name);
 		goto out;
 	}
+	if ((ret = cmd_check_inputs("bisect", o.tree, (const char *[]){ o.good, o.bad }, 2,
+				    o.board, o.lab)) != 0)
+		goto out;
+	{
+		/* a range that is none is the caller's mistake, never a retry */
+		struct bg_strvec chain = BG_STRVEC_INIT;
+
+		if (bg_git_first_parents(o.tree, o.good, o.bad, BG_BISECTION_MAX_CHAIN, &chain) < 0)
+			ret = cmd_usage_error("bisect", "%s", bg_error_last());
+		else if (chain.n < 2)
+			ret = cmd_usage_error("bisect", "--good and --bad are the same commit");
+		bg_strvec_release(&chain);
+		if (ret)
+			goto out;
+	}
+	ret = 1;
 	o.deterministic = !strcmp(mode, "deterministic");
 	o.compare = &cmp;
 	kc.fragments = frags.v;

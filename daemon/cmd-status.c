@@ -56,7 +56,8 @@ static int row(const struct bg_store_row *r, void *data)
 	for (int c = 0; c < n; c++) {
 		const char *name = bg_row_name(r, c), *v = bg_row_text(r, c);
 
-		if (bg_row_null(r, c))
+		/* nothing to say: no value, or a time never set */
+		if (bg_row_null(r, c) || (is_time(name) && bg_row_double(r, c) <= 0))
 			continue;
 		if (is_time(name) && bg_row_number(r, c)) {
 			time_t t = (time_t)bg_row_double(r, c);
@@ -152,7 +153,7 @@ int cmd_status(int argc, char **argv)
 	      section(s, &rs, "jobs", "SELECT j.id, j.kind, t.name AS tree, j.rev, j.base, "
 		      "j.state, j.attempts, j.pid, j.not_before, j.started FROM jobs j JOIN trees t "
 		      "ON t.id = j.tree_id WHERE j.state IN ('queued', 'running') ORDER BY j.id") < 0 ||
-	      section(s, &rs, "verdicts", "SELECT c.id, c.cand AS commit, c.base, c.board, "
+	      section(s, &rs, "verdicts", "SELECT c.id, c.cand, c.base, c.board, "
 		      "c.mode, c.verdict, c.metric, c.delta AS delta_us, c.created FROM "
 		      "comparisons c ORDER BY c.id DESC LIMIT 10") < 0 ||
 	      section(s, &rs, "bisections", "SELECT b.id, t.name AS tree, b.state, b.metric, "

@@ -2,6 +2,9 @@
 #include <getopt.h>
 
 #include "cmd.h"
+#include "lab/board.h"
+#include "lab/git.h"
+#include "lab/tree.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -50,6 +53,26 @@ const char *cmd_fmt_ms(char *buf, size_t size, int64_t us)
 	else
 		snprintf(buf, size, "%" PRId64 ".%03" PRId64, us / 1000, us % 1000);
 	return buf;
+}
+
+int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs, size_t n,
+		     const char *board, const char *lab)
+{
+	struct bg_board b;
+	struct bg_tree t;
+	char id[BG_OID_HEX];
+	int ret = 0;
+
+	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b) < 0)
+		return cmd_usage_error(cmd, "%s", bg_error_last());
+	bg_board_release(&b);
+	if (bg_tree_open(tree, &t) < 0)
+		return cmd_usage_error(cmd, "%s", bg_error_last());
+	for (size_t i = 0; i < n && !ret; i++)
+		if (revs[i] && bg_git_resolve(t.real, revs[i], id) < 0)
+			ret = cmd_usage_error(cmd, "%s", bg_error_last());
+	bg_tree_release(&t);
+	return ret;
 }
 
 int cmd_open_store(const char *db, struct bg_store **s)

@@ -20,8 +20,6 @@
 #include "util/strvec.h"
 #include "util/xmalloc.h"
 
-/* The longest first-parent chain taken: far past any tree's merge window. */
-#define MAX_CHAIN 100000
 /* Boots of each endpoint before the metric is chosen: two show a deterministic repeat. */
 #define ENDPOINT_BOOTS_EXACT 2
 #define ENDPOINT_BOOTS_TIMING 3
@@ -143,7 +141,7 @@ static int find_or_make(struct run *r, const char *good, const char *bad)
 		r->id = id;
 		return 0;
 	}
-	if (bg_git_first_parents(r->tree.real, good, bad, MAX_CHAIN, &chain) < 0)
+	if (bg_git_first_parents(r->tree.real, good, bad, BG_BISECTION_MAX_CHAIN, &chain) < 0)
 		return -1;
 	if (chain.n < 2) {
 		bg_strvec_release(&chain);
@@ -585,12 +583,37 @@ static int do_values(struct run *r, const struct bg_bisect_request *req, struct 
 	return 0;
 }
 
+/* Prints the lines of the round just reported, each with the most likely set now. */
+static void lead_progress(struct run *r, struct bg_strvec *round, bool done)
+{
+	const struct bg_bisect_result *res = bg_bisect_result(r->engine);
+	int first, last;
+	double p;
+
+	if (done) {
+		first = res->first;
+		last = res->last;
+		p = res->probability;
+	} else {
+		bg_bisect_leading(r->engine, &first, &last, &p);
+	}
+	for (size_t i = 0; i < round->n; i++) {
+		if (first > 0 && first < r->n && last >= first && last < r->n)
+			progress(r, "%s; leading %.12s%s%.12s p=%.3f", round->v[i], r->c[first].sha,
+				 last > first ? ".." : "", last > first ? r->c[last].sha : "", p);
+		else
+			progress(r, "%s", round->v[i]);
+	}
+	bg_strvec_release(round);
+}
+
 static int drive(struct run *r)
 {
 	struct bg_bisect_config cfg;
 	unsigned k = r->o->parallel ? r->o->parallel : 1;
 	struct bg_bisect_request *req = xcalloc(k < 2 ? 2 : k, sizeof(*req));
 	struct bg_threshold t = bg_compare_threshold(&r->cmp, r->metric);
+	struct bg_strvec round = BG_STRVEC_INIT;
 	int ret = -1, step = 0;
 
 	bg_bisect_config_init(&cfg, r->n);
@@ -602,11 +625,13 @@ static int drive(struct run *r)
 	cfg.threshold = log1p(t.pct);
 	r->engine = bg_bisect_new(&cfg);
 	for (;;) {
+		enum bg_bisect_status st;
 		size_t n;
-		int first, last;
-		double lead;
 
-		if (bg_bisect_next(r->engine, req, k < 2 ? 2 : k, &n) == BG_BISECT_DONE)
+		st = bg_bisect_next(r->engine, req, k < 2 ? 2 : k, &n);
+		/* the round's steps, with the posterior that their values made */
+		lead_progress(r, &round, st == BG_BISECT_DONE);
+		if (st == BG_BISECT_DONE)
 			break;
 		for (size_t i = 0; i < n; i++) {
 			struct bg_strbuf vals = BG_STRBUF_INIT;
@@ -617,18 +642,16 @@ static int drive(struct run *r)
 				bg_strbuf_release(&vals);
 				goto out;
 			}
-			bg_bisect_leading(r->engine, &first, &last, &lead);
-			progress(r, "step %d: %.12s (%d of %d) %s%s%s; leading %.12s%s p=%.3f", ++step,
-				 r->c[idx].sha, idx, r->n - 1,
-				 r->c[idx].unbuildable ? "does not build" : r->metric,
-				 vals.len ? " = " : "", vals.buf,
-				 first > 0 && first < r->n ? r->c[first].sha : "-",
-				 last > first ? "+" : "", lead > 0 ? lead : 0);
+			bg_strvec_pushf(&round, "step %d: %.12s (%d of %d) %s%s%s", ++step,
+					r->c[idx].sha, idx, r->n - 1,
+					r->c[idx].unbuildable ? "does not build" : r->metric,
+					vals.len ? " = " : "", vals.buf);
 			bg_strbuf_release(&vals);
 		}
 	}
 	ret = 0;
 out:
+	bg_strvec_release(&round);
 	free(req);
 	return ret;
 }

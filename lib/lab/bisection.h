@@ -13,6 +13,9 @@
 #include "lab/workers.h"
 #include "store/store.h"
 
+/* The longest first-parent chain taken: far past any tree's merge window. */
+#define BG_BISECTION_MAX_CHAIN 100000
+
 struct bg_bisection_opts {
 	const char *tree;         /* the repository */
 	const char *tree_name;    /* its name in the store; NULL: its path's identity */
