@@ -451,6 +451,8 @@ static void fetch_done(struct daemon *d, struct tree *t, char *out,
 	}
 	t->failures = 0;
 	t->next_fetch = bg_now() + poll;
+	bg_store_exec(d->s, "UPDATE trees SET fetched_at = ?, fetch_failures = 0, fetch_error = "
+		      "NULL WHERE id = ?", "di", bg_store_now(), t->id);
 	if (bg_store_text(d->s, &last, "SELECT last_tip FROM trees WHERE id = ?", "i", t->id) == 0 &&
 	    (!last || strcmp(last, out)) && new_tip(d, t, out) < 0)
 		event(d, "error", t->id, 0, "%s: %s", t->name, bg_error_last());
@@ -571,6 +573,11 @@ static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_res
 		bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', pid = NULL, finished = ?, "
 			      "error = ? WHERE id = ?", "dsi", bg_store_now(),
 			      r->exit_code == 2 ? "usage" : "too many tries", j->id);
+		/* its bisection, if it began one, ends with it: a rerun starts afresh */
+		bg_store_exec(d->s, "UPDATE bisections SET state = 'failed', error = 'its job failed', "
+			      "finished = ? WHERE state = 'running' AND (tree_id, good, bad) IN "
+			      "(SELECT tree_id, base, rev FROM jobs WHERE id = ? AND kind = 'bisect')",
+			      "di", bg_store_now(), j->id);
 		event(d, "error", 0, j->id, "job %" PRId64 " failed (exit %d, try %" PRId64 ")",
 		      j->id, r->exit_code, attempts);
 	} else {

@@ -27,6 +27,11 @@ q() {
 	sqlite3 -batch -noheader "$DB" "$1"
 }
 
+# jobs_for REV: how many jobs the store has for REV
+jobs_for() {
+	q "SELECT count(*) FROM jobs WHERE rev = '$1'"
+}
+
 # tree_field TREE COLUMN: the column of the tree's row in the store
 tree_field() {
 	q "SELECT $2 FROM trees WHERE name = '$1'"
@@ -148,13 +153,16 @@ test_expect_success 'a push: detected, gated, bisected and confirmed through 5 S
 	kills=0 &&
 	while [ "$kills" -lt 5 ] &&
 	      [ "$(q "SELECT count(*) FROM bisections WHERE state = '"'done'"'")" = 0 ]; do
-		sleep $((10 + $(od -An -N1 -tu1 /dev/urandom) % 30)) &&
+		sleep $((5 + $(od -An -N1 -tu1 /dev/urandom) % 15)) &&
 		kill -KILL "$(cat "$SCRATCH/daemon.pid")" &&
 		kills=$((kills + 1)) &&
-		echo "SIGKILL $kills at $(q "SELECT count(*) FROM bisection_reports") reports" &&
+		echo "SIGKILL $kills at $(q "SELECT count(*) FROM bisection_reports") reports" \
+			>>"$SCRATCH/kills" &&
 		sleep 1 &&
 		start_daemon || return 1
 	done &&
+	cat "$SCRATCH/kills" &&
+	test "$kills" = 5 &&
 	wait_for 1800 "[ \"\$(q \"SELECT count(*) FROM bisections WHERE state = '"'done'"'\")\" = 1 ]" &&
 	"$ROOT/bin/bootgate" show 1 >show &&
 	cat show &&
@@ -187,7 +195,7 @@ test_expect_success 'the post-receive hook of the git server triggers a fetch' '
 	git -C "$SCRATCH/scratch.git" push -q "$SCRATCH/served/tracing.git" \
 		"$c:refs/heads/for-next" 2>push.err &&
 	test_grep "will be fetched" push.err &&
-	wait_for 60 "[ \"\$(q \"SELECT count(*) FROM jobs WHERE rev = '"'$c'"'\")\" = 1 ]" &&
+	wait_for 60 "[ \"\$(jobs_for \$c)\" = 1 ]" &&
 	after=$(q "SELECT count(*) FROM events WHERE message LIKE '"'%fetch asked by the socket%'"'") &&
 	test "$after" -gt "$before"
 '
