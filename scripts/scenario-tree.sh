@@ -65,7 +65,8 @@ base=$(g rev-parse -q --verify 'master^{commit}') ||
 
 if [ -z "$range" ]; then
 	branch=scenario-tracing
-	length=$(ls "$patches"/tracing/*.patch | wc -l)
+	set -- "$patches"/tracing/*.patch
+	length=$#
 	culprit_at=7
 	initcall=init_blk_tracer
 else
@@ -313,8 +314,10 @@ g update-ref -d "$tmpref"
 tip=$(sed -n "s/^:$ncommits //p" "$tmp/marks")
 culprit=$(sed -n "s/^:$culprit_at //p" "$tmp/marks")
 
-[ "$ncommits" = "$length" ] && [ -n "$tip" ] && [ -n "$culprit" ] ||
-	{ echo "scenario-tree.sh: $ncommits commits made, not $length" >&2; exit 1; }
+if [ "$ncommits" != "$length" ] || [ -z "$tip" ] || [ -z "$culprit" ]; then
+	echo "scenario-tree.sh: $ncommits commits made, not $length" >&2
+	exit 1
+fi
 old=$(g rev-parse -q --verify "refs/heads/$branch" || true)
 if [ "$old" != "$tip" ]; then
 	if [ -n "$old" ] && [ "$force" != 1 ]; then
