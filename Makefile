@@ -155,9 +155,11 @@ check-fuzz: deps-sanitize
 
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BENCH_SRC) $(wildcard lib/*/*.h bench/*.h)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BENCH_SRC) $(BUILD)/gen/migrations.c \
+		$(wildcard lib/*/*.h bench/*.h)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BENCH_SRC) $(LIBS)
+	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BENCH_SRC) \
+		$(BUILD)/gen/migrations.c $(LIBS)
 
 check: deps-unit deps-sanitize deps-e2e
 	@rm -f build/check-summary
