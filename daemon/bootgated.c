@@ -11,6 +11,8 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <netdb.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -72,6 +74,9 @@ struct daemon {
 	struct job jobs[MAX_JOBS];
 	int sock, sigfd, hook_pipe[2];
 	struct bg_webhook *hook;
+	char *sock_path;         /* the socket's path at start: reloads do not move it */
+	bool sock_bound;
+	int lock_fd;
 	char *self;              /* the bootgate program */
 	char *logs;              /* STATE/jobs: one log per job */
 	bool stopping;
@@ -176,9 +181,24 @@ static int start_webhook(struct daemon *d)
 		free(secret);
 		return bg_error("%s: the secret is empty", d->conf.webhook_secret_file);
 	}
-	listen = strchr(d->conf.webhook_host, ':') ?
-		 xasprintf("[%s]:%u", d->conf.webhook_host, d->conf.webhook_port) :
-		 xasprintf("%s:%u", d->conf.webhook_host, d->conf.webhook_port);
+	{
+		/* a host name is resolved here: the webhook listens on an address */
+		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+		char host[NI_MAXHOST];
+		int e = getaddrinfo(d->conf.webhook_host, NULL, &hints, &ai);
+
+		if (e || getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0,
+				     NI_NUMERICHOST)) {
+			if (ai)
+				freeaddrinfo(ai);
+			free(secret);
+			return bg_error("webhook: cannot resolve '%s': %s", d->conf.webhook_host,
+					e ? gai_strerror(e) : "no address");
+		}
+		freeaddrinfo(ai);
+		listen = strchr(host, ':') ? xasprintf("[%s]:%u", host, d->conf.webhook_port) :
+			 xasprintf("%s:%u", host, d->conf.webhook_port);
+	}
 	ret = bg_webhook_start(listen, secret, len, hook_push, d, &d->hook);
 	if (!ret)
 		log_info("webhook on %s", listen);
@@ -197,6 +217,9 @@ static void reload(struct daemon *d)
 		event(d, "error", 0, 0, "keeping the old configuration: %s", bg_error_last());
 		return;
 	}
+	if (strcmp(c.state, d->conf.state) || strcmp(c.socket, d->sock_path))
+		event(d, "warning", 0, 0, "a new state or socket takes effect at the next start: "
+		      "%s and %s stay", d->conf.state, d->sock_path);
 	bg_webhook_stop(d->hook);
 	d->hook = NULL;
 	bg_service_conf_release(&d->conf);
@@ -341,15 +364,24 @@ out:
 	close(fd);
 }
 
+/*
+ * The trigger socket, at the path the configuration had when the daemon started (a
+ * reload does not move it). Only a socket is ever replaced there: a file that is not
+ * one is a mistake in the configuration, never something to delete.
+ */
 static int open_socket(struct daemon *d)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
 	mode_t old;
 	char *dir;
 
-	if (strlen(d->conf.socket) >= sizeof(sa.sun_path))
-		return bg_error("%s: too long for a Unix socket", d->conf.socket);
-	dir = xstrdup(d->conf.socket);
+	d->sock_path = xstrdup(d->conf.socket);
+	if (strlen(d->sock_path) >= sizeof(sa.sun_path))
+		return bg_error("%s: too long for a Unix socket", d->sock_path);
+	if (lstat(d->sock_path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return bg_error("%s: there and not a socket: not replaced", d->sock_path);
+	dir = xstrdup(d->sock_path);
 	if (strrchr(dir, '/') && strrchr(dir, '/') != dir) {
 		*strrchr(dir, '/') = '\0';
 		if (bg_mkdirs(dir) < 0) {
@@ -358,20 +390,54 @@ static int open_socket(struct daemon *d)
 		}
 	}
 	free(dir);
-	memcpy(sa.sun_path, d->conf.socket, strlen(d->conf.socket) + 1);
+	memcpy(sa.sun_path, d->sock_path, strlen(d->sock_path) + 1);
 	d->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (d->sock < 0)
 		return bg_error_errno("socket");
-	unlink(d->conf.socket);
-	/* 0600 from the start: no moment when another user could connect */
+	/* a socket left by a daemon that was killed (the state lock says none runs) */
+	unlink(d->sock_path);
+	/* no moment when another user could connect */
 	old = umask(077);
 	if (bind(d->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		umask(old);
-		return bg_error_errno("cannot bind '%s'", d->conf.socket);
+		return bg_error_errno("cannot bind '%s'", d->sock_path);
 	}
 	umask(old);
-	if (listen(d->sock, 16) < 0)
-		return bg_error_errno("cannot listen on '%s'", d->conf.socket);
+	if (chmod(d->sock_path, 0600) < 0 || listen(d->sock, 64) < 0)
+		return bg_error_errno("cannot listen on '%s'", d->sock_path);
+	d->sock_bound = true;
+	return 0;
+}
+
+/* One daemon per state directory: a second one would run the first one's jobs again. */
+static int lock_state(struct daemon *d)
+{
+	char *path = bg_path_join(d->conf.state, "bootgated.lock");
+	char pid[32];
+	int n;
+
+	if (bg_mkdirs(d->conf.state) < 0) {
+		free(path);
+		return -1;
+	}
+	d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (d->lock_fd < 0) {
+		bg_error_errno("cannot open '%s'", path);
+		free(path);
+		return -1;
+	}
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		n = (int)read(d->lock_fd, pid, sizeof(pid) - 1);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		bg_error("another bootgated (pid %s) runs on %s", pid[0] ? pid : "?", d->conf.state);
+		free(path);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(d->lock_fd, 0) < 0 || write(d->lock_fd, pid, n) != n)
+		log_warn("cannot write '%s'", path);
+	free(path);
 	return 0;
 }
 
@@ -411,8 +477,10 @@ static int new_tip(struct daemon *d, struct tree *t, const char *tip)
 		return -1;
 	if (bg_store_exec(d->s, "UPDATE trees SET last_tip = ?, fetched_at = ?, fetch_failures = 0, "
 			  "fetch_error = NULL WHERE id = ?", "sdi", tip, bg_store_now(), t->id) < 0 ||
+	    /* only a gate a fetch queued: one a person asked for stays theirs */
 	    bg_store_int(d->s, 0, &queued, "SELECT id FROM jobs WHERE tree_id = ? AND kind = "
-			 "'gate' AND state = 'queued' ORDER BY id DESC LIMIT 1", "i", t->id) < 0)
+			 "'gate' AND origin = 'fetch' AND state = 'queued' ORDER BY id DESC LIMIT 1",
+			 "i", t->id) < 0)
 		goto fail;
 	if (queued ? bg_store_exec(d->s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip,
 				   queued) :
@@ -786,7 +854,7 @@ int main(int argc, char **argv)
 	int opt, verbose = 0, ret = 1;
 
 	memset(&d, 0, sizeof(d));
-	d.sock = d.sigfd = d.hook_pipe[0] = d.hook_pipe[1] = -1;
+	d.sock = d.sigfd = d.hook_pipe[0] = d.hook_pipe[1] = d.lock_fd = -1;
 	log_init("bootgated", 0);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "f:nvh", opts, NULL)) != -1) {
@@ -813,7 +881,12 @@ int main(int argc, char **argv)
 	if (d.lab)
 		setenv("BOOTGATE_LAB", d.lab, 1);
 	if (bg_service_conf_load(d.conf_path, &d.conf) < 0) {
-		fprintf(stderr, "%s\n", bg_error_last());
+		struct bg_strbuf safe = BG_STRBUF_INIT;
+
+		/* one line, whatever the file held: a name cannot forge a second message */
+		bg_text_escape_line(&safe, bg_error_last(), strlen(bg_error_last()));
+		fprintf(stderr, "%s\n", safe.buf);
+		bg_strbuf_release(&safe);
 		free(d.db);
 		return 2;
 	}
@@ -835,6 +908,8 @@ int main(int argc, char **argv)
 
 		if (b && bg_num_parse_ulong(b, 0, 86400, &v) == 0)
 			d.backoff = v;
+		else if (b)
+			log_warnx("BOOTGATE_JOB_BACKOFF='%s' is not a number of seconds: 30 s", b);
 	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -848,8 +923,8 @@ int main(int argc, char **argv)
 		log_warn("cannot set up the loop");
 		goto out;
 	}
-	if (bg_mkdirs(d.logs) < 0 || bg_store_open(d.db, &d.s) < 0 || setup_trees(&d) < 0 ||
-	    open_socket(&d) < 0 || start_webhook(&d) < 0) {
+	if (lock_state(&d) < 0 || bg_mkdirs(d.logs) < 0 || bg_store_open(d.db, &d.s) < 0 ||
+	    setup_trees(&d) < 0 || open_socket(&d) < 0 || start_webhook(&d) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
@@ -869,10 +944,13 @@ int main(int argc, char **argv)
 out:
 	bg_webhook_stop(d.hook);
 	free_trees(&d);
-	if (d.sock >= 0) {
+	if (d.sock >= 0)
 		close(d.sock);
-		unlink(d.conf.socket);
-	}
+	if (d.sock_bound)
+		unlink(d.sock_path);
+	free(d.sock_path);
+	if (d.lock_fd >= 0)
+		close(d.lock_fd);
 	bg_store_close(d.s);
 	bg_service_conf_release(&d.conf);
 	free(d.db);

@@ -102,9 +102,15 @@ int cmd_bisect(int argc, char **argv)
 		ret = cmd_usage_error("bisect", "--name '%s' is not a name", o.tree_name);
 		goto out;
 	}
+	kc.fragments = frags.v;
+	kc.nfragments = frags.n;
 	if ((ret = cmd_check_inputs("bisect", o.tree, (const char *[]){ o.good, o.bad }, 2,
-				    o.board, o.lab)) != 0)
+				    o.board, o.lab, &kc)) != 0)
 		goto out;
+	if (o.metric && (!*o.metric || strcspn(o.metric, " \t\r\n") != strlen(o.metric))) {
+		ret = cmd_usage_error("bisect", "--metric '%s' is not a metric's name", o.metric);
+		goto out;
+	}
 	{
 		/* a range that is none is the caller's mistake, never a retry */
 		struct bg_strvec chain = BG_STRVEC_INIT;

@@ -93,8 +93,10 @@ int cmd_gate(int argc, char **argv)
 		ret = cmd_usage_error("gate", "--mode is deterministic or timing, not '%s'", mode);
 		goto out;
 	}
+	kc.fragments = frags.v;
+	kc.nfragments = frags.n;
 	if ((ret = cmd_check_inputs("gate", o.tree, (const char *[]){ o.rev }, 1, o.board,
-				    o.lab)) != 0)
+				    o.lab, &kc)) != 0)
 		goto out;
 	ret = 1;
 	o.deterministic = !strcmp(mode, "deterministic");

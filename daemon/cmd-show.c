@@ -284,6 +284,8 @@ int cmd_show(int argc, char **argv)
 		} else {
 			ret = cmd_show_bisection(s, (int64_t)id, stdout);
 		}
+	} else if (json) {
+		ret = cmd_usage_error("show", "--json is for a bisection; a commit is shown as text");
 	} else {
 		ret = show_commit(s, argv[optind], stdout);
 	}

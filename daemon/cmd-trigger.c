@@ -145,13 +145,18 @@ int cmd_rerun(int argc, char **argv)
 	what = argv[optind];
 	if (!db)
 		db = bg_store_default_path();
+	/* a job is rerun in a store that has it: none is made here */
+	if (access(db, F_OK) != 0) {
+		log_warnx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", db);
+		goto out;
+	}
 	if (bg_store_open(db, &s) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
 	if (strlen(what) < 12 && bg_num_parse_ulong(what, 1, INT64_MAX, &job) == 0) {
-		if (bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, base, created) SELECT "
-				  "kind, tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",
+		if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) "
+				  "SELECT kind, 'rerun', tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",
 				  bg_store_now(), (int64_t)job) < 0)
 			goto fail;
 		if (!bg_store_changes(s)) {
@@ -188,8 +193,8 @@ int cmd_rerun(int argc, char **argv)
 			}
 			free(path);
 		}
-		if (bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
-				  "('gate', ?, ?, ?)", "isd", tree_id, full, bg_store_now()) < 0)
+		if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, created) VALUES "
+				  "('gate', 'rerun', ?, ?, ?)", "isd", tree_id, full, bg_store_now()) < 0)
 			goto fail;
 	}
 	id = bg_store_last_id(s);

@@ -5,6 +5,7 @@
 #include "lab/board.h"
 #include "lab/git.h"
 #include "lab/tree.h"
+#include "lab/workers.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -56,13 +57,16 @@ const char *cmd_fmt_ms(char *buf, size_t size, int64_t us)
 }
 
 int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs, size_t n,
-		     const char *board, const char *lab)
+		     const char *board, const char *lab, const struct bg_build_config *config)
 {
 	struct bg_board b;
 	struct bg_tree t;
 	char id[BG_OID_HEX];
 	int ret = 0;
 
+	if (config && bg_build_config_check(config->base, config->fragments, config->nfragments,
+					    NULL) < 0)
+		return cmd_usage_error(cmd, "%s", bg_error_last());
 	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b) < 0)
 		return cmd_usage_error(cmd, "%s", bg_error_last());
 	bg_board_release(&b);

@@ -122,6 +122,7 @@ CREATE TABLE comparisons (
 CREATE TABLE jobs (
 	id INTEGER PRIMARY KEY,
 	kind TEXT NOT NULL,             -- gate, bisect
+	origin TEXT NOT NULL DEFAULT 'fetch',   -- fetch, gate (a regression), rerun
 	tree_id INTEGER NOT NULL REFERENCES trees(id),
 	rev TEXT,                       -- the commit gated, or the bad end of a bisection
 	base TEXT,                      -- what it is gated against, or the good end

@@ -16,6 +16,7 @@
 #include "lab/result.h"
 #include "lab/sha.h"
 #include "lab/tree.h"
+#include "lab/workers.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -276,36 +277,14 @@ out:
 	return ret;
 }
 
-/* A file the configuration is made from: a regular file that can be read. */
-static int config_file_ok(const char *path, const char *what)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return bg_error_errno("%s '%s'", what, path);
-	if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
-		return bg_error("%s '%s' is not a file that can be read", what, path);
-	return 0;
-}
-
 /*
  * The base and the fragments, checked: a make target is a plain name ending in
  * "config" (tinyconfig, x86_64_defconfig), anything else a .config file.
  */
 static int config_inputs(struct build *b, const struct bg_strvec *extra)
 {
-	size_t n = strlen(b->base);
-
-	if (!n)
-		return bg_error("--config is empty");
-	if (bg_path_name_ok(b->base) && b->base[0] != '.' && n > 6 &&
-	    !strcmp(b->base + n - 6, "config")) {
-		b->base_file = false;
-	} else {
-		if (config_file_ok(b->base, "--config") < 0)
-			return -1;
-		b->base_file = true;
-	}
+	if (bg_build_config_check(b->base, extra->v, extra->n, &b->base_file) < 0)
+		return -1;
 	for (size_t i = 0; i < b->board.nfragments; i++) {
 		bg_strvec_pushf(&b->frag_from, "%s/kconfig/%s", b->board.lab, b->board.fragments[i]);
 		bg_strvec_push(&b->frag_name, b->board.fragments[i]);
@@ -313,8 +292,6 @@ static int config_inputs(struct build *b, const struct bg_strvec *extra)
 	for (size_t i = 0; i < extra->n; i++) {
 		const char *slash = strrchr(extra->v[i], '/');
 
-		if (config_file_ok(extra->v[i], "--fragment") < 0)
-			return -1;
 		bg_strvec_push(&b->frag_from, extra->v[i]);
 		/* numbered: two fragments of one name stay two files */
 		bg_strvec_pushf(&b->frag_name, "extra-%zu-%s", i, slash ? slash + 1 : extra->v[i]);

@@ -455,9 +455,15 @@ static int endpoints(struct run *r)
 
 		if (build(r, idx) < 0)
 			return -1;
-		if (r->c[idx].unbuildable)
-			return bg_error("the %s endpoint %.12s does not build", e ? "bad" : "good",
-					r->c[idx].sha);
+		if (r->c[idx].unbuildable) {
+			/* no run will do better: the bisection ends, failed, with why */
+			bg_error("the %s endpoint %.12s does not build", e ? "bad" : "good",
+				 r->c[idx].sha);
+			bg_store_exec(r->s, "UPDATE bisections SET state = 'failed', error = ?, "
+				      "finished = ? WHERE id = ?", "sdi", bg_error_last(),
+				      bg_store_now(), r->id);
+			return -1;
+		}
 		if (count_boots(r, r->c[idx].image_sha256, &have) < 0)
 			return -1;
 		if (have < n0 && boot_image(r, r->c[idx].image, r->c[idx].image_sha256,

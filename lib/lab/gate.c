@@ -86,8 +86,8 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 			  tree) < 0)
 		goto fail;
 	if (*v == BG_GATE_REGRESSION &&
-	    bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, base, created) VALUES "
-			  "('bisect', ?, ?, ?, ?)", "issd", tree, m->rev[0], m->rev[1],
+	    bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) VALUES "
+			  "('bisect', 'gate', ?, ?, ?, ?)", "issd", tree, m->rev[0], m->rev[1],
 			  bg_store_now()) < 0)
 		goto fail;
 	if (*v == BG_GATE_REGRESSION)

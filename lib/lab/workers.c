@@ -1,9 +1,11 @@
 /* The workers as programs (workers.h). */
 #include <libgen.h>
 #include <limits.h>
+#include <sys/stat.h>
 
 #include "lab/workers.h"
 #include "util/error.h"
+#include "util/path.h"
 #include "util/proc.h"
 #include "util/strvec.h"
 #include "util/xmalloc.h"
@@ -28,6 +30,38 @@ static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result 
 	struct bg_proc_opts po = { bg_strvec_argv(argv), NULL, NULL, -1, -1, STDERR_FILENO };
 
 	return bg_proc_capture(&po, 0, RESULT_MAX, out, r);
+}
+
+static int config_file_ok(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return bg_error_errno("%s '%s'", what, path);
+	if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
+		return bg_error("%s '%s' is not a file that can be read", what, path);
+	return 0;
+}
+
+int bg_build_config_check(const char *base, char *const *fragments, size_t n, bool *is_file)
+{
+	size_t len = base ? strlen(base) : 0;
+	bool file = false;
+
+	if (base && !len)
+		return bg_error("--config is empty");
+	if (base && !(bg_path_name_ok(base) && base[0] != '.' && len > 6 &&
+		      !strcmp(base + len - 6, "config"))) {
+		if (config_file_ok(base, "--config") < 0)
+			return -1;
+		file = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (config_file_ok(fragments[i], "--fragment") < 0)
+			return -1;
+	if (is_file)
+		*is_file = file;
+	return 0;
 }
 
 int bg_worker_build(const char *tree, const char *commit, const char *board, const char *lab,

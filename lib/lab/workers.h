@@ -21,6 +21,13 @@ struct bg_build_config {
 };
 
 /*
+ * A base is a make target (a plain name ending in "config": tinyconfig,
+ * x86_64_defconfig) or else a .config file, which must be a regular file that can be
+ * read, as every fragment. -1 with why; *is_file (may be NULL) says which the base is.
+ */
+int bg_build_config_check(const char *base, char *const *fragments, size_t n, bool *is_file);
+
+/*
  * Builds commit of the tree for a board (or an arch). 0 when built; -1 with why, and
  * out->status telling a commit that does not build (BG_BUILD_FAILED) from a machine
  * that failed.

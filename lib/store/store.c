@@ -1,5 +1,6 @@
 /* The store (store.h): SQLite, WAL, migrations applied at open. */
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "store/store.h"
@@ -101,12 +102,32 @@ fail:
 	return -1;
 }
 
+/* A store is a regular file, or nothing yet: never a FIFO, a device or a directory. */
+static int regular_or_none(const char *path, bool none_ok)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT && none_ok)
+			return 0;
+		return bg_error_errno("%s", path);
+	}
+	if (!S_ISREG(st.st_mode))
+		return bg_error("%s: not a regular file, so not a store", path);
+	return 0;
+}
+
 int bg_store_open(const char *path, struct bg_store **out)
 {
-	struct bg_store *s = xcalloc(1, sizeof(*s));
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct bg_store *s;
+	char *dir, *slash;
 
 	*out = NULL;
+	if (regular_or_none(path, true) < 0)
+		return -1;
+	s = xcalloc(1, sizeof(*s));
+	dir = xstrdup(path);
+	slash = strrchr(dir, '/');
 	s->path = xstrdup(path);
 	if (slash && slash != dir) {
 		*slash = '\0';
@@ -138,10 +159,13 @@ int bg_store_open(const char *path, struct bg_store **out)
 
 int bg_store_open_ro(const char *path, struct bg_store **out)
 {
-	struct bg_store *s = xcalloc(1, sizeof(*s));
+	struct bg_store *s;
 	int version;
 
 	*out = NULL;
+	if (regular_or_none(path, false) < 0)
+		return -1;
+	s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) !=
 	    SQLITE_OK) {

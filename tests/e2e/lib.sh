@@ -33,6 +33,11 @@ test_body_() {
 	eval "$1"
 }
 
+# test_note MESSAGE: a figure a case measured, printed under its "ok" line
+test_note() {
+	echo "$*" >>"$SCRATCH/.case-notes"
+}
+
 # test_expect_success DESCRIPTION BODY
 # With TEST_ONLY=N, only the N-th case runs (to show that a case needs no other).
 test_expect_success() {
@@ -40,6 +45,7 @@ test_expect_success() {
 	if [ -n "${TEST_ONLY:-}" ] && [ "$TEST_ONLY" != "$test_count" ]; then
 		return 0
 	fi
+	rm -f "$SCRATCH/.case-notes"
 	lint=$( (test_body_ "(exit 117) && $2
 echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 	if [ "$lint" != chain-117 ]; then
@@ -53,6 +59,7 @@ echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 	if [ "$rc" = 0 ]; then
 		test_passed=$((test_passed + 1))
 		echo "ok $test_count - $TEST_NAME: $1"
+		[ ! -s "$SCRATCH/.case-notes" ] || sed 's/^/#   /' "$SCRATCH/.case-notes"
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $TEST_NAME: $1"

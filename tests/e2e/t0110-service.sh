@@ -153,7 +153,7 @@ test_expect_success 'a push: detected, gated, bisected and confirmed through 5 S
 	kills=0 &&
 	while [ "$kills" -lt 5 ] &&
 	      [ "$(q "SELECT count(*) FROM bisections WHERE state = '"'done'"'")" = 0 ]; do
-		sleep $((5 + $(od -An -N1 -tu1 /dev/urandom) % 15)) &&
+		sleep $((3 + $(od -An -N1 -tu1 /dev/urandom) % 8)) &&
 		kill -KILL "$(cat "$SCRATCH/daemon.pid")" &&
 		kills=$((kills + 1)) &&
 		echo "SIGKILL $kills at $(q "SELECT count(*) FROM bisection_reports") reports" \
@@ -162,6 +162,7 @@ test_expect_success 'a push: detected, gated, bisected and confirmed through 5 S
 		start_daemon || return 1
 	done &&
 	cat "$SCRATCH/kills" &&
+	test_note "$(tr "\n" ";" <"$SCRATCH/kills")" &&
 	test "$kills" = 5 &&
 	wait_for 1800 "[ \"\$(q \"SELECT count(*) FROM bisections WHERE state = '"'done'"'\")\" = 1 ]" &&
 	"$ROOT/bin/bootgate" show 1 >show &&
@@ -270,9 +271,22 @@ test_expect_success 'a second tree of nearly the same source builds from the fir
 	kill -HUP "$(cat "$SCRATCH/daemon.pid")" &&
 	wait_for 1200 "[ \"\$(tree_field printk last_good)\" = $c ]" &&
 	q "SELECT ccache_hits, ccache_misses FROM builds WHERE reused = 0 ORDER BY id DESC LIMIT 1" >rate &&
-	echo "printk build: ccache hits|misses $(cat rate)" &&
+	test_note "the second tree'"'"'s first build: ccache hits|misses $(cat rate)" &&
 	hits=$(cut -d"|" -f1 rate) && misses=$(cut -d"|" -f2 rate) &&
 	test "$hits" -gt $((9 * misses))
+'
+
+test_expect_success 'one daemon per state directory; a socket path that is a file is kept' '
+	test_exit_code 1 "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" 2>err &&
+	test_grep "another bootgated (pid $(cat "$SCRATCH/daemon.pid")) runs on" err &&
+	test -S "$SOCK" &&
+	mkdir -p other &&
+	echo precious >other/not-a-socket &&
+	sed -e "s|^state: .*|state: $SCRATCH/other|" "$SCRATCH/bootgate.yaml" >other.yaml &&
+	echo "socket: $SCRATCH/other/not-a-socket" >>other.yaml &&
+	test_exit_code 1 "$BOOTGATED" -f other.yaml 2>err &&
+	test_grep "there and not a socket" err &&
+	test "$(cat other/not-a-socket)" = precious
 '
 
 stop_daemon

@@ -86,7 +86,7 @@ static void test_shipped(void **state)
 	assert_string_equal(c.webhook_host, "127.0.0.1");
 	assert_int_equal(c.webhook_port, 8787);
 	assert_string_equal(c.webhook_secret_file, "/etc/bootgate/webhook.secret");
-	assert_string_equal(c.socket, "/run/bootgate/bootgate.sock");
+	assert_string_equal(c.socket, "/var/lib/bootgate/bootgate.sock");
 	assert_int_equal(c.ntrees, 3);
 
 	t = bg_service_conf_tree(&c, "tracing");
