@@ -90,18 +90,17 @@ static void event(struct daemon *d, const char *level, int64_t tree, int64_t job
 static void event(struct daemon *d, const char *level, int64_t tree, int64_t job,
 		  const char *fmt, ...)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	bg_strbuf_vaddf(&sb, fmt, ap);
+	msg = bg_record_eventv(d->s, level, tree, job, fmt, ap);
 	va_end(ap);
 	if (!strcmp(level, "info"))
-		log_info("%s", sb.buf);
+		log_info("%s", msg);
 	else
-		log_warnx("%s", sb.buf);
-	bg_record_event(d->s, level, tree, job, "%s", sb.buf);
-	bg_strbuf_release(&sb);
+		log_warnx("%s", msg);
+	free(msg);
 }
 
 static struct tree *find_tree(struct daemon *d, const char *name)

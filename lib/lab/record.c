@@ -182,15 +182,22 @@ int bg_record_load_boot(struct bg_store *s, int64_t boot, struct bg_sample_set *
 void bg_record_event(struct bg_store *s, const char *level, int64_t tree, int64_t job,
 		     const char *fmt, ...)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	bg_strbuf_vaddf(&sb, fmt, ap);
+	free(bg_record_eventv(s, level, tree, job, fmt, ap));
 	va_end(ap);
+}
+
+char *bg_record_eventv(struct bg_store *s, const char *level, int64_t tree, int64_t job,
+		       const char *fmt, va_list ap)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_strbuf_vaddf(&sb, fmt, ap);
 	/* an event that cannot be written is not worth failing the work it describes */
 	bg_store_exec(s, "INSERT INTO events (at, level, tree_id, job_id, message) "
 		      "VALUES (?, ?, nullif(?, 0), nullif(?, 0), ?)", "dsiis", bg_store_now(), level,
 		      tree, job, sb.buf);
-	bg_strbuf_release(&sb);
+	return bg_strbuf_detach(&sb, NULL);
 }

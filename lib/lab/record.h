@@ -42,7 +42,12 @@ int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *boa
  */
 int bg_record_load_boot(struct bg_store *s, int64_t boot, struct bg_sample_set *set);
 
-/* An event of the service's log (bootgate log); tree and job 0 for none. */
+/*
+ * An event of the service's log (bootgate log); tree and job 0 for none. The message is
+ * returned (owned by the caller) for a program that also prints it.
+ */
+char *bg_record_eventv(struct bg_store *s, const char *level, int64_t tree, int64_t job,
+		       const char *fmt, va_list ap);
 void bg_record_event(struct bg_store *s, const char *level, int64_t tree, int64_t job,
 		     const char *fmt, ...) BG_PRINTF(5, 6);
 

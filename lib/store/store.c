@@ -329,80 +329,82 @@ int bg_store_query(struct bg_store *s, bg_store_row_fn fn, void *data, const cha
 	return st ? run(s, st, fn, data) : -1;
 }
 
+/* The first column of the first row: a number, or text (owned), or nothing. */
 struct first {
 	int64_t i;
 	double d;
 	char *text;
 	bool found;
+	bool want_text;
 };
 
-static int first_int(const struct bg_store_row *r, void *data)
+static int take_first(const struct bg_store_row *r, void *data)
 {
 	struct first *f = data;
 
-	if (!bg_row_null(r, 0)) {
+	if (bg_row_null(r, 0))
+		return 1;
+	f->found = true;
+	if (f->want_text) {
+		f->text = xstrdup(bg_row_text(r, 0));
+	} else {
 		f->i = bg_row_int(r, 0);
 		f->d = bg_row_double(r, 0);
-		f->found = true;
 	}
 	return 1;
 }
 
-static int first_text(const struct bg_store_row *r, void *data)
+static int first(struct bg_store *s, struct first *f, const char *sql, const char *types,
+		 va_list ap)
 {
-	struct first *f = data;
+	sqlite3_stmt *st = bind(s, sql, types, ap);
 
-	if (!bg_row_null(r, 0))
-		f->text = xstrdup(bg_row_text(r, 0));
-	return 1;
+	return !st || run(s, st, take_first, f) < 0 ? -1 : 0;
 }
 
 int bg_store_int(struct bg_store *s, int64_t def, int64_t *out, const char *sql,
 		 const char *types, ...)
 {
-	struct first f = { 0, 0, NULL, false };
-	sqlite3_stmt *st;
+	struct first f = { 0 };
 	va_list ap;
+	int ret;
 
 	va_start(ap, types);
-	st = bind(s, sql, types, ap);
+	ret = first(s, &f, sql, types, ap);
 	va_end(ap);
-	if (!st || run(s, st, first_int, &f) < 0)
-		return -1;
-	*out = f.found ? f.i : def;
-	return 0;
+	if (!ret)
+		*out = f.found ? f.i : def;
+	return ret;
 }
 
 int bg_store_double(struct bg_store *s, double def, double *out, const char *sql,
 		    const char *types, ...)
 {
-	struct first f = { 0, 0, NULL, false };
-	sqlite3_stmt *st;
+	struct first f = { 0 };
 	va_list ap;
+	int ret;
 
 	va_start(ap, types);
-	st = bind(s, sql, types, ap);
+	ret = first(s, &f, sql, types, ap);
 	va_end(ap);
-	if (!st || run(s, st, first_int, &f) < 0)
-		return -1;
-	*out = f.found ? f.d : def;
-	return 0;
+	if (!ret)
+		*out = f.found ? f.d : def;
+	return ret;
 }
 
 int bg_store_text(struct bg_store *s, char **out, const char *sql, const char *types, ...)
 {
-	struct first f = { 0, 0, NULL, false };
-	sqlite3_stmt *st;
+	struct first f = { .want_text = true };
 	va_list ap;
+	int ret;
 
-	*out = NULL;
 	va_start(ap, types);
-	st = bind(s, sql, types, ap);
+	ret = first(s, &f, sql, types, ap);
 	va_end(ap);
-	if (!st || run(s, st, first_text, &f) < 0)
-		return -1;
-	*out = f.text;
-	return 0;
+	*out = ret ? NULL : f.text;
+	if (ret)
+		free(f.text);
+	return ret;
 }
 
 int64_t bg_store_last_id(struct bg_store *s)
