@@ -13,6 +13,7 @@
 #include "util/log.h"
 #include "util/num.h"
 #include "util/path.h"
+#include "util/json.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -71,18 +72,46 @@ static bool is_rev(const char *s)
 	return n >= 4 && n < BG_OID_HEX && strspn(s, "0123456789abcdef") == n;
 }
 
+/* {"ok": bool, "answer": the daemon's line} or {"ok": true, "job": N, "woken": bool} */
+static void print_json(bool ok, const char *answer, int64_t job, bool woken)
+{
+	struct bg_json j;
+
+	fflush(stdout);
+	bg_json_init(&j, STDOUT_FILENO, 0);
+	bg_json_object_begin(&j);
+	bg_json_key(&j, "ok");
+	bg_json_bool(&j, ok);
+	if (answer) {
+		bg_json_key(&j, "answer");
+		bg_json_str(&j, answer);
+	} else {
+		bg_json_key(&j, "job");
+		bg_json_int(&j, job);
+		bg_json_key(&j, "woken");
+		bg_json_bool(&j, woken);
+	}
+	bg_json_object_end(&j);
+	bg_strbuf_addch(&j.out, '\n');
+	if (bg_json_finish(&j) < 0)
+		log_warnx("%s", bg_error_last());
+}
+
 int cmd_trigger(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *sock = NULL, *req, buf[1024];
+	bool json = false;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:j", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': free(sock); sock = xstrdup(optarg); break;
+		case 'j': json = true; break;
 		default:
 			free(sock);
 			return cmd_option_error("trigger", argv);
@@ -105,8 +134,11 @@ int cmd_trigger(int argc, char **argv)
 	if (ask(sock, req, buf, sizeof(buf)) < 0) {
 		log_warnx("%s", bg_error_last());
 	} else {
-		bg_text_printf(stdout, "%s\n", buf);
 		ret = strncmp(buf, "ok", 2) != 0;
+		if (json)
+			print_json(!ret, buf, -1, false);
+		else
+			bg_text_printf(stdout, "%s\n", buf);
 	}
 	free(req);
 	free(sock);
@@ -119,17 +151,20 @@ int cmd_rerun(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "tree", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_store *s = NULL;
+	bool json = false, woken;
 	char *db = NULL, *sock = NULL, buf[256];
 	const char *tree = NULL, *what;
 	unsigned long job;
 	int64_t id = 0, tree_id = 0;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "d:s:t:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:s:t:j", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'j': json = true; break;
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 's': free(sock); sock = xstrdup(optarg); break;
 		case 't': tree = optarg; break;
@@ -198,11 +233,16 @@ int cmd_rerun(int argc, char **argv)
 			goto fail;
 	}
 	id = bg_store_last_id(s);
-	printf("job %" PRId64 " queued\n", id);
 	if (!sock)
 		sock = default_socket();
-	if (ask(sock, "wake\n", buf, sizeof(buf)) < 0)
-		printf("no daemon answers: the job waits in the queue for one\n");
+	woken = ask(sock, "wake\n", buf, sizeof(buf)) == 0;
+	if (json) {
+		print_json(true, NULL, id, woken);
+	} else {
+		printf("job %" PRId64 " queued\n", id);
+		if (!woken)
+			printf("no daemon answers: the job waits in the queue for one\n");
+	}
 	ret = 0;
 	goto out;
 fail:
