@@ -22,9 +22,10 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
 echo "service: range of 128 commits, culprit ${culprit%"${culprit#????????????}"} (initcall $initcall)"
 
-# each side starts from its own store: no boot of the other is reused; builds the
-# other made are (images by source), so the second run would be unfair: each side
-# runs first once, in a clean clone of the tree (its own worktree and build directory)
+# each side starts from its own store (no boot of the other is reused) and builds every
+# image it needs (BOOTGATE_REUSE=0: no image of the same source is kept), in a clean
+# clone of the tree (its own worktree and build directory, ccache shared)
+export BOOTGATE_REUSE=0
 clone() {
 	git clone -q --bare --shared "$tree" "$work/$1.git"
 }
@@ -63,6 +64,7 @@ printf '  %-44s %6s s  builds %3s  boots %3s  %s\n' "git bisect run + measure --
 	"$([ "$found" = "$culprit" ] && echo right || echo "WRONG (${found:-none})")"
 
 # the daemon: idle RSS, and a push to its first build
+unset BOOTGATE_REUSE
 mkdir -p "$work/served" "$work/state"
 git clone -q --bare --shared --single-branch --branch master "$tree" "$work/served/t.git"
 git -C "$work/served/t.git" branch -q for-next master

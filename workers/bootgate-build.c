@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"\nThe configuration is BASE (tinyconfig, the default; a defconfig target such as\n"
 		"x86_64_defconfig; or a .config file), then the board's fragments, then each\n"
 		"--fragment FILE. An image already built from the same source tree, board,\n"
-		"configuration and compiler is kept, not built again.\n"
+		"configuration and compiler is kept, not built again (BOOTGATE_REUSE=0: built).\n"
 		"\nexit: 0 built, 1 the kernel does not build, 2 usage (a bad tree, board or\n"
 		"commit), 111 infrastructure (retry), 127 a program could not be run\n");
 }
@@ -763,7 +763,8 @@ int main(int argc, char **argv)
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
-	if (reuse(&b)) {
+	/* BOOTGATE_REUSE=0 builds anyway: benchmarks compare builds, not a lookup */
+	if ((!getenv("BOOTGATE_REUSE") || strcmp(getenv("BOOTGATE_REUSE"), "0")) && reuse(&b)) {
 		log_info("%.12s: the image of the same source is kept: %s", b.commit, b.res.image);
 		ret = finish(&b, BG_BUILD_BUILT, NULL);
 		goto out;
