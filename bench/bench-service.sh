@@ -17,7 +17,10 @@ culprit=$(awk '$1 == "culprit" { print $2 }' /tmp/bootgate-bench-range.$$)
 initcall=$(awk '$1 == "initcall" { print $2 }' /tmp/bootgate-bench-range.$$)
 rm -f /tmp/bootgate-bench-range.$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-bench-service.XXXXXX")
-trap 'kill $(cat "$work/daemon.pid" 2>/dev/null) 2>/dev/null; rm -rf "$work"' EXIT
+cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
+# the clones' worktrees and build directories in the cache go with them
+trap 'kill $(cat "$work/daemon.pid" 2>/dev/null) 2>/dev/null; rm -rf "$work" \
+	"$cache"/work/bench-service-*.git-* "$cache"/mirrors/bench-service.git' EXIT
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
 echo "service: range of 128 commits, culprit ${culprit%"${culprit#????????????}"} (initcall $initcall)"
@@ -27,12 +30,12 @@ echo "service: range of 128 commits, culprit ${culprit%"${culprit#????????????}"
 # clone of the tree (its own worktree and build directory, ccache shared)
 export BOOTGATE_REUSE=0
 clone() {
-	git clone -q --bare --shared "$tree" "$work/$1.git"
+	git clone -q --bare --shared "$tree" "$work/bench-service-$1.git"
 }
 
 clone bootgate
 t0=$(now)
-bin/bootgate bisect --tree "$work/bootgate.git" --good "$good" --bad "$bad" --arch x86_64 \
+bin/bootgate bisect --tree "$work/bench-service-bootgate.git" --good "$good" --bad "$bad" --arch x86_64 \
 	--mode deterministic --metric "initcall.$initcall" --no-confirm --db "$work/b.db" \
 	--json >"$work/bisect.json" 2>"$work/bisect.err" || true
 t1=$(now)
@@ -46,7 +49,7 @@ printf '  %-44s %6s s  builds %3s  boots %3s  %s\n' "bootgate bisect (determinis
 cat >"$work/step.sh" <<STEP
 #!/bin/sh
 n=\$(cat "$work/steps" 2>/dev/null || echo 0); echo \$((n + 1)) >"$work/steps"
-"$root/bin/bootgate" measure --tree "$work/git.git" --commit BISECT_HEAD --against "$good" \\
+"$root/bin/bootgate" measure --tree "$work/bench-service-git.git" --commit BISECT_HEAD --against "$good" \\
 	--arch x86_64 --mode timing --boots 1 --json >"$work/m.json" 2>/dev/null || exit 125
 jq -e '.comparison.verdicts[] | select(.metric == "initcall.$initcall") |
 	.delta > 1000' "$work/m.json" >/dev/null && exit 1
@@ -54,7 +57,7 @@ exit 0
 STEP
 clone git
 t0=$(now)
-(cd "$work/git.git" && git bisect start --no-checkout "$bad" "$good" >/dev/null &&
+(cd "$work/bench-service-git.git" && git bisect start --no-checkout "$bad" "$good" >/dev/null &&
 	git bisect run sh "$work/step.sh" >"$work/gitbisect.log" 2>&1) || true
 t1=$(now)
 found=$(grep -o '^[0-9a-f]\{40\} is the first bad commit' "$work/gitbisect.log" | cut -c1-40 || true)
@@ -76,7 +79,7 @@ cat >"$work/bootgate.yaml" <<CONF
 state: $work/state
 poll: 3600
 trees:
-  - name: bench
+  - name: bench-service
     url: git://127.0.0.1:$port/t.git
     branch: for-next
     reference: $tree
@@ -98,8 +101,8 @@ printf '  %-44s %6s kB (target 20 000)\n' "bootgated idle RSS" \
 c=$(git -C "$work/served/t.git" rev-parse "$culprit")
 git -C "$work/served/t.git" update-ref refs/heads/for-next "$c"
 t0=$(now)
-BOOTGATE_STATE=$work/state bin/bootgate trigger bench >/dev/null
-while ! pgrep -f "bootgate-build --tree .*/mirrors/bench.git" >/dev/null; do
+BOOTGATE_STATE=$work/state bin/bootgate trigger bench-service >/dev/null
+while ! pgrep -f "bootgate-build --tree .*/mirrors/bench-service.git" >/dev/null; do
 	sleep 0.01
 done
 t1=$(now)
