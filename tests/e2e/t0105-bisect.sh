@@ -30,7 +30,7 @@ with_file() {
 	idx=$SCRATCH/.index
 	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$1" &&
 	blob=$(printf '%s\n' "$3" | git -C "$TREE" hash-object -w --stdin) &&
-	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$blob,$2" &&
+	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --add --cacheinfo "100644,$blob,$2" &&
 	GIT_INDEX_FILE=$idx git -C "$TREE" write-tree
 }
 
@@ -54,9 +54,9 @@ test_expect_success 'a merge is the culprit: the branch it brought is bisected t
 '
 
 test_expect_success 'images byte-identical to a neighbour'"'"'s take its boots' '
-	test -s r.json ||
-	"$ROOT/bin/bootgate" bisect --tree "$TREE" --good master --bad bisect-merge --arch x86_64 \
-		--mode deterministic --no-confirm --json >r.json 2>/dev/null &&
+	{ test -s r.json ||
+	  "$ROOT/bin/bootgate" bisect --tree "$TREE" --good master --bad bisect-merge \
+		--arch x86_64 --mode deterministic --no-confirm --json >r.json 2>/dev/null; } &&
 	# a1 is documentation on master, a2 on the merge: four commits, two images
 	boots=$(sqlite3 "$BOOTGATE_STATE/bootgate.db" "SELECT count(DISTINCT image_sha256) FROM boots") &&
 	test "$boots" = 2 &&
@@ -64,9 +64,9 @@ test_expect_success 'images byte-identical to a neighbour'"'"'s take its boots' 
 '
 
 test_expect_success 'the same command again prints the stored result, building nothing' '
-	test -s r.json ||
-	"$ROOT/bin/bootgate" bisect --tree "$TREE" --good master --bad bisect-merge --arch x86_64 \
-		--mode deterministic --no-confirm --json >r.json 2>/dev/null &&
+	{ test -s r.json ||
+	  "$ROOT/bin/bootgate" bisect --tree "$TREE" --good master --bad bisect-merge \
+		--arch x86_64 --mode deterministic --no-confirm --json >r.json 2>/dev/null; } &&
 	before=$(sqlite3 "$BOOTGATE_STATE/bootgate.db" "SELECT count(*) FROM builds") &&
 	"$ROOT/bin/bootgate" bisect --tree "$TREE" --good master --bad bisect-merge --arch x86_64 \
 		--mode deterministic --no-confirm --json >again.json 2>err &&
