@@ -765,7 +765,9 @@ int main(int argc, char **argv)
 	}
 	/* BOOTGATE_REUSE=0 builds anyway: benchmarks compare builds, not a lookup */
 	if ((!getenv("BOOTGATE_REUSE") || strcmp(getenv("BOOTGATE_REUSE"), "0")) && reuse(&b)) {
-		log_info("%.12s: the image of the same source is kept: %s", b.commit, b.res.image);
+		log_info("%.12s: the image of the same source is kept: %s%s", b.commit, b.res.image,
+			 b.res.identical_to_parent == 1 ?
+			 " (byte-identical to its parent's: it cannot change boot time)" : "");
 		ret = finish(&b, BG_BUILD_BUILT, NULL);
 		goto out;
 	}
