@@ -5,6 +5,7 @@
 
 #include "lab/bisection.h"
 #include "decide/bisect.h"
+#include "decide/stats.h"
 #include "lab/board.h"
 #include "lab/git.h"
 #include "lab/pipeline.h"
@@ -736,18 +737,7 @@ static int median_value(struct run *r, int idx, double *out)
 
 	bg_sample_set_init(&set);
 	if (load_set(r, idx, 64, &set) == 0 && (s = bg_sample_set_find(&set, r->metric)) && s->n) {
-		double *v = xmalloc(s->n * sizeof(*v));
-
-		memcpy(v, s->v, s->n * sizeof(*v));
-		for (size_t i = 1; i < s->n; i++)
-			for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
-				double t = v[k];
-
-				v[k] = v[k - 1];
-				v[k - 1] = t;
-			}
-		*out = s->n % 2 ? v[s->n / 2] : (v[s->n / 2 - 1] + v[s->n / 2]) / 2;
-		free(v);
+		*out = bg_stats_median(s->v, s->n);
 		ret = 0;
 	}
 	bg_sample_set_release(&set);
