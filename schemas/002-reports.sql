@@ -81,3 +81,7 @@ CREATE TABLE mails (
 -- Outbox rows the reporter has looked at (mailed, or decided not to) are marked done.
 ALTER TABLE outbox ADD COLUMN done REAL;
 ALTER TABLE outbox ADD COLUMN note TEXT;   -- why no mail was made, when none was
+
+-- A series job runs one series; a comparison names its tree (for the site's pages).
+ALTER TABLE jobs ADD COLUMN series_id INTEGER REFERENCES series(id);
+ALTER TABLE comparisons ADD COLUMN tree_id INTEGER REFERENCES trees(id);
