@@ -334,6 +334,17 @@ out:
 	return ret;
 }
 
+/* A ref keeps a commit of ours from being collected while it is built and measured. */
+static int keep(git_repository *r, const char *ref, const git_oid *id)
+{
+	git_reference *rf = NULL;
+
+	if (git_reference_create(&rf, r, ref, id, 1, "bootgate") < 0)
+		return git_fail("cannot make", ref);
+	git_reference_free(rf);
+	return 0;
+}
+
 int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
 		       char out[BG_OID_HEX])
 {
@@ -374,17 +385,9 @@ int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
 		goto out;
 	}
 	git_oid_tostr(out, BG_OID_HEX, &id);
-	/* a ref keeps the commit from being collected while it is built and measured */
 	ref = xasprintf("refs/bootgate/reverts/%s", out);
-	{
-		git_reference *rf = NULL;
-
-		if (git_reference_create(&rf, r, ref, &id, 1, "bootgate: revert") < 0) {
-			git_fail("cannot make", ref);
-			goto out;
-		}
-		git_reference_free(rf);
-	}
+	if (keep(r, ref, &id) < 0)
+		goto out;
 	ret = 0;
 out:
 	free(msg);
@@ -400,6 +403,97 @@ out:
 
 /* Borrows the reference repository's objects and names its branches, so that a fetch
  * asks only for what it lacks. */
+struct apply_state {
+	const struct bg_git_patch *p;
+	char *path;               /* the file being applied: the one that failed */
+};
+
+static int note_delta(const git_diff_delta *d, void *data)
+{
+	struct apply_state *st = data;
+
+	free(st->path);
+	st->path = xstrdup(d->new_file.path ? d->new_file.path : d->old_file.path);
+	return 0;
+}
+
+static int not_applied(struct apply_state *st, const char *what)
+{
+	const git_error *e = git_error_last();
+	const char *why = e && e->message ? e->message : what;
+
+	if (st->path)
+		bg_error("%s does not apply: %s: %s", st->p->label, st->path, why);
+	else
+		bg_error("%s does not apply: %s", st->p->label, why);
+	return 1;
+}
+
+int bg_git_apply(const char *repo, const char *onto, const struct bg_git_patch *p,
+		 char out[BG_OID_HEX])
+{
+	git_apply_options ao = GIT_APPLY_OPTIONS_INIT;
+	struct apply_state st = { p, NULL };
+	git_repository *r = NULL;
+	git_commit *o = NULL;
+	git_tree *base = NULL, *tree = NULL;
+	git_diff *diff = NULL;
+	git_index *idx = NULL;
+	git_signature *author = NULL, *committer = NULL;
+	git_oid tree_id, id;
+	int ret = -1;
+
+	init_once();
+	if (git_repository_open(&r, repo) < 0)
+		return git_fail("cannot open the repository", repo);
+	if (peel_commit(r, onto, &o) < 0 || git_commit_tree(&base, o) < 0)
+		goto out;
+	if (!p->diff_len || git_diff_from_buffer(&diff, p->diff, p->diff_len) < 0) {
+		ret = not_applied(&st, "no diff");
+		goto out;
+	}
+	ao.delta_cb = note_delta;
+	ao.payload = &st;
+	if (git_apply_to_tree(&idx, r, base, diff, &ao) < 0) {
+		ret = not_applied(&st, "it does not apply");
+		goto out;
+	}
+	if (git_index_write_tree_to(&tree_id, idx, r) < 0 || git_tree_lookup(&tree, r, &tree_id) < 0) {
+		git_fail("cannot write the tree of", p->label);
+		goto out;
+	}
+	/* a name or an address libgit2 refuses (empty, "<" in it) is the mail's fault */
+	if (git_signature_new(&author, p->author_name, p->author_email, p->when,
+			      p->tz_minutes) < 0) {
+		bg_error("%s: its author '%s <%s>' cannot sign a commit", p->label, p->author_name,
+			 p->author_email);
+		ret = 1;
+		goto out;
+	}
+	if (git_signature_new(&committer, "bootgate", "bootgate@localhost", p->when,
+			      p->tz_minutes) < 0 ||
+	    git_commit_create(&id, r, NULL, author, committer, NULL, p->message, tree, 1,
+			      (const git_commit **)&o) < 0) {
+		git_fail("cannot commit", p->label);
+		goto out;
+	}
+	git_oid_tostr(out, BG_OID_HEX, &id);
+	if (p->ref && keep(r, p->ref, &id) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(st.path);
+	git_signature_free(author);
+	git_signature_free(committer);
+	git_index_free(idx);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(base);
+	git_commit_free(o);
+	git_repository_free(r);
+	return ret;
+}
+
 static int borrow(git_repository *r, const char *reference)
 {
 	git_repository *ref = NULL;

@@ -47,6 +47,27 @@ int bg_git_merge_base(const char *repo, const char *a, const char *b, char out[B
  */
 int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
 		       char out[BG_OID_HEX]);
+/* A patch as a mail carries it, to be committed as git am would. */
+struct bg_git_patch {
+	const char *label;            /* "patch 2/3": what the errors call it */
+	const char *diff;             /* the unified diff, "diff --git" on */
+	size_t diff_len;
+	const char *message;          /* the whole commit message, subject line first */
+	const char *author_name, *author_email;
+	int64_t when;                 /* the author date, Unix seconds */
+	int tz_minutes;               /* and its offset */
+	const char *ref;              /* NULL, or the ref that keeps the commit reachable */
+};
+/*
+ * Applies p on top of onto and commits it: p's author and date, the committer
+ * "bootgate <bootgate@localhost>" at the author date, so that the same patch on the same
+ * commit is the same commit every time. 0 with its id; 1 when the patch does not apply,
+ * with why naming the file ("patch 2/3 does not apply: kernel/trace/trace.c: ..."); -1 on
+ * errors of the repository.
+ */
+int bg_git_apply(const char *repo, const char *onto, const struct bg_git_patch *p,
+		 char out[BG_OID_HEX]);
+
 /*
  * Fetches branch from url into the bare mirror at repo (made when missing; reference, if
  * not NULL, is a local repository whose objects it borrows, as git clone --reference

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 #include "util/xmalloc.h"
 
 static char *top;              /* scratch directory of this test program */
@@ -218,6 +219,86 @@ static void test_branch_names(void **state)
 	assert_false(bg_git_branch_name_ok("HEAD"));
 }
 
+/* The diff of a commit as git format-patch mails it, from "diff --git" to the signature. */
+static char *commit_diff(const char *repo, const char *rev)
+{
+	char *cmd = xasprintf("git -C '%s' format-patch -1 --stdout '%s' | "
+			      "sed -n '/^diff --git/,/^-- $/p' | sed '$d'", repo, rev);
+	FILE *f = popen(cmd, "r");
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		bg_strbuf_add(&sb, buf, n);
+	assert_int_equal(pclose(f), 0);
+	free(cmd);
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+static void test_apply(void **state)
+{
+	char *repo = xasprintf("%s/c/linux", top), *diff, *third, *second;
+	struct bg_git_patch p = { 0 };
+	struct bg_git_commit info;
+	char id[BG_OID_HEX], again[BG_OID_HEX];
+
+	(void)state;
+	make_repo(repo);
+	diff = commit_diff(repo, "HEAD");
+	third = rev_parse(repo, "HEAD^{tree}");
+	second = rev_parse(repo, "HEAD~1");
+	p.label = "patch 1/1";
+	p.diff = diff;
+	p.diff_len = strlen(diff);
+	p.message = "b: change it\n\nBecause.\n\nSigned-off-by: A U Thor <a@example.org>\n";
+	p.author_name = "A U Thor";
+	p.author_email = "a@example.org";
+	p.when = 1700000000;
+	p.tz_minutes = -420;
+	p.ref = "refs/bootgate/series/1/1";
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 0);
+	assert_int_equal(bg_git_commit_info(repo, id, &info), 0);
+	/* the tree git made, the author and message of the mail, on the commit given */
+	assert_string_equal(info.tree, third);
+	assert_string_equal(info.parents[0], second);
+	assert_string_equal(info.author, "A U Thor <a@example.org>");
+	assert_string_equal(info.message, p.message);
+	assert_string_equal(info.subject, "b: change it");
+	bg_git_commit_release(&info);
+	run("test \"$(git -C '%s' log -1 --format='%%ad %%cn <%%ce> %%cd' --date=raw '%s')\" = "
+	    "'1700000000 -0700 bootgate <bootgate@localhost> 1700000000 -0700'", repo, id);
+	/* the same patch again is the same commit, and the ref names it */
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, again), 0);
+	assert_string_equal(again, id);
+	assert_int_equal(bg_git_resolve(repo, "refs/bootgate/series/1/1", again), 0);
+	assert_string_equal(again, id);
+	/* where b.c already changed, the patch does not apply, and the error names b.c */
+	p.label = "patch 2/3";
+	assert_int_equal(bg_git_apply(repo, "HEAD", &p, id), 1);
+	assert_non_null(strstr(bg_error_last(), "patch 2/3 does not apply: b.c: "));
+	/* no diff at all, and a diff that is not one */
+	p.diff_len = 0;
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
+	assert_string_equal(bg_error_last(), "patch 2/3 does not apply: no diff");
+	p.diff = "diff --git a/b.c b/b.c\n@@ garbage\n";
+	p.diff_len = strlen(p.diff);
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
+	assert_non_null(strstr(bg_error_last(), "patch 2/3 does not apply: "));
+	/* an author libgit2 cannot sign with is the mail's fault, not the repository's */
+	p.diff = diff;
+	p.diff_len = strlen(diff);
+	p.author_name = "";
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
+	assert_non_null(strstr(bg_error_last(), "cannot sign a commit"));
+	assert_int_equal(bg_git_apply(repo, "no-such-rev", &p, id), -1);
+	free(diff);
+	free(third);
+	free(second);
+	free(repo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_checkout),
 		cmocka_unit_test(test_tree_identity),
 		cmocka_unit_test(test_branch_names),
+		cmocka_unit_test(test_apply),
 	};
 
 	return cmocka_run_group_tests_name("git", tests, setup, teardown);
