@@ -10,10 +10,12 @@
 #include "lab/git.h"
 #include "lab/pipeline.h"
 #include "lab/record.h"
+#include "lab/reuse.h"
 #include "lab/tree.h"
 #include "lab/workers.h"
 #include "report/comparison.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/path.h"
@@ -24,8 +26,6 @@
 /* Boots of each endpoint before the metric is chosen: two show a deterministic repeat. */
 #define ENDPOINT_BOOTS_EXACT 2
 #define ENDPOINT_BOOTS_TIMING 3
-/* A build that failed for the machine's reasons is tried this often. */
-#define BUILD_TRIES 3
 /* Timing confirmation: boots per side at the looks, up to the last. */
 static const unsigned confirm_looks[] = { 5, 10, 20 };
 
@@ -68,22 +68,10 @@ struct run {
 	struct bg_compare_config cmp;
 	bool inner;               /* inside the branch a merge brought */
 	int lock_fd;
+	struct bg_reuse reuse;    /* its builds and boots */
 };
 
-static void progress(const struct run *r, const char *fmt, ...) BG_PRINTF(2, 3);
-static void progress(const struct run *r, const char *fmt, ...)
-{
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	va_list ap;
-
-	if (!r->o->progress)
-		return;
-	va_start(ap, fmt);
-	bg_strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	r->o->progress(sb.buf, r->o->progress_data);
-	bg_strbuf_release(&sb);
-}
+#define progress(r, ...) bg_progress((r)->o->progress, (r)->o->progress_data, __VA_ARGS__)
 
 /* ---- the bisection's row ---- */
 
@@ -199,62 +187,21 @@ static int store_report(struct run *r, int idx, enum report_kind kind, int64_t b
 
 /* ---- builds ---- */
 
-/*
- * The commit's build, from the worker, which keeps an image of the same source and
- * configuration without building it again (the store does not know the configuration a
- * build was made with); a commit the store saw fail to build is not tried again.
- */
+/* The commit's build, reused or made (reuse.h). */
 static int build(struct run *r, int idx)
 {
 	struct probe *p = &r->c[idx];
 	struct bg_stored_build sb;
-	int found;
+	char *what;
+	int ret;
 
 	if (p->known)
 		return 0;
-	if ((found = bg_record_find_build(r->s, p->sha, r->board, &sb)) < 0)
+	what = xasprintf("%d of %d", idx, r->n - 1);
+	ret = bg_reuse_build(&r->reuse, p->sha, what, &sb);
+	free(what);
+	if (ret < 0)
 		return -1;
-	if (found && sb.status != BG_BUILD_FAILED) {
-		bg_stored_build_release(&sb);
-		found = 0;
-	}
-	if (!found) {
-		struct bg_build_result b;
-		int64_t id;
-		int ret = -1;
-
-		bg_record_commit(r->s, r->tree.real, p->sha);
-		for (int t = 0; t < BUILD_TRIES; t++) {
-			bg_build_result_init(&b);
-			progress(r, "building %.12s (%d of %d)", p->sha, idx, r->n - 1);
-			ret = bg_worker_build(r->tree.real, p->sha, r->board, r->lab, r->o->config,
-					      &b);
-			if (ret == 0 || b.status == BG_BUILD_FAILED)
-				break;
-			/* usage and exec errors will not pass by trying again */
-			if (b.status != BG_BUILD_INFRA || t + 1 == BUILD_TRIES) {
-				bg_build_result_release(&b);
-				return -1;
-			}
-			progress(r, "warning: %s; trying again in %d s", bg_error_last(), 5 << t);
-			bg_build_result_release(&b);
-			sleep(5u << t);
-		}
-		if (!b.board)
-			b.board = xstrdup(r->board);
-		if (!b.commit)
-			b.commit = xstrdup(p->sha);
-		ret = bg_record_build(r->s, &b, &id);
-		if (!ret) {
-			sb.id = id;
-			sb.status = b.status;
-			sb.image = b.image ? xstrdup(b.image) : NULL;
-			sb.image_sha256 = b.image_sha256 ? xstrdup(b.image_sha256) : NULL;
-		}
-		bg_build_result_release(&b);
-		if (ret < 0)
-			return -1;
-	}
 	p->known = true;
 	p->build = sb.id;
 	p->unbuildable = sb.status == BG_BUILD_FAILED;
@@ -292,70 +239,11 @@ static int unused_boot(struct run *r, int idx, int64_t *boot)
 			    r->board, r->mode, r->id, (int64_t)idx);
 }
 
-static void warn(const char *where, const char *msg, void *data)
-{
-	progress(data, "warning: %s: %s", where, msg);
-}
-
-/* Boots an image n times and records every boot. */
-static int boot_image(struct run *r, const char *image, const char *image_sha256, unsigned n)
-{
-	struct bg_worker_boot wb = { r->board, r->lab, r->o->deterministic, n, 0, image, NULL };
-	struct bg_boot_run run;
-	int ret = 0;
-
-	bg_boot_run_init(&run);
-	progress(r, "booting %.12s %u time%s (%s)", image_sha256, n, n == 1 ? "" : "s", r->mode);
-	if (bg_worker_boot(&wb, &run) < 0 || (!run.n && bg_error("bootgate-boot booted nothing"))) {
-		bg_boot_run_release(&run);
-		return -1;
-	}
-	for (size_t i = 0; i < run.n && ret == 0; i++) {
-		struct bg_boot *parsed = NULL;
-		int64_t id;
-
-		if (run.boots[i].outcome == BG_OUTCOME_COMPLETE)
-			parsed = bg_worker_read_console(run.boots[i].log, warn, r);
-		ret = bg_record_boot(r->s, image_sha256, r->board, r->mode, &run.boots[i], parsed,
-				     &id);
-		bg_boot_free(parsed);
-	}
-	bg_boot_run_release(&run);
-	return ret;
-}
-
-/* Complete boots of an image, stored. */
-static int count_boots(struct run *r, const char *image_sha256, int64_t *n)
-{
-	return bg_store_int(r->s, 0, n, "SELECT count(*) FROM boots WHERE image_sha256 = ? AND "
-			    "board = ? AND mode = ? AND outcome = 'complete'", "sss", image_sha256,
-			    r->board, r->mode);
-}
-
 /* ---- the endpoints and the metric ---- */
 
 static int load_set(struct run *r, int idx, unsigned max, struct bg_sample_set *set)
 {
-	struct { int64_t ids[64]; size_t n; } b = { { 0 }, 0 };
-	int64_t last = 0;
-
-	/* the first max complete boots: the same ones on every run */
-	while (b.n < max && b.n < ARRAY_SIZE(b.ids)) {
-		int64_t id;
-
-		if (bg_store_int(r->s, 0, &id, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-				 "board = ? AND mode = ? AND outcome = 'complete' AND id > ? "
-				 "ORDER BY id LIMIT 1", "sssi", r->c[idx].image_sha256, r->board,
-				 r->mode, last) < 0)
-			return -1;
-		if (!id)
-			break;
-		b.ids[b.n++] = last = id;
-	}
-	for (size_t i = 0; i < b.n; i++)
-		if (bg_record_load_boot(r->s, b.ids[i], set) < 0)
-			progress(r, "warning: boot %" PRId64 ": %s", b.ids[i], bg_error_last());
-	return 0;
+	return bg_reuse_load(&r->reuse, r->c[idx].image_sha256, max, set);
 }
 
 /* Larger is a clearer regression: exact shifts by their relative size, others by t. */
@@ -452,7 +340,6 @@ static int endpoints(struct run *r)
 
 	for (int e = 0; e < 2; e++) {
 		int idx = e ? r->n - 1 : 0;
-		int64_t have;
 
 		if (build(r, idx) < 0)
 			return -1;
@@ -465,10 +352,7 @@ static int endpoints(struct run *r)
 				      bg_store_now(), r->id);
 			return -1;
 		}
-		if (count_boots(r, r->c[idx].image_sha256, &have) < 0)
-			return -1;
-		if (have < n0 && boot_image(r, r->c[idx].image, r->c[idx].image_sha256,
-					    n0 - (unsigned)have) < 0)
+		if (bg_reuse_boots(&r->reuse, r->c[idx].image, r->c[idx].image_sha256, n0) < 0)
 			return -1;
 	}
 	if (!r->metric) {
@@ -567,7 +451,7 @@ static int do_values(struct run *r, const struct bg_bisect_request *req, struct 
 			if (unused_boot(r, req->commit, &boot) < 0)
 				return -1;
 			if (!boot) {
-				if (boot_image(r, p->image, p->image_sha256, req->values - got) < 0)
+				if (bg_reuse_boot(&r->reuse, p->image, p->image_sha256, req->values - got) < 0)
 					return -1;
 				continue;
 			}
@@ -1025,6 +909,8 @@ static int start(struct run *r, const struct bg_bisection_opts *o)
 	if (bg_record_tree(r->s, o->tree_name ? o->tree_name : r->tree.id, r->tree.real,
 			   &r->tree_id) < 0)
 		return -1;
+	r->reuse = (struct bg_reuse){ r->s, r->tree.real, r->board, r->lab, o->config,
+				      o->deterministic, o->progress, o->progress_data };
 	/* what another process stored before we had the lock is read after it */
 	if (lock(r, good, bad) < 0 || find_or_make(r, good, bad) < 0 || load(r) < 0)
 		return -1;

@@ -6,6 +6,7 @@
 #include "report/boot-json.h"
 #include "report/comparison.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
@@ -14,20 +15,7 @@
 /* A worker's result is small; more than this is not one. */
 #define RESULT_MAX (64u << 20)
 
-static void progress(const struct bg_measure_opts *o, const char *fmt, ...) BG_PRINTF(2, 3);
-static void progress(const struct bg_measure_opts *o, const char *fmt, ...)
-{
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	va_list ap;
-
-	if (!o->progress)
-		return;
-	va_start(ap, fmt);
-	bg_strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	o->progress(sb.buf, o->progress_data);
-	bg_strbuf_release(&sb);
-}
+#define progress(o, ...) bg_progress((o)->progress, (o)->progress_data, __VA_ARGS__)
 
 void bg_measure_init(struct bg_measure *m)
 {
@@ -79,7 +67,7 @@ static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
 
 static void warn_progress(const char *where, const char *msg, void *data)
 {
-	progress(data, "warning: %s: %s", where, msg);
+	progress((const struct bg_measure_opts *)data, "warning: %s: %s", where, msg);
 }
 
 /* Reads every console: complete boots give values, the others are only counted. */

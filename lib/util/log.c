@@ -92,3 +92,17 @@ void fatalx(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+void bg_progress(bg_progress_fn fn, void *data, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fn(sb.buf, data);
+	bg_strbuf_release(&sb);
+}

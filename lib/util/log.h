@@ -14,4 +14,8 @@ void log_debug(const char *fmt, ...) BG_PRINTF(1, 2);
 BG_NORETURN void fatal(const char *fmt, ...) BG_PRINTF(1, 2);  /* with errno, exit 1 */
 BG_NORETURN void fatalx(const char *fmt, ...) BG_PRINTF(1, 2);
 
+/* A line of progress for a library caller's callback (fn may be NULL: nothing). */
+typedef void (*bg_progress_fn)(const char *line, void *data);
+void bg_progress(bg_progress_fn fn, void *data, const char *fmt, ...) BG_PRINTF(3, 4);
+
 #endif
