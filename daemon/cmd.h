@@ -20,6 +20,7 @@ int cmd_measure(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
+int cmd_series(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_rerun(int argc, char **argv);

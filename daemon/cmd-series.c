@@ -1,0 +1,350 @@
+/*
+ * bootgate series: a patch series as the lists carry it (an mbox, or stdin) applied to a
+ * tree and measured patch by patch; with --id, a series the store already has (what the
+ * daemon runs for a series job).
+ */
+#include <getopt.h>
+#include <math.h>
+
+#include "cmd.h"
+#include "lab/json-read.h"
+#include "lab/series.h"
+#include "lab/record.h"
+#include "lab/tree.h"
+#include "parse/mbox.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+/* An mbox larger than this is not one series. */
+#define MBOX_MAX (64u << 20)
+
+static void progress(const char *line, void *data)
+{
+	(void)data;
+	bg_text_printf(stderr, "series: %s\n", line);
+}
+
+static char *read_input(const char *path, size_t *len)
+{
+	struct bg_strbuf sb;
+	char buf[65536];
+	ssize_t n;
+
+	if (strcmp(path, "-") != 0)
+		return bg_read_file(path, MBOX_MAX, len);
+	bg_strbuf_init(&sb, MBOX_MAX);
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || bg_strbuf_add(&sb, buf, (size_t)n) < 0) {
+			if (n < 0)
+				bg_error("stdin: %s", strerror(errno));
+			else
+				bg_error("stdin: more than %u bytes", MBOX_MAX);
+			bg_strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	return bg_strbuf_detach(&sb, len);
+}
+
+/* Why no whole series is there: the newest version's patches that are missing. */
+static void say_missing(const char *name, const struct bg_msg *msgs, size_t n)
+{
+	const struct bg_msg *head = NULL;
+	struct bg_strbuf miss = BG_STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		if (msgs[i].patch && !msgs[i].reply && (!head || msgs[i].version > head->version))
+			head = &msgs[i];
+	if (!head) {
+		log_warnx("%s: no patch mail in it", name);
+		return;
+	}
+	for (unsigned k = 1; k <= head->total && k <= 1000; k++) {
+		bool have = false;
+
+		for (size_t i = 0; i < n && !have; i++)
+			have = msgs[i].patch && !msgs[i].reply && msgs[i].version == head->version &&
+			       msgs[i].total == head->total && msgs[i].idx == k;
+		if (!have)
+			bg_strbuf_addf(&miss, "%s%u/%u", miss.len ? ", " : "", k, head->total);
+	}
+	log_warnx("%s: the series v%u of %u patches is not whole: patch %s missing", name,
+		  head->version, head->total, miss.len ? miss.buf : "(none)");
+	bg_strbuf_release(&miss);
+}
+
+static void print_table(const char *result)
+{
+	struct bg_json_doc *d = bg_json_doc_parse("result", result);
+	size_t n;
+
+	if (!d) {
+		log_warnx("%s", bg_error_last());
+		return;
+	}
+	bg_text_printf(stdout, "series %.0f: %s\n", bg_json_doc_num(d, "series"),
+		       bg_json_doc_str(d, "subject"));
+	bg_text_printf(stdout, "base %s (%s)\n", bg_json_doc_str(d, "base.commit") ?
+		       bg_json_doc_str(d, "base.commit") : "-", bg_json_doc_str(d, "base.from"));
+	printf("%-4s %-8s %-11s %-36s %10s  %s\n", "idx", "status", "verdict", "metric",
+	       "delta_us", "subject");
+	n = bg_json_doc_len(d, "patches");
+	for (size_t i = 0; i <= n; i++) {
+		char key[64], path[96], delta[32] = "-";
+		const char *v, *m;
+
+		if (i < n)
+			snprintf(key, sizeof(key), "patches.%zu.", i);
+		else
+			snprintf(key, sizeof(key), "whole.");
+		if (i == n && !bg_json_doc_is_object(d, "whole"))
+			break;
+		snprintf(path, sizeof(path), "%sdelta_us", key);
+		if (!isnan(bg_json_doc_num(d, path)))
+			snprintf(delta, sizeof(delta), "%+.0f", bg_json_doc_num(d, path));
+		snprintf(path, sizeof(path), "%sverdict", key);
+		v = bg_json_doc_str(d, path);
+		snprintf(path, sizeof(path), "%smetric", key);
+		m = bg_json_doc_str(d, path);
+		if (i < n) {
+			const char *status, *subject;
+
+			snprintf(path, sizeof(path), "%sstatus", key);
+			status = bg_json_doc_str(d, path);
+			snprintf(path, sizeof(path), "%ssubject", key);
+			subject = bg_json_doc_str(d, path);
+			bg_text_printf(stdout, "%-4zu %-8s %-11s %-36s %10s  %s\n", i + 1,
+				       status ? status : "-", v ? v : "-", m ? m : "-", delta,
+				       subject ? subject : "");
+		} else {
+			bg_text_printf(stdout, "%-4s %-8s %-11s %-36s %10s  %s\n", "all", "-",
+				       v ? v : "-", m ? m : "-", delta, "(the series as a whole)");
+		}
+	}
+	if (bg_json_doc_str(d, "error"))
+		bg_text_printf(stdout, "error: %s\n", bg_json_doc_str(d, "error"));
+	bg_json_doc_free(d);
+}
+
+/* Takes the mbox in: the series' row, made or found. 0, or 1 after saying why. */
+static int take_mbox(struct bg_store *s, const char *path, const struct bg_series_opts *o,
+		     int64_t *id)
+{
+	struct bg_series_msgs *sm = NULL;
+	struct bg_msg *msgs = NULL;
+	size_t n = 0, nsm = 0, len;
+	const char *name = strcmp(path, "-") ? path : "stdin";
+	char *buf = read_input(path, &len);
+	struct bg_tree t;
+	int64_t tree_id = 0;
+	int ret = 1, added;
+
+	if (!buf) {
+		log_warnx("%s", bg_error_last());
+		return 1;
+	}
+	if (bg_mbox_parse(name, buf, len, &msgs, &n) < 0 ||
+	    bg_series_assemble(msgs, n, &sm, &nsm) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	if (nsm != 1) {
+		if (nsm)
+			log_warnx("%s: %zu whole series in it: one at a time", name, nsm);
+		else
+			say_missing(name, msgs, n);
+		goto out;
+	}
+	if (bg_tree_open(o->tree, &t) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	if (bg_record_tree(s, o->tree_name ? o->tree_name : t.id, t.real, &tree_id) < 0) {
+		bg_tree_release(&t);
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	bg_tree_release(&t);
+	if ((added = bg_series_add(s, &sm[0], msgs, n, buf, len, "cli", tree_id, id)) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	bg_text_printf(stderr, "series: %s: series %" PRId64 "%s\n", name, *id,
+		       added ? ", already in the store" : "");
+	ret = 0;
+out:
+	bg_series_msgs_free(sm, nsm);
+	bg_msgs_free(msgs, n);
+	free(buf);
+	return ret;
+}
+
+struct stored {
+	char *path, *name, *board, *mode;
+};
+
+static int take_stored(const struct bg_store_row *row, void *data)
+{
+	struct stored *st = data;
+
+	st->path = bg_row_null(row, 0) ? NULL : xstrdup(bg_row_text(row, 0));
+	st->name = bg_row_null(row, 1) ? NULL : xstrdup(bg_row_text(row, 1));
+	st->board = bg_row_null(row, 2) ? NULL : xstrdup(bg_row_text(row, 2));
+	st->mode = bg_row_null(row, 3) ? NULL : xstrdup(bg_row_text(row, 3));
+	return 1;
+}
+
+int cmd_series(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tree", required_argument, NULL, 't' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "base", required_argument, NULL, 'B' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "board", required_argument, NULL, 'b' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "boots", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "config", required_argument, NULL, 'K' },
+		{ "fragment", required_argument, NULL, 'F' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "lab", required_argument, NULL, 'l' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bg_series_opts o = { 0 };
+	struct bg_build_config kc = { 0 };
+	struct bg_strvec frags = BG_STRVEC_INIT;
+	struct bg_compare_config cmp;
+	struct stored st = { 0 };
+	struct bg_store *s = NULL;
+	const char *mode = NULL;
+	char *db = NULL, *result = NULL;
+	int64_t id = 0, done = 0;
+	bool json = false;
+	int opt, ret = 1;
+
+	bg_compare_config_init(&cmp);
+	o.progress = progress;
+	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:j", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': o.tree = optarg; break;
+		case 'N': o.tree_name = optarg; break;
+		case 'B': o.base = optarg; break;
+		case 'a':
+		case 'b': o.board = optarg; break;
+		case 'm': mode = optarg; break;
+		case 'n': o.boots = cmd_parse_count("series", "--boots", optarg, 1, 1000); break;
+		case 'T':
+			if (bg_compare_config_add_threshold(&cmp, optarg) < 0) {
+				ret = cmd_usage_error("series", "--threshold: %s", bg_error_last());
+				goto out;
+			}
+			break;
+		case 'K': kc.base = optarg; break;
+		case 'F': bg_strvec_push(&frags, optarg); break;
+		case 'd': free(db); db = xstrdup(optarg); break;
+		case 'l': o.lab = optarg; break;
+		case 'i': id = (int64_t)cmd_parse_count("series", "--id", optarg, 1, INT64_MAX); break;
+		case 'j': json = true; break;
+		default:
+			ret = cmd_option_error("series", argv);
+			goto out;
+		}
+	}
+	if (id ? optind != argc : optind + 1 != argc) {
+		ret = cmd_usage_error("series", id ? "--id takes no MBOX" :
+				      "one MBOX (or - for stdin), or --id N");
+		goto out;
+	}
+	if (o.tree_name && !bg_path_name_ok(o.tree_name)) {
+		ret = cmd_usage_error("series", "--name '%s' is not a name", o.tree_name);
+		goto out;
+	}
+	if (mode && strcmp(mode, "timing") != 0 && strcmp(mode, "deterministic") != 0) {
+		ret = cmd_usage_error("series", "--mode is deterministic or timing, not '%s'", mode);
+		goto out;
+	}
+	if (!db)
+		db = bg_store_default_path();
+	if (bg_store_open(db, &s) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	/* a stored series brings its tree, board and mode: the options only override */
+	if (id && bg_store_query(s, take_stored, &st, "SELECT t.path, t.name, s.board, s.mode "
+				 "FROM series s LEFT JOIN trees t ON t.id = s.tree_id WHERE s.id = ?",
+				 "i", id) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	if (id && !st.path && !st.board && !st.mode && !o.tree) {
+		int64_t known;
+
+		if (bg_store_int(s, 0, &known, "SELECT 1 FROM series WHERE id = ?", "i", id) == 0 &&
+		    !known) {
+			log_warnx("series %" PRId64 " does not exist", id);
+			goto out;
+		}
+	}
+	if (!o.tree)
+		o.tree = st.path;
+	if (!o.tree_name)
+		o.tree_name = st.name;
+	if (!o.board)
+		o.board = st.board;
+	if (!mode)
+		mode = st.mode ? st.mode : "deterministic";
+	if (!o.tree || !o.board) {
+		ret = cmd_usage_error("series", "--tree and --arch (or --board) are needed");
+		goto out;
+	}
+	kc.fragments = frags.v;
+	kc.nfragments = frags.n;
+	if ((ret = cmd_check_inputs("series", o.tree, (const char *[]){ o.base }, 1, o.board,
+				    o.lab, &kc)) != 0)
+		goto out;
+	ret = 1;
+	o.deterministic = !strcmp(mode, "deterministic");
+	cmp.deterministic = o.deterministic;
+	o.compare = &cmp;
+	o.config = &kc;
+	if (!id && take_mbox(s, argv[optind], &o, &id) != 0)
+		goto out;
+	if (bg_series_run(s, &o, id) < 0 || bg_series_result(s, id, &result) < 0 ||
+	    bg_store_int(s, 0, &done, "SELECT state = 'done' FROM series WHERE id = ?", "i",
+			 id) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	if (json)
+		printf("%s\n", result);
+	else
+		print_table(result);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		log_warn("stdout");
+		goto out;
+	}
+	/* measured, even with regressions; a series that does not apply is an error */
+	ret = done ? 0 : 1;
+out:
+	free(st.path);
+	free(st.name);
+	free(st.board);
+	free(st.mode);
+	free(result);
+	bg_store_close(s);
+	bg_compare_config_release(&cmp);
+	bg_strvec_release(&frags);
+	free(db);
+	return ret;
+}

@@ -1,0 +1,829 @@
+/* Patch series, applied and measured patch by patch (series.h). */
+#include <math.h>
+
+#include "lab/series.h"
+#include "lab/board.h"
+#include "lab/git.h"
+#include "lab/record.h"
+#include "lab/reuse.h"
+#include "lab/tree.h"
+#include "report/comparison.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xmalloc.h"
+
+/* The most patches a series may have: more is not a series a list carries. */
+#define MAX_PATCHES 999
+
+/* One commit of the run: [0] the base, [M] the tree after patch M. */
+struct step {
+	int idx;
+	char *message_id, *subject, *author, *mbox;
+	char commit[BG_OID_HEX];
+	const char *status;        /* applied, failed, skipped; the base: NULL */
+	char *error;
+	bool built;                /* built with an image (not a commit that does not build) */
+	struct bg_stored_build build;
+	struct bg_sample_set set;
+};
+
+/* A comparison of two steps and what it says. */
+struct judged {
+	int64_t id;                /* its comparisons row; 0 when nothing was compared */
+	const char *verdict;
+	char *metric;
+	double delta, delta_pct, base_us, cand_us, boot_init_delta;
+	struct bg_strbuf moved;    /* JSON array of the metrics that moved, largest first */
+};
+
+struct run {
+	struct bg_store *s;
+	const struct bg_series_opts *o;
+	int64_t id, tree_id, version, total;
+	char *message_id, *subject, *author, *state, *stored_base, *tree_name;
+	const char *lab, *base_from;
+	char *board;
+	unsigned boots;
+	struct bg_tree tree;
+	struct bg_reuse reuse;
+	struct bg_compare_config cmp;
+	char *cover_mbox;
+	struct step *c;            /* total + 1 */
+	int last;                  /* the last step applied */
+	char *error;               /* why the series failed */
+	struct judged *j;          /* [M]: patch M against M - 1; [0]: the whole series */
+};
+
+#define progress(r, ...) bg_progress((r)->o->progress, (r)->o->progress_data, __VA_ARGS__)
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* ---- taking a series in ---- */
+
+/* Where line number line (1-based) of buf starts; len past the last. */
+static size_t line_start(const char *buf, size_t len, size_t line)
+{
+	size_t k = 0;
+
+	for (size_t l = 1; l < line && k < len; l++) {
+		const char *nl = memchr(buf + k, '\n', len - k);
+
+		k = nl ? (size_t)(nl - buf) + 1 : len;
+	}
+	return k;
+}
+
+/* Where a message begins: its "From " separator line when it has one. */
+static size_t message_start(const char *buf, size_t len, size_t line)
+{
+	size_t at = line_start(buf, len, line), prev;
+
+	if (line < 2)
+		return at;
+	prev = line_start(buf, len, line - 1);
+	return len - prev >= 5 && !strncmp(buf + prev, "From ", 5) ? prev : at;
+}
+
+/* The bytes of msgs[i] as they came, from its separator line to the next message's. */
+static void message_text(const struct bg_msg *msgs, size_t nmsgs, size_t i, const char *buf,
+			 size_t len, const char **start, size_t *n)
+{
+	size_t from = message_start(buf, len, msgs[i].line);
+	size_t to = i + 1 < nmsgs ? message_start(buf, len, msgs[i + 1].line) : len;
+
+	*start = buf + from;
+	*n = to > from ? to - from : 0;
+}
+
+static int add_patch(struct bg_store *s, int64_t id, unsigned idx, const struct bg_msg *m,
+		     const struct bg_msg *msgs, size_t nmsgs, const char *buf, size_t len)
+{
+	const char *text;
+	size_t n;
+	char *mbox;
+	int ret;
+
+	message_text(msgs, nmsgs, (size_t)(m - msgs), buf, len, &text, &n);
+	mbox = xstrndup(text, n);
+	ret = bg_store_exec(s, "INSERT INTO series_patches (series_id, idx, message_id, subject, "
+			    "author, mbox) VALUES (?, ?, ?, ?, ?, ?)", "iissss", id, (int64_t)idx,
+			    m->message_id ? m->message_id : "", m->subject ? m->subject : "",
+			    m->from, mbox);
+	free(mbox);
+	return ret;
+}
+
+int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
+		  const struct bg_msg *msgs, size_t nmsgs, const char *buf, size_t len,
+		  const char *source, int64_t tree_id, int64_t *id)
+{
+	const struct bg_msg *head = sm->cover ? sm->cover : sm->patches[0];
+	const char *mid = head->message_id;
+	char *made = NULL;
+	int ret = -1;
+
+	/* a message without an id still names its series, by where it came from */
+	if (!mid || !*mid)
+		mid = made = xasprintf("%s:%zu", source, head->line);
+	if (bg_store_int(s, 0, id, "SELECT id FROM series WHERE message_id = ?", "s", mid) < 0)
+		goto out;
+	if (*id) {
+		ret = 1;
+		goto out;
+	}
+	if (bg_store_begin(s) < 0)
+		goto out;
+	if (bg_store_exec(s, "INSERT INTO series (tree_id, message_id, version, total, subject, "
+			  "author, source, created) VALUES (nullif(?, 0), ?, ?, ?, ?, ?, ?, ?)",
+			  "isiisssd", tree_id, mid, (int64_t)sm->version, (int64_t)sm->total,
+			  head->subject ? head->subject : "", head->from, source, bg_store_now()) < 0)
+		goto fail;
+	*id = bg_store_last_id(s);
+	if (sm->cover && add_patch(s, *id, 0, sm->cover, msgs, nmsgs, buf, len) < 0)
+		goto fail;
+	for (unsigned i = 0; i < sm->total; i++)
+		if (add_patch(s, *id, i + 1, sm->patches[i], msgs, nmsgs, buf, len) < 0)
+			goto fail;
+	ret = bg_store_commit(s);
+	goto out;
+fail:
+	bg_store_rollback(s);
+out:
+	free(made);
+	return ret;
+}
+
+/* ---- loading ---- */
+
+static int take_series(const struct bg_store_row *row, void *data)
+{
+	struct run *r = data;
+
+	r->message_id = xstrdup(bg_row_text(row, 0));
+	r->version = bg_row_int(row, 1);
+	r->total = bg_row_int(row, 2);
+	r->subject = xstrdup(bg_row_text(row, 3));
+	r->author = bg_row_null(row, 4) ? NULL : xstrdup(bg_row_text(row, 4));
+	r->state = xstrdup(bg_row_text(row, 5));
+	r->stored_base = bg_row_null(row, 6) ? NULL : xstrdup(bg_row_text(row, 6));
+	r->tree_id = bg_row_int(row, 7);
+	r->tree_name = bg_row_null(row, 8) ? NULL : xstrdup(bg_row_text(row, 8));
+	return 1;
+}
+
+static int take_patch(const struct bg_store_row *row, void *data)
+{
+	struct run *r = data;
+	int64_t idx = bg_row_int(row, 0);
+	struct step *c;
+
+	if (idx == 0) {
+		free(r->cover_mbox);
+		r->cover_mbox = xstrdup(bg_row_text(row, 4));
+		return 0;
+	}
+	if (idx < 1 || idx > r->total)
+		return bg_error("series %" PRId64 ": patch %" PRId64 " of %" PRId64, r->id, idx,
+				r->total);
+	c = &r->c[idx];
+	if (c->mbox)
+		return bg_error("series %" PRId64 ": patch %" PRId64 " twice", r->id, idx);
+	c->message_id = xstrdup(bg_row_text(row, 1));
+	c->subject = xstrdup(bg_row_text(row, 2));
+	c->author = bg_row_null(row, 3) ? NULL : xstrdup(bg_row_text(row, 3));
+	c->mbox = xstrdup(bg_row_text(row, 4));
+	return 0;
+}
+
+static int load(struct run *r)
+{
+	if (bg_store_query(r->s, take_series, r, "SELECT s.message_id, s.version, s.total, "
+			   "s.subject, s.author, s.state, s.base, coalesce(s.tree_id, 0), t.name "
+			   "FROM series s LEFT JOIN trees t ON t.id = s.tree_id WHERE s.id = ?", "i",
+			   r->id) < 0)
+		return -1;
+	if (!r->message_id)
+		return bg_error("series %" PRId64 " does not exist", r->id);
+	if (r->total < 1 || r->total > MAX_PATCHES)
+		return bg_error("series %" PRId64 " has %" PRId64 " patches", r->id, r->total);
+	r->c = xcalloc((size_t)r->total + 1, sizeof(*r->c));
+	r->j = xcalloc((size_t)r->total + 1, sizeof(*r->j));
+	for (int64_t i = 0; i <= r->total; i++) {
+		r->c[i].idx = (int)i;
+		bg_sample_set_init(&r->c[i].set);
+		bg_strbuf_init(&r->j[i].moved, 0);
+	}
+	if (bg_store_query(r->s, take_patch, r, "SELECT idx, message_id, subject, author, mbox "
+			   "FROM series_patches WHERE series_id = ? ORDER BY idx", "i", r->id) < 0)
+		return -1;
+	for (int64_t i = 1; i <= r->total; i++)
+		if (!r->c[i].mbox)
+			return bg_error("series %" PRId64 ": patch %" PRId64 " of %" PRId64 " is missing",
+					r->id, i, r->total);
+	return 0;
+}
+
+/* The one message of a stored mbox. */
+static int parse_stored(const struct run *r, int idx, const char *text, struct bg_msg **msgs,
+			size_t *n)
+{
+	char *name = xasprintf("series %" PRId64 " patch %d", r->id, idx);
+	int ret = bg_mbox_parse(name, text, strlen(text), msgs, n);
+
+	if (ret == 0 && *n != 1) {
+		bg_msgs_free(*msgs, *n);
+		*msgs = NULL;
+		ret = bg_error("%s: %zu messages where one was stored", name, *n);
+	}
+	free(name);
+	return ret;
+}
+
+/* ---- the base ---- */
+
+/* The base-commit: line of the cover letter, else of the first patch that has one. */
+static char *base_commit(const struct run *r)
+{
+	char *found = NULL;
+
+	for (int64_t i = 0; i <= r->total && !found; i++) {
+		const char *text = i ? r->c[i].mbox : r->cover_mbox;
+		struct bg_msg *m;
+		size_t n;
+
+		if (!text || parse_stored(r, (int)i, text, &m, &n) < 0)
+			continue;
+		found = dup_or_null(m[0].base_commit);
+		bg_msgs_free(m, n);
+	}
+	return found;
+}
+
+/* 0 with the base; 1 when the series fails for it (r->error); -1 on errors. */
+static int find_base(struct run *r)
+{
+	char *trailer = base_commit(r);
+	const char *rev;
+	int ret = 0;
+
+	if (trailer) {
+		rev = trailer;
+		r->base_from = "base-commit";
+	} else if (r->o->base) {
+		rev = r->o->base;
+		r->base_from = "--base";
+	} else {
+		/* a series run again stays on the tip it was first measured on */
+		rev = r->stored_base ? r->stored_base : "HEAD";
+		r->base_from = "tip";
+	}
+	if (bg_git_resolve(r->tree.real, rev, r->c[0].commit) < 0) {
+		r->error = xasprintf("its base %s%s is not in the tree: %s",
+				     trailer ? "commit " : "", rev, bg_error_last());
+		ret = 1;
+	}
+	free(trailer);
+	return ret;
+}
+
+/* ---- applying ---- */
+
+/* Lines of s[0..n) without the blank ones at either end. */
+static void trim_blank_lines(const char **s, size_t *n)
+{
+	while (*n) {
+		size_t k = 0;
+
+		while (k < *n && ((*s)[k] == ' ' || (*s)[k] == '\t'))
+			k++;
+		if (k == *n || (*s)[k] != '\n')
+			break;
+		*s += k + 1;
+		*n -= k + 1;
+	}
+	while (*n && ((*s)[*n - 1] == '\n' || (*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+		(*n)--;
+}
+
+/*
+ * Who wrote the patch and when: the in-body From:/Date: of a forwarded patch, else the
+ * mail's, both read as the mail's headers are.
+ */
+static int authorship(const struct bg_msg *m, const char *from, const char *date,
+		      struct bg_msg *who)
+{
+	char *hdr = xasprintf("From: %s\nDate: %s\n\n", from ? from : m->from,
+			      date ? date : m->date ? m->date : "");
+	int ret = bg_msg_parse("in-body headers", hdr, strlen(hdr), who);
+
+	free(hdr);
+	return ret;
+}
+
+/* 0 applied; 1 it does not apply (c->error); -1 on errors of the repository. */
+static int apply_one(struct run *r, int idx)
+{
+	struct step *c = &r->c[idx], *before = &r->c[idx - 1];
+	struct bg_git_patch p = { 0 };
+	struct bg_msg *msgs = NULL, who;
+	struct bg_strbuf msg = BG_STRBUF_INIT;
+	const char *body, *diff;
+	size_t body_len, diff_len, n = 0;
+	char *from = NULL, *date = NULL, *label, *ref;
+	int ret = 1;
+
+	memset(&who, 0, sizeof(who));
+	label = xasprintf("patch %d/%" PRId64, idx, r->total);
+	ref = xasprintf("refs/bootgate/series/%" PRId64 "/%d", r->id, idx);
+	if (parse_stored(r, idx, c->mbox, &msgs, &n) < 0 ||
+	    bg_msg_patch(&msgs[0], &body, &body_len, &diff, &diff_len, &from, &date) < 0) {
+		c->error = xasprintf("%s cannot be applied: %s", label, bg_error_last());
+		goto out;
+	}
+	if (authorship(&msgs[0], from, date, &who) < 0 || !who.from_addr || !*who.from_addr) {
+		c->error = xasprintf("%s: its author cannot be read: %s", label,
+				     who.from_addr ? "no address" : bg_error_last());
+		goto out;
+	}
+	/* git am's message: the subject after its [PATCH] tag, then the body up to --- */
+	trim_blank_lines(&body, &body_len);
+	bg_strbuf_addf(&msg, "%s\n", msgs[0].title ? msgs[0].title : "");
+	if (body_len) {
+		bg_strbuf_addstr(&msg, "\n");
+		bg_strbuf_add(&msg, body, body_len);
+		bg_strbuf_addstr(&msg, "\n");
+	}
+	p.label = label;
+	p.diff = diff;
+	p.diff_len = diff_len;
+	p.message = msg.buf;
+	p.author_name = *who.from_name ? who.from_name : who.from_addr;
+	p.author_email = who.from_addr;
+	p.when = who.when;
+	p.tz_minutes = who.tz_minutes;
+	p.ref = ref;
+	ret = bg_git_apply(r->tree.real, before->commit, &p, c->commit);
+	if (ret == 1)
+		c->error = xstrdup(bg_error_last());
+out:
+	if (ret == 1 && !c->error)
+		c->error = xasprintf("%s does not apply", label);
+	bg_msg_release(&who);
+	bg_msgs_free(msgs, n);
+	bg_strbuf_release(&msg);
+	free(from);
+	free(date);
+	free(label);
+	free(ref);
+	return ret;
+}
+
+static int apply_all(struct run *r)
+{
+	r->last = 0;
+	for (int i = 1; i <= r->total; i++) {
+		struct step *c = &r->c[i];
+		int ret;
+
+		if (r->error) {
+			c->status = "skipped";
+			continue;
+		}
+		if ((ret = apply_one(r, i)) < 0)
+			return -1;
+		if (ret) {
+			c->status = "failed";
+			r->error = xstrdup(c->error);
+			progress(r, "%s", c->error);
+			continue;
+		}
+		c->status = "applied";
+		r->last = i;
+		progress(r, "patch %d/%" PRId64 " applied: %.12s %s", i, r->total, c->commit,
+			 c->subject);
+	}
+	return 0;
+}
+
+/* ---- measuring ---- */
+
+static int measure(struct run *r)
+{
+	for (int i = 0; i <= r->last; i++) {
+		struct step *c = &r->c[i];
+		char *what = i ? xasprintf("patch %d/%" PRId64, i, r->total) : xstrdup("the base");
+		int ret = bg_reuse_build(&r->reuse, c->commit, what, &c->build);
+
+		free(what);
+		if (ret < 0)
+			return -1;
+		if (c->build.status == BG_BUILD_FAILED) {
+			if (!i) {
+				r->error = xasprintf("its base %.12s does not build", c->commit);
+				return 1;
+			}
+			free(c->error);
+			c->error = xasprintf("patch %d/%" PRId64 " does not build", i, r->total);
+			progress(r, "%s", c->error);
+			continue;
+		}
+		c->built = true;
+		if (bg_reuse_boots(&r->reuse, c->build.image, c->build.image_sha256, r->boots) < 0 ||
+		    bg_reuse_load(&r->reuse, c->build.image_sha256, r->boots, &c->set) < 0)
+			return -1;
+		if (!i && !c->set.boots) {
+			r->error = xasprintf("no boot of the base %.12s reached userspace", c->commit);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Specific metrics (an initcall, a probe) say more than the whole boot's. */
+static bool ranks_above(const struct bg_verdict *a, const struct bg_verdict *b)
+{
+	bool sa = strncmp(a->metric, "boot.", 5) != 0, sb = strncmp(b->metric, "boot.", 5) != 0;
+
+	if (sa != sb)
+		return sa;
+	return fabs(a->delta) > fabs(b->delta);
+}
+
+/*
+ * A regression when any metric is slower, else an improvement when any is faster, else
+ * unknown when one is undecided, else the same; the metric named is the one that moved
+ * most in that direction.
+ */
+static void judge(const struct bg_comparison *cmp, struct judged *j)
+{
+	const struct bg_verdict *slower = NULL, *faster = NULL, *most;
+	bool unknown = false;
+	size_t shown = 0;
+
+	bg_strbuf_addch(&j->moved, '[');
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct bg_verdict *v = &cmp->v[i];
+
+		if (!strcmp(v->metric, "boot.init"))
+			j->boot_init_delta = v->delta;
+		unknown |= v->verdict == BG_UNKNOWN;
+		if (v->verdict != BG_DIFFERENT)
+			continue;
+		if (v->delta > 0 && (!slower || ranks_above(v, slower)))
+			slower = v;
+		if (v->delta < 0 && (!faster || ranks_above(v, faster)))
+			faster = v;
+		if (shown++ < 8) {
+			struct bg_json w;
+
+			bg_json_init(&w, -1, 0);
+			bg_json_object_begin(&w);
+			bg_json_key(&w, "metric");
+			bg_json_str(&w, v->metric);
+			bg_json_key(&w, "base_us");
+			bg_json_double(&w, v->base_median);
+			bg_json_key(&w, "cand_us");
+			bg_json_double(&w, v->cand_median);
+			bg_json_key(&w, "delta_us");
+			bg_json_double(&w, v->delta);
+			bg_json_key(&w, "delta_pct");
+			bg_json_double(&w, v->delta_pct);
+			bg_json_object_end(&w);
+			bg_strbuf_addf(&j->moved, "%s%s", shown > 1 ? "," : "", w.out.buf);
+			bg_strbuf_release(&w.out);
+		}
+	}
+	bg_strbuf_addch(&j->moved, ']');
+	most = slower ? slower : faster;
+	j->verdict = slower ? "regression" : faster ? "improvement" : unknown ? "unknown" : "same";
+	if (most) {
+		j->metric = xstrdup(most->metric);
+		j->delta = most->delta;
+		j->delta_pct = most->delta_pct;
+		j->base_us = most->base_median;
+		j->cand_us = most->cand_median;
+	}
+}
+
+/* Compares step a with step b into a comparisons row (in the caller's transaction). */
+static int compare(struct run *r, int a, int b, struct judged *j)
+{
+	struct step *x = &r->c[a], *y = &r->c[b];
+	struct bg_comparison cmp;
+	struct bg_json w;
+	int ret;
+
+	j->verdict = "unknown";
+	if (!x->built || !y->built || !x->set.boots || !y->set.boots)
+		return 0;
+	if (bg_compare(&x->set, &y->set, &r->cmp, &cmp) < 0)
+		return -1;
+	judge(&cmp, j);
+	bg_json_init(&w, -1, 0);
+	bg_comparison_write_json(&w, &cmp, &x->set, &y->set);
+	ret = bg_store_exec(r->s, "INSERT INTO comparisons (base, cand, board, mode, verdict, "
+			    "metric, delta, result, created, tree_id) VALUES (?, ?, ?, ?, ?, ?, ?, "
+			    "?, ?, ?)", "ssssssdsdi", x->commit, y->commit, r->board,
+			    bg_reuse_mode(&r->reuse), j->verdict, j->metric, j->delta, w.out.buf,
+			    bg_store_now(), r->tree_id);
+	if (!ret)
+		j->id = bg_store_last_id(r->s);
+	bg_strbuf_release(&w.out);
+	bg_comparison_release(&cmp);
+	return ret;
+}
+
+/* ---- the result ---- */
+
+static void write_judged(struct bg_json *w, const struct judged *j)
+{
+	bg_json_key(w, "verdict");
+	bg_json_str(w, j->verdict);
+	bg_json_key(w, "metric");
+	bg_json_str(w, j->metric);
+	bg_json_key(w, "delta_us");
+	bg_json_double(w, j->metric ? j->delta : NAN);
+	bg_json_key(w, "delta_pct");
+	bg_json_double(w, j->metric ? j->delta_pct : NAN);
+	bg_json_key(w, "base_us");
+	bg_json_double(w, j->metric ? j->base_us : NAN);
+	bg_json_key(w, "cand_us");
+	bg_json_double(w, j->metric ? j->cand_us : NAN);
+	bg_json_key(w, "boot_init_delta_us");
+	bg_json_double(w, j->id ? j->boot_init_delta : NAN);
+	bg_json_key(w, "comparison");
+	if (j->id)
+		bg_json_int(w, j->id);
+	else
+		bg_json_null(w);
+	bg_json_key(w, "moved");
+	if (j->moved.len) {
+		bg_json_raw_begin(w, j->moved.len);
+		bg_strbuf_add(&w->out, j->moved.buf, j->moved.len);
+		bg_json_raw_end(w);
+	} else {
+		bg_json_array_begin(w);
+		bg_json_array_end(w);
+	}
+}
+
+static void write_build(struct bg_json *w, const struct run *r, int i)
+{
+	const struct step *c = &r->c[i];
+
+	bg_json_key(w, "image_sha256");
+	bg_json_str(w, c->built ? c->build.image_sha256 : NULL);
+	/* a patch that changed nothing the board builds boots its parent's image */
+	bg_json_key(w, "image_same_as_parent");
+	bg_json_bool(w, i && c->built && r->c[i - 1].built &&
+		     !strcmp(c->build.image_sha256, r->c[i - 1].build.image_sha256));
+	bg_json_key(w, "boots");
+	bg_json_int(w, c->set.boots);
+}
+
+static void write_result(const struct run *r, struct bg_json *w)
+{
+	bg_json_object_begin(w);
+	bg_json_key(w, "series");
+	bg_json_int(w, r->id);
+	bg_json_key(w, "message_id");
+	bg_json_str(w, r->message_id);
+	bg_json_key(w, "subject");
+	bg_json_str(w, r->subject);
+	bg_json_key(w, "author");
+	bg_json_str(w, r->author);
+	bg_json_key(w, "version");
+	bg_json_int(w, r->version);
+	bg_json_key(w, "total");
+	bg_json_int(w, r->total);
+	bg_json_key(w, "tree");
+	bg_json_str(w, r->tree_name);
+	bg_json_key(w, "board");
+	bg_json_str(w, r->board);
+	bg_json_key(w, "mode");
+	bg_json_str(w, bg_reuse_mode(&r->reuse));
+	bg_json_key(w, "boots_per_commit");
+	bg_json_int(w, r->boots);
+	bg_json_key(w, "state");
+	bg_json_str(w, r->error ? "failed" : "done");
+	bg_json_key(w, "error");
+	bg_json_str(w, r->error);
+	bg_json_key(w, "base");
+	bg_json_object_begin(w);
+	bg_json_key(w, "commit");
+	bg_json_str(w, r->c[0].commit[0] ? r->c[0].commit : NULL);
+	bg_json_key(w, "from");
+	bg_json_str(w, r->base_from);
+	write_build(w, r, 0);
+	bg_json_object_end(w);
+	bg_json_key(w, "patches");
+	bg_json_array_begin(w);
+	for (int i = 1; i <= r->total; i++) {
+		const struct step *c = &r->c[i];
+
+		bg_json_object_begin(w);
+		bg_json_key(w, "idx");
+		bg_json_int(w, i);
+		bg_json_key(w, "subject");
+		bg_json_str(w, c->subject);
+		bg_json_key(w, "message_id");
+		bg_json_str(w, c->message_id);
+		bg_json_key(w, "author");
+		bg_json_str(w, c->author);
+		bg_json_key(w, "status");
+		bg_json_str(w, c->status);
+		bg_json_key(w, "error");
+		bg_json_str(w, c->error);
+		bg_json_key(w, "commit");
+		bg_json_str(w, c->status && !strcmp(c->status, "applied") ? c->commit : NULL);
+		write_build(w, r, i);
+		if (i <= r->last) {
+			write_judged(w, &r->j[i]);
+		} else {
+			bg_json_key(w, "verdict");
+			bg_json_null(w);
+		}
+		bg_json_object_end(w);
+	}
+	bg_json_array_end(w);
+	/* the series as a whole: the last patch against the base */
+	bg_json_key(w, "whole");
+	if (!r->error && r->last) {
+		bg_json_object_begin(w);
+		write_judged(w, &r->j[0]);
+		bg_json_object_end(w);
+	} else {
+		bg_json_null(w);
+	}
+	bg_json_object_end(w);
+}
+
+/* The verdicts, the result, the final state and the one outbox row, together. */
+static int conclude(struct run *r)
+{
+	struct bg_json w;
+	int64_t have;
+	int ret = -1;
+
+	if (bg_store_begin(r->s) < 0)
+		return -1;
+	if (!r->error) {
+		for (int i = 1; i <= r->last; i++)
+			if (compare(r, i - 1, i, &r->j[i]) < 0)
+				goto fail;
+		if (r->last && compare(r, 0, r->last, &r->j[0]) < 0)
+			goto fail;
+	}
+	for (int i = 1; i <= r->total; i++) {
+		const struct step *c = &r->c[i];
+		const struct judged *j = &r->j[i];
+		bool applied = c->status && !strcmp(c->status, "applied");
+
+		if (bg_store_exec(r->s, "UPDATE series_patches SET commit_sha = ?, status = ?, "
+				  "error = ?, comparison_id = nullif(?, 0), verdict = ?, metric = ?, "
+				  "delta = ? WHERE series_id = ? AND idx = ?", "sssissdii",
+				  applied ? c->commit : NULL, c->status, c->error, j->id,
+				  j->verdict, j->metric, j->metric ? j->delta : NAN, r->id,
+				  (int64_t)i) < 0)
+			goto fail;
+	}
+	bg_json_init(&w, -1, 0);
+	write_result(r, &w);
+	if (bg_store_exec(r->s, "UPDATE series SET state = ?, error = ?, result = ?, finished = ? "
+			  "WHERE id = ?", "sssdi", r->error ? "failed" : "done", r->error,
+			  w.out.buf, bg_store_now(), r->id) < 0 ||
+	    bg_store_int(r->s, 0, &have, "SELECT count(*) FROM outbox WHERE kind = 'series' AND "
+			 "ref = ?", "i", r->id) < 0 ||
+	    (!have && bg_store_exec(r->s, "INSERT INTO outbox (kind, ref, body, created) VALUES "
+				    "('series', ?, ?, ?)", "isd", r->id, w.out.buf,
+				    bg_store_now()) < 0)) {
+		bg_strbuf_release(&w.out);
+		goto fail;
+	}
+	bg_strbuf_release(&w.out);
+	ret = bg_store_commit(r->s);
+	if (!ret)
+		bg_record_event(r->s, r->error ? "warning" : "info", r->tree_id, 0,
+				"series %" PRId64 " %s%s%s", r->id, r->error ? "failed: " : "done",
+				r->error ? r->error : "", "");
+	return ret;
+fail:
+	bg_store_rollback(r->s);
+	return -1;
+}
+
+/* ---- the run ---- */
+
+static int start(struct run *r)
+{
+	const struct bg_series_opts *o = r->o;
+	struct bg_board board;
+
+	r->lab = o->lab ? o->lab : bg_lab_dir();
+	if (bg_board_load(r->lab, o->board, &board) < 0)
+		return -1;
+	r->board = xstrdup(board.name);
+	bg_board_release(&board);
+	if (bg_tree_open(o->tree, &r->tree) < 0)
+		return -1;
+	if (o->tree_name || !r->tree_id) {
+		free(r->tree_name);
+		r->tree_name = xstrdup(o->tree_name ? o->tree_name : r->tree.id);
+		if (bg_record_tree(r->s, r->tree_name, r->tree.real, &r->tree_id) < 0)
+			return -1;
+	}
+	r->boots = o->boots ? o->boots : o->deterministic ? 2 : 5;
+	r->reuse = (struct bg_reuse){ r->s, r->tree.real, r->board, r->lab, o->config,
+				      o->deterministic, o->progress, o->progress_data };
+	if (o->compare)
+		bg_compare_config_copy(&r->cmp, o->compare);
+	else
+		bg_compare_config_init(&r->cmp);
+	r->cmp.deterministic = o->deterministic;
+	return 0;
+}
+
+static void release(struct run *r)
+{
+	for (int64_t i = 0; r->c && i <= r->total; i++) {
+		struct step *c = &r->c[i];
+
+		free(c->message_id);
+		free(c->subject);
+		free(c->author);
+		free(c->mbox);
+		free(c->error);
+		bg_stored_build_release(&c->build);
+		bg_sample_set_release(&c->set);
+		free(r->j[i].metric);
+		bg_strbuf_release(&r->j[i].moved);
+	}
+	free(r->c);
+	free(r->j);
+	free(r->message_id);
+	free(r->subject);
+	free(r->author);
+	free(r->state);
+	free(r->stored_base);
+	free(r->tree_name);
+	free(r->board);
+	free(r->cover_mbox);
+	free(r->error);
+	bg_tree_release(&r->tree);
+	bg_compare_config_release(&r->cmp);
+}
+
+int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id)
+{
+	struct run r;
+	int ret = -1, e;
+
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.o = o;
+	r.id = id;
+	bg_compare_config_init(&r.cmp);
+	if (load(&r) < 0)
+		goto out;
+	if (!strcmp(r.state, "done") || !strcmp(r.state, "failed") ||
+	    !strcmp(r.state, "superseded")) {
+		progress(&r, "series %" PRId64 " is %s", id, r.state);
+		ret = 1;
+		goto out;
+	}
+	bg_compare_config_release(&r.cmp);
+	if (start(&r) < 0)
+		goto out;
+	progress(&r, "series %" PRId64 ": %s (%" PRId64 " patch%s)", id, r.subject, r.total,
+		 r.total == 1 ? "" : "es");
+	if ((e = find_base(&r)) < 0)
+		goto out;
+	if (bg_store_exec(s, "UPDATE series SET state = 'running', tree_id = ?, base = ?, "
+			  "board = ?, mode = ? WHERE id = ?", "isssi", r.tree_id,
+			  e ? NULL : r.c[0].commit, r.board, bg_reuse_mode(&r.reuse), id) < 0)
+		goto out;
+	if (!e) {
+		progress(&r, "base %.12s (%s)", r.c[0].commit, r.base_from);
+		if (apply_all(&r) < 0 || measure(&r) < 0)
+			goto out;
+	}
+	if (conclude(&r) < 0)
+		goto out;
+	ret = 0;
+out:
+	release(&r);
+	return ret;
+}
+
+int bg_series_result(struct bg_store *s, int64_t id, char **out)
+{
+	if (bg_store_text(s, out, "SELECT result FROM series WHERE id = ?", "i", id) < 0)
+		return -1;
+	if (!*out)
+		return bg_error("series %" PRId64 " has no result yet", id);
+	return 0;
+}
