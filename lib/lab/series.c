@@ -423,7 +423,8 @@ static int measure(struct run *r)
 			return -1;
 		if (c->build.status == BG_BUILD_FAILED) {
 			if (!i) {
-				r->error = xasprintf("its base %.12s does not build", c->commit);
+				if (!r->error)
+					r->error = xasprintf("its base %.12s does not build", c->commit);
 				return 1;
 			}
 			free(c->error);
@@ -436,7 +437,9 @@ static int measure(struct run *r)
 		    bg_reuse_load(&r->reuse, c->build.image_sha256, r->boots, &c->set) < 0)
 			return -1;
 		if (!i && !c->set.boots) {
-			r->error = xasprintf("no boot of the base %.12s reached userspace", c->commit);
+			if (!r->error)
+				r->error = xasprintf("no boot of the base %.12s reached userspace",
+						     c->commit);
 			return 1;
 		}
 	}
@@ -671,13 +674,12 @@ static int conclude(struct run *r)
 
 	if (bg_store_begin(r->s) < 0)
 		return -1;
-	if (!r->error) {
-		for (int i = 1; i <= r->last; i++)
-			if (compare(r, i - 1, i, &r->j[i]) < 0)
-				goto fail;
-		if (r->last && compare(r, 0, r->last, &r->j[0]) < 0)
+	/* the patches applied are judged even when a later one did not apply */
+	for (int i = 1; i <= r->last; i++)
+		if (compare(r, i - 1, i, &r->j[i]) < 0)
 			goto fail;
-	}
+	if (!r->error && r->last && compare(r, 0, r->last, &r->j[0]) < 0)
+		goto fail;
 	for (int i = 1; i <= r->total; i++) {
 		const struct step *c = &r->c[i];
 		const struct judged *j = &r->j[i];
@@ -808,7 +810,8 @@ int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id
 		goto out;
 	if (!e) {
 		progress(&r, "base %.12s (%s)", r.c[0].commit, r.base_from);
-		if (apply_all(&r) < 0 || measure(&r) < 0)
+		/* with no patch applied there is nothing to measure */
+		if (apply_all(&r) < 0 || (r.last && measure(&r) < 0))
 			goto out;
 	}
 	if (conclude(&r) < 0)
