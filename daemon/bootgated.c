@@ -555,7 +555,7 @@ static void check_fetch(struct daemon *d, struct tree *t)
 /* ---- jobs ---- */
 
 struct job_row {
-	int64_t id, tree;
+	int64_t id, tree, series;
 	char kind[16];
 	char rev[BG_OID_HEX], base[BG_OID_HEX];
 };
@@ -569,6 +569,7 @@ static int take_job(const struct bg_store_row *r, void *data)
 	snprintf(j->kind, sizeof(j->kind), "%s", bg_row_text(r, 2));
 	snprintf(j->rev, sizeof(j->rev), "%s", bg_row_text(r, 3));
 	snprintf(j->base, sizeof(j->base), "%s", bg_row_text(r, 4));
+	j->series = bg_row_int(r, 5);
 	return 1;
 }
 
@@ -593,6 +594,13 @@ static void job_args(struct daemon *d, const struct job_row *j, const struct tre
 		bg_strvec_pushv(a, (char *const[]){ "--rev", (char *)j->rev, NULL });
 		for (size_t i = 0; i < c->nmetrics; i++)
 			bg_strvec_pushv(a, (char *const[]){ "--watch", c->metrics[i], NULL });
+	} else if (!strcmp(j->kind, "series")) {
+		/* on the tip the job names, else on the branch as the mirror has it now */
+		bg_strvec_pushf(a, "--id=%" PRId64, j->series);
+		if (j->rev[0])
+			bg_strvec_pushv(a, (char *const[]){ "--base", (char *)j->rev, NULL });
+		else
+			bg_strvec_pushf(a, "--base=refs/heads/%s", c->branch);
 	} else {
 		bg_strvec_pushv(a, (char *const[]){ "--good", (char *)j->base, "--bad",
 						    (char *)j->rev, NULL });
@@ -685,6 +693,21 @@ static int start_job(struct daemon *d, const struct job_row *jr)
 	if (!c)
 		return bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?",
 				     "si", "its tree is no longer configured", jr->id);
+	if (!strcmp(jr->kind, "series")) {
+		int64_t superseded;
+
+		/* a newer version of the series came while this one waited: it is not run */
+		if (bg_store_int(d->s, 0, &superseded, "SELECT state = 'superseded' FROM series "
+				 "WHERE id = ?", "i", jr->series) < 0)
+			return -1;
+		if (superseded) {
+			event(d, "info", t->id, jr->id, "%s: series %" PRId64 " superseded: job %"
+			      PRId64 " skipped", t->name, jr->series, jr->id);
+			return bg_store_exec(d->s, "UPDATE jobs SET state = 'done', error = "
+					     "'superseded', finished = ? WHERE id = ?", "di",
+					     bg_store_now(), jr->id);
+		}
+	}
 	/*
 	 * The row says running before the process runs: a daemon killed in between finds
 	 * it running and queues it again; the other order could run it twice.
@@ -726,8 +749,9 @@ static void schedule(struct daemon *d)
 		struct job_row jr = { 0 };
 
 		/* one job per tree at a time: a bisection and a gate share its worktree */
-		if (bg_store_query(d->s, take_job, &jr, "SELECT id, tree_id, kind, rev, "
-				   "coalesce(base, '') FROM jobs WHERE state = 'queued' AND "
+		if (bg_store_query(d->s, take_job, &jr, "SELECT id, tree_id, kind, coalesce(rev, "
+				   "''), coalesce(base, ''), coalesce(series_id, 0) FROM jobs WHERE "
+				   "state = 'queued' AND "
 				   "not_before <= ? AND tree_id NOT IN (SELECT tree_id FROM jobs WHERE "
 				   "state = 'running') ORDER BY kind = 'gate', id LIMIT 1", "d",
 				   bg_store_now()) < 0) {
