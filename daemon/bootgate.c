@@ -123,6 +123,23 @@ int cmd_print_help(const char *name)
 		       "The tree, the commits and the board are checked before any work.\n"
 		       "\nexit: 0 measured, 1 a build failed or a boot did not reach userspace,\n"
 		       "2 usage (a bad tree, commit, board or option)\n");
+	else if (!strcmp(name, "series"))
+		printf("\n"
+		       "  MBOX            the series' mails (an mbox, or one message; - is stdin):\n"
+		       "                  a cover letter and [PATCH vN M/N] patches, one whole series\n"
+		       "  --tree DIR      the kernel git tree the patches are applied to\n"
+		       "  --base REV      the base when no mail has a base-commit: line (HEAD)\n"
+		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME)\n"
+		       "  --mode M        deterministic (the default) or timing\n"
+		       "  --boots N       boots of each commit (2 deterministic, 5 timing)\n"
+		       "  --name TREE     the tree's name in the store (its path's identity)\n"
+		       "  --id N          run series N of the store (its tree, board and mode unless\n"
+		       "                  given); a series that ended prints its stored result\n"
+		       "  --json          the result: the base, every patch's status and verdict\n"
+		       "\nEach patch is committed as git am would, built and booted, and compared with\n"
+		       "the tree before it; the last also with the base. Progress on stderr.\n"
+		       "\nexit: 0 measured (regressions too), 1 an error or a patch that does not\n"
+		       "apply, 2 usage\n");
 	else if (!strcmp(name, "bisect"))
 		printf("\n"
 		       "  --tree DIR      a kernel git tree; --good and --bad: revisions of it\n"
