@@ -631,16 +631,20 @@ static int running_jobs(const struct daemon *d)
 static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_result *r,
 		       bool stopping)
 {
-	int64_t attempts = 0;
+	int64_t attempts = 0, ended = 0;
 
 	/* the row stays "running" if these updates fail: the next start queues it again */
 	j->used = false;
 	bg_store_int(d->s, 0, &attempts, "SELECT attempts FROM jobs WHERE id = ?", "i", j->id);
+	/* a series that did not apply exits 1 but has ended: its result is the report */
+	bg_store_int(d->s, 0, &ended, "SELECT s.state IN ('done', 'failed', 'superseded') FROM "
+		     "jobs j JOIN series s ON s.id = j.series_id WHERE j.id = ? AND j.kind = "
+		     "'series'", "i", j->id);
 	if (stopping) {
 		/* not its fault: the next start runs it again, from where the store says */
 		bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', pid = NULL, attempts = "
 			      "max(attempts - 1, 0) WHERE id = ?", "i", j->id);
-	} else if (r->exit_code == 0) {
+	} else if (r->exit_code == 0 || ended) {
 		bg_store_exec(d->s, "UPDATE jobs SET state = 'done', pid = NULL, finished = ? WHERE "
 			      "id = ?", "di", bg_store_now(), j->id);
 		event(d, "info", 0, j->id, "job %" PRId64 " done", j->id);
