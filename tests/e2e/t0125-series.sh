@@ -28,11 +28,18 @@ test_expect_success 'input mistakes: no build, a clear error, exit 1 or 2' '
 	test_exit_code 2 bootgate series --tree small --arch x86_64 --base nope "$V2" 2>err &&
 	test_grep "cannot resolve .nope." err &&
 	test_exit_code 2 bootgate series --tree small --arch x86_64 --id 1 "$V2" &&
+	test_exit_code 2 bootgate series --tree small --arch x86_64 --id 0 &&
+	test_exit_code 2 bootgate series --tree small --arch x86_64 --id 99999999999999999999 &&
+	test_exit_code 2 bootgate series --tree small --arch x86_64 --boots 4294967297 "$V2" &&
+	test_exit_code 2 bootgate series --tree small --arch x86_64 --name ../x "$V2" &&
+	test_exit_code 2 bootgate series --tree small --arch x86_64 --mode fast "$V2" &&
+	test_exit_code 2 bootgate series --tree small --arch nope "$V2" &&
 	: >empty.mbox &&
 	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db empty.mbox 2>err &&
 	test_grep "empty.mbox:1: no message" err &&
 	# patch 2 of 3 left out: the error says which is missing
-	awk "/^From [0-9a-f]{40} /{n++} n != 3" "$V2" >two.mbox &&
+	awk "/^From [0-9a-f]+ Mon Sep 17/ { n++ } n != 3" "$V2" >two.mbox &&
+	test "$(grep -c "^Subject: \[PATCH" two.mbox)" = 3 &&
 	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db two.mbox 2>err &&
 	test_grep "patch 2/3 missing" err &&
 	printf "\\377\\376garbage\\r\\n\\r\\n" >bin.mbox &&
@@ -50,17 +57,20 @@ test_expect_success 'a series whose base-commit is not in the tree fails, naming
 	test_jq ".state == \"failed\" and (.error | test(\"base commit $tip is not in the tree\"))
 		and .patches[0].status == null" r.json &&
 	test "$(sqlite3 s.db "SELECT count(*) FROM builds")" = 0 &&
-	test "$(sqlite3 s.db "SELECT count(*) FROM outbox WHERE kind = '"'series'"'")" = 1
+	test "$(sqlite3 s.db "SELECT count(*) FROM outbox WHERE kind = '"'series'"'")" = 1 &&
+	# the same from stdin, into a store of its own
+	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s4.db - <"$V2" >table &&
+	test_grep "^error: its base commit $tip is not in the tree" table
 '
 
 test_expect_success 'a patch that does not apply on the small tree names its file' '
 	sed "/^base-commit:/d" "$V2" >nobase.mbox &&
-	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db --json nobase.mbox \
+	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s3.db --json nobase.mbox \
 		>r.json 2>err &&
 	test_jq ".state == \"failed\" and .base.from == \"tip\" and
 		(.patches[0].error | startswith(\"patch 1/3 does not apply: kernel/trace/trace_kprobe.c: \"))
 		and [.patches[].status] == [\"failed\", \"skipped\", \"skipped\"]" r.json &&
-	test "$(sqlite3 s.db "SELECT count(*) FROM builds")" = 0
+	test "$(sqlite3 s3.db "SELECT count(*) FROM builds")" = 0
 '
 
 test_expect_success 'v2 measured patch by patch: same, improvement, regression' '

@@ -286,6 +286,17 @@ static void test_apply(void **state)
 	p.diff_len = strlen(p.diff);
 	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
 	assert_non_null(strstr(bg_error_last(), "patch 2/3 does not apply: "));
+	/* a path that leaves the tree, or names .git, is refused */
+	p.diff = "diff --git a/../evil b/../evil\nnew file mode 100644\n--- /dev/null\n"
+		 "+++ b/../evil\n@@ -0,0 +1 @@\n+x\n";
+	p.diff_len = strlen(p.diff);
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
+	assert_non_null(strstr(bg_error_last(), "patch 2/3 does not apply: "));
+	p.diff = "diff --git a/.git/config b/.git/config\nnew file mode 100644\n--- /dev/null\n"
+		 "+++ b/.git/config\n@@ -0,0 +1 @@\n+x\n";
+	p.diff_len = strlen(p.diff);
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
+	assert_non_null(strstr(bg_error_last(), "patch 2/3 does not apply: .git/config: "));
 	/* an author libgit2 cannot sign with is the mail's fault, not the repository's */
 	p.diff = diff;
 	p.diff_len = strlen(diff);
