@@ -74,24 +74,20 @@ static void json_read(struct bg_json *j, const struct read *rd)
 	bg_json_str(j, rd->name);
 	bg_json_key(j, "ok");
 	bg_json_bool(j, rd->ok == 0);
-	bg_json_key(j, "messages");
-	bg_json_int(j, (int64_t)r->messages);
-	bg_json_key(j, "patches");
-	bg_json_int(j, (int64_t)r->patches);
-	bg_json_key(j, "replies");
-	bg_json_int(j, (int64_t)r->replies);
-	bg_json_key(j, "ignored");
-	bg_json_int(j, (int64_t)r->ignored);
-	bg_json_key(j, "deleted");
-	bg_json_int(j, (int64_t)r->deleted);
-	bg_json_key(j, "malformed");
-	bg_json_int(j, (int64_t)r->malformed);
-	bg_json_key(j, "dropped");
-	bg_json_int(j, (int64_t)r->dropped);
-	bg_json_key(j, "drop_failed");
-	bg_json_int(j, (int64_t)r->drop_failed);
-	bg_json_key(j, "superseded");
-	bg_json_int(j, (int64_t)r->superseded);
+	{
+		const struct { const char *key; size_t n; } counts[] = {
+			{ "messages", r->messages }, { "patches", r->patches },
+			{ "replies", r->replies }, { "ignored", r->ignored },
+			{ "deleted", r->deleted }, { "malformed", r->malformed },
+			{ "dropped", r->dropped }, { "drop_failed", r->drop_failed },
+			{ "superseded", r->superseded },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+			bg_json_key(j, counts[i].key);
+			bg_json_int(j, (int64_t)counts[i].n);
+		}
+	}
 	bg_json_key(j, "errors");
 	bg_json_array_begin(j);
 	for (size_t i = 0; i < r->errors.n; i++)

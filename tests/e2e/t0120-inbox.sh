@@ -50,14 +50,19 @@ have_inbox() {
 	[ -f bootgate.yaml ] || write_conf bootgate.yaml "$INBOX"
 }
 
-# have_v1: the v1 series with its cover, posted mail by mail with a reply between, read
-have_v1() {
-	have_inbox &&
+# v1_mails: the files of v1, a reply among them
+v1_mails() {
 	cover_mail c1 cover1@goodmis.org - "[PATCH 0/3] $V1" &&
 	patch_mail p1 p1.v1@goodmis.org cover1@goodmis.org "[PATCH 1/3] tracing: one" &&
 	reply_mail r1 r1@kernel.org p1.v1@goodmis.org "Re: [PATCH 1/3] tracing: one" &&
 	patch_mail p2 p2.v1@goodmis.org cover1@goodmis.org "[PATCH 2/3] tracing: two" &&
-	patch_mail p3 p3.v1@goodmis.org cover1@goodmis.org "[PATCH 3/3] tracing: three" &&
+	patch_mail p3 p3.v1@goodmis.org cover1@goodmis.org "[PATCH 3/3] tracing: three"
+}
+
+# have_v1: the v1 series with its cover, posted mail by mail with a reply between, read
+have_v1() {
+	have_inbox &&
+	v1_mails &&
 	if [ ! -f "$DB" ] || [ "$(q "SELECT count(*) FROM series WHERE version = 1")" = 0 ]; then
 		post c1 && post p1 && post r1 && post p2 && post p3 &&
 		bootgate inbox --config bootgate.yaml >/dev/null
@@ -79,11 +84,7 @@ have_v2() {
 
 test_expect_success 'an inbox made by public-inbox-init -V2 is read; a series waits for its last patch' '
 	have_inbox &&
-	cover_mail c1 cover1@goodmis.org - "[PATCH 0/3] $V1" &&
-	patch_mail p1 p1.v1@goodmis.org cover1@goodmis.org "[PATCH 1/3] tracing: one" &&
-	reply_mail r1 r1@kernel.org p1.v1@goodmis.org "Re: [PATCH 1/3] tracing: one" &&
-	patch_mail p2 p2.v1@goodmis.org cover1@goodmis.org "[PATCH 2/3] tracing: two" &&
-	patch_mail p3 p3.v1@goodmis.org cover1@goodmis.org "[PATCH 3/3] tracing: three" &&
+	v1_mails &&
 	post c1 && post p1 && post r1 && post p2 &&
 	test -d "$(inbox_epoch "$INBOX" 0)" &&
 	bootgate inbox --config bootgate.yaml --json >out.json &&
