@@ -167,7 +167,7 @@ test_expect_success 'git clone --mirror of the epoch is an inbox too' '
 test_expect_success 'bootgated follows the inbox; a trigger of its name reads it at once' '
 	have_inbox &&
 	sed "s/poll: 10$/poll: 86400/" bootgate.yaml >daemon.yaml &&
-	{ "$ROOT/bin/bootgated" -f daemon.yaml >daemon.log 2>&1 & } &&
+	{ exec "$ROOT/bin/bootgated" -f daemon.yaml >daemon.log 2>&1 & } &&
 	pid=$! &&
 	waited=0 &&
 	while ! grep -q "started:" daemon.log; do
@@ -185,6 +185,42 @@ test_expect_success 'bootgated follows the inbox; a trigger of its name reads it
 	done &&
 	test_note "the daemon read the triggered inbox within $waited tenths of a second" &&
 	kill "$pid" && wait "$pid"
+'
+
+# many_mails DIR N: an epoch of N single-patch mails, written by git fast-import in
+# public-inbox's layout (delivering thousands through public-inbox-mda would take an hour)
+many_mails() {
+	git init -q --bare "$1" &&
+	git -C "$1" symbolic-ref HEAD refs/heads/master &&
+	awk -v n="$2" "BEGIN {
+		for (i = 1; i <= n; i++) {
+			m = sprintf(\"From: Dev <dev%d@example.org>\\nSubject: [PATCH] x%d: change\\nMessage-ID: <k%d@example.org>\\n\\nx\\n---\\ndiff --git a/f b/f\\n\", i % 7, i, i)
+			printf \"commit refs/heads/master\\ncommitter p <p@example.org> %d +0000\\ndata 1\\nx\\nM 100644 inline m\\ndata %d\\n%s\\n\", 1000000 + i, length(m), m
+		}
+	}" | git -C "$1" fast-import --quiet
+}
+
+test_expect_success 'killed with SIGKILL while reading, again and again: nothing lost, nothing twice' '
+	many_mails big/git/0.git 12000 &&
+	write_conf big.yaml "$SCRATCH/big" &&
+	kills=0 && done_=no &&
+	while [ "$done_" = no ]; do
+		{ exec "$BOOTGATE" inbox --config big.yaml --inbox lkml --db big.db >/dev/null 2>&1 & } &&
+		pid=$! &&
+		if [ "$kills" -lt 40 ]; then sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 40 + 10 )); fi &&
+		if [ "$kills" -lt 40 ] && kill -9 "$pid" 2>/dev/null; then
+			kills=$((kills + 1))
+		else
+			done_=yes
+		fi &&
+		{ wait "$pid" || :; }
+	done &&
+	bootgate inbox --config big.yaml --inbox lkml --db big.db --json >out.json &&
+	test_jq ".inboxes[0].messages == 0" out.json &&
+	test "$(sqlite3 big.db "SELECT count(*) FROM inbox_messages")" = 12000 &&
+	test "$(sqlite3 big.db "SELECT count(*), count(DISTINCT message_id) FROM series")" = "12000|12000" &&
+	test "$(sqlite3 big.db "SELECT count(*) FROM jobs")" = 12000 &&
+	test_note "killed $kills times before a read ran to its end"
 '
 
 test_expect_success 'hostile configuration and options: exit 2, said' '
