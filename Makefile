@@ -20,6 +20,7 @@ CC ?= cc
 CFLAGS ?= -O3 -g
 FUZZ_SECONDS ?= 60
 FUZZ_BB_SECONDS ?= 20
+FUZZ_MBOX_SECONDS ?= 20
 
 # git's config.mak.dev warning set, with -Werror
 DEVELOPER_CFLAGS = -Wall -Wextra -Werror -Wdeclaration-after-statement -Wformat-security \
@@ -148,10 +149,11 @@ check-e2e: deps-e2e all
 	@sh tests/run.sh e2e tests/e2e/t*.sh
 
 check-fuzz: deps-sanitize
-	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog build/fuzz/fuzz-bb
+	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog build/fuzz/fuzz-bb build/fuzz/fuzz-mbox
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) \
 		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) tests/corpora/*.bb
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) tests/fixtures/mbox/*
 
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
@@ -179,6 +181,7 @@ bench: deps-bench all
 	@sh bench/bench-bisect.sh
 	@sh bench/bench-kernel.sh
 	@sh bench/bench-service.sh
+	@sh bench/bench-inbox.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

@@ -53,6 +53,8 @@ static const struct bg_cmd commands[] = {
 	  "apply a patch series from its mails and measure it patch by patch" },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
 	  "fetch a tree's branch into its mirror and print the tip" },
+	{ "inbox", cmd_inbox, "[--config FILE] [--db FILE] [--inbox NAME] [--drop] [--json]",
+	  "read new mail of the configured public-inboxes and drop directory into patch series" },
 	{ "bench-bisect", cmd_bench_bisect,
 	  "[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
 	  "bootgate's noise-aware bisection against plain git bisect on simulated histories" },
@@ -188,6 +190,22 @@ int cmd_print_help(const char *name)
 		       "  --histories N   (1000)    --seed S   (1)\n"
 		       "  --steps F,F,... a regression made of several commits, fractions of D\n"
 		       "\nexit: 0 every corpus read, 1 a corpus could not be read, 2 usage\n");
+	else if (!strcmp(name, "inbox"))
+		printf("\n"
+		       "  --config FILE   the service's configuration (lab-configs/bootgate.yaml):\n"
+		       "                  its 'inboxes' and 'drop' are read\n"
+		       "  --db FILE       the store (STATE/bootgate.db of the configuration)\n"
+		       "  --inbox NAME    that inbox (without --drop: not the drop directory)\n"
+		       "  --drop          the drop directory (without --inbox: no inbox)\n"
+		       "  --json          the counts, the mails refused and the series made\n"
+		       "\nEach inbox (a public-inbox v2 directory, or one epoch repository such as\n"
+		       "'git clone --mirror' of lore keeps) is read from where the last run stopped.\n"
+		       "A series is made when all its patches are there, and queued for its tree;\n"
+		       "a newer version supersedes an older one. A mail that cannot be read is\n"
+		       "named as file:line: why and the others are read. Drop files go to done/ or\n"
+		       "failed/ (with FILE.error).\n"
+		       "\nexit: 0 read (refused mails included), 1 an inbox or the store could not\n"
+		       "be read, 2 usage or a bad configuration\n");
 	else if (!strcmp(name, "diff"))
 		printf("\n"
 		       "  --json      the rows as JSON\n"

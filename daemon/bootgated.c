@@ -46,6 +46,8 @@
 #define STOP_GRACE_MS 20000
 #define CLIENT_SECONDS 2         /* a socket request's whole time */
 #define HOOK_LINE 128            /* "TREE REV\n" from the webhook's thread */
+#define INBOX_TIMEOUT 1800       /* s for one `bootgate inbox` (a first read of a large mirror) */
+#define DROP_POLL 60             /* s between looks at the drop directory */
 
 struct tree {
 	char *name;
@@ -55,6 +57,12 @@ struct tree {
 	unsigned failures;
 	bool fetching, again;
 	struct bg_proc fetch;
+};
+
+/* An inbox read on its poll (and the drop directory, name NULL): one child at a time. */
+struct inbox {
+	char *name;
+	double next;             /* monotonic */
 };
 
 struct job {
@@ -83,6 +91,10 @@ struct daemon {
 	char hook_buf[4 * HOOK_LINE];   /* what the webhook's thread wrote, not yet read */
 	size_t hook_len;
 	double backoff;          /* s before a failed job's second try, doubled after */
+	struct inbox *inboxes;   /* the configured inboxes, then the drop directory */
+	size_t ninboxes;
+	struct bg_proc inbox_proc;
+	struct inbox *inbox_reading;   /* the one whose child runs, or NULL */
 };
 
 static void event(struct daemon *d, const char *level, int64_t tree, int64_t job,
@@ -164,6 +176,101 @@ static int setup_trees(struct daemon *d)
 
 static void hook_push(const char *tree, const char *ref, const char *rev, void *data);
 
+/* ---- inboxes: `bootgate inbox` as a child, one at a time ---- */
+
+static void free_inboxes(struct daemon *d)
+{
+	struct bg_proc_result r;
+
+	if (d->inbox_reading)
+		bg_proc_kill(&d->inbox_proc, 0, &r);
+	d->inbox_reading = NULL;
+	for (size_t i = 0; i < d->ninboxes; i++)
+		free(d->inboxes[i].name);
+	free(d->inboxes);
+	d->inboxes = NULL;
+	d->ninboxes = 0;
+}
+
+/* The inboxes of the configuration, each read soon; a read under way is stopped. */
+static void setup_inboxes(struct daemon *d)
+{
+	free_inboxes(d);
+	d->inboxes = xcalloc(d->conf.ninboxes + 1, sizeof(*d->inboxes));
+	for (size_t i = 0; i < d->conf.ninboxes; i++) {
+		d->inboxes[d->ninboxes].name = xstrdup(d->conf.inboxes[i].name);
+		d->inboxes[d->ninboxes++].next = bg_now();
+	}
+	if (d->conf.drop_dir)
+		d->inboxes[d->ninboxes++].next = bg_now();
+}
+
+static long inbox_poll(struct daemon *d, const struct inbox *b)
+{
+	for (size_t i = 0; b->name && i < d->conf.ninboxes; i++)
+		if (!strcmp(d->conf.inboxes[i].name, b->name))
+			return d->conf.inboxes[i].poll;
+	return DROP_POLL;
+}
+
+/* A read as soon as possible: 0, or -1 when no inbox has that name. */
+static int trigger_inbox(struct daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->ninboxes; i++)
+		if (d->inboxes[i].name && !strcmp(d->inboxes[i].name, name)) {
+			d->inboxes[i].next = bg_now();
+			return 0;
+		}
+	return -1;
+}
+
+static void start_inbox(struct daemon *d, struct inbox *b)
+{
+	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, STDERR_FILENO };
+
+	bg_strvec_pushv(&argv, (char *const[]){ d->self, "inbox", "--config", (char *)d->conf_path,
+						"--db", d->db, NULL });
+	if (b->name)
+		bg_strvec_pushv(&argv, (char *const[]){ "--inbox", b->name, NULL });
+	else
+		bg_strvec_push(&argv, "--drop");
+	o.argv = bg_strvec_argv(&argv);
+	b->next = bg_now() + inbox_poll(d, b);
+	if (bg_proc_start(&d->inbox_proc, &o) < 0)
+		event(d, "error", 0, 0, "inbox %s: cannot read: %s", b->name ? b->name : "drop",
+		      bg_error_last());
+	else
+		d->inbox_reading = b;
+	bg_strvec_release(&argv);
+}
+
+/* The child's end, then the next inbox whose time has come; returns when to look again. */
+static double check_inboxes(struct daemon *d, double next)
+{
+	struct bg_proc_result r;
+	struct inbox *b = d->inbox_reading;
+
+	if (b) {
+		if (bg_now() - d->inbox_proc.started > INBOX_TIMEOUT) {
+			bg_proc_kill(&d->inbox_proc, BG_PROC_GRACE_MS, &r);
+			r.exit_code = 111;
+		} else if (bg_proc_wait(&d->inbox_proc, 0, &r) != 0) {
+			return next;
+		}
+		d->inbox_reading = NULL;
+		if (r.exit_code)
+			event(d, "warning", 0, 0, "inbox %s: reading ended with exit %d: again in "
+			      "%ld s", b->name ? b->name : "drop", r.exit_code, inbox_poll(d, b));
+	}
+	for (size_t i = 0; i < d->ninboxes && !d->inbox_reading && !d->stopping; i++)
+		if (d->inboxes[i].next <= bg_now())
+			start_inbox(d, &d->inboxes[i]);
+	for (size_t i = 0; i < d->ninboxes && !d->inbox_reading; i++)
+		next = fmin(next, d->inboxes[i].next);
+	return next;
+}
+
 static int start_webhook(struct daemon *d)
 {
 	char *secret, *listen;
@@ -225,6 +332,7 @@ static void reload(struct daemon *d)
 	d->conf = c;
 	if (setup_trees(d) < 0)
 		event(d, "error", 0, 0, "%s", bg_error_last());
+	setup_inboxes(d);
 	if (start_webhook(d) < 0)
 		event(d, "error", 0, 0, "webhook: %s", bg_error_last());
 	event(d, "info", 0, 0, "configuration reloaded from %s: %zu trees", d->conf_path,
@@ -238,6 +346,9 @@ static int trigger(struct daemon *d, const char *name, const char *how, const ch
 {
 	struct tree *t = find_tree(d, name);
 	struct bg_strbuf safe = BG_STRBUF_INIT;
+
+	if (!t && trigger_inbox(d, name) == 0)
+		return 0;
 
 	if (!t)
 		return -1;
@@ -810,7 +921,7 @@ static int signals(struct daemon *d)
 static int loop(struct daemon *d)
 {
 	for (;;) {
-		struct pollfd pfd[3 + MAX_JOBS];
+		struct pollfd pfd[4 + MAX_JOBS];
 		double now = bg_now(), next = now + 60;
 		nfds_t n = 0;
 
@@ -823,6 +934,7 @@ static int loop(struct daemon *d)
 			if (!t->fetching && t->next_fetch < next)
 				next = t->next_fetch;
 		}
+		next = check_inboxes(d, next);
 		check_jobs(d);
 		schedule(d);
 		pfd[n++] = (struct pollfd){ d->sigfd, POLLIN, 0 };
@@ -835,6 +947,8 @@ static int loop(struct daemon *d)
 		for (size_t i = 0; i < MAX_JOBS; i++)
 			if (d->jobs[i].used && d->jobs[i].p.pidfd >= 0 && n < ARRAY_SIZE(pfd))
 				pfd[n++] = (struct pollfd){ d->jobs[i].p.pidfd, POLLIN, 0 };
+		if (d->inbox_reading && d->inbox_proc.pidfd >= 0 && n < ARRAY_SIZE(pfd))
+			pfd[n++] = (struct pollfd){ d->inbox_proc.pidfd, POLLIN, 0 };
 		{
 			/* queued jobs waiting for their time, fetches that may time out */
 			int ms = (int)fmax(0, fmin(next - now, 5) * 1000);
@@ -955,6 +1069,7 @@ int main(int argc, char **argv)
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
+	setup_inboxes(&d);
 	/* what ran when the last daemon died runs again, from where the store says */
 	bg_store_exec(d.s, "UPDATE jobs SET state = 'queued', pid = NULL, attempts = "
 		      "max(attempts - 1, 0) WHERE state = 'running'", "");
@@ -970,6 +1085,7 @@ int main(int argc, char **argv)
 	event(&d, "info", 0, 0, "stopped");
 out:
 	bg_webhook_stop(d.hook);
+	free_inboxes(&d);
 	free_trees(&d);
 	if (d.sock >= 0)
 		close(d.sock);

@@ -9,6 +9,9 @@ CREATE TABLE series (
 	total INTEGER NOT NULL,            -- N of [PATCH vV M/N]
 	subject TEXT NOT NULL,             -- the cover letter's subject, else patch 1's
 	author TEXT,                       -- "Name <addr>", decoded
+	title TEXT,                        -- the subject after its [PATCH ...] tag
+	addr TEXT,                         -- the author's address: with title, what makes
+	                                   -- a later version of the same series
 	source TEXT NOT NULL,              -- inbox:NAME, drop:FILE, cli
 	base TEXT,                         -- the commit applied to, once known
 	patchset_hash TEXT,                -- sha256 over the patches' sha256s, in order (KCIDB)
@@ -21,6 +24,7 @@ CREATE TABLE series (
 	created REAL NOT NULL,
 	finished REAL
 );
+CREATE INDEX series_by_title ON series(title, addr);
 
 -- One row per patch of a series, idx 1..N; idx 0 is the cover letter when there is one.
 CREATE TABLE series_patches (
@@ -60,9 +64,13 @@ CREATE TABLE inbox_messages (
 	subject TEXT NOT NULL,
 	author TEXT,
 	mbox TEXT NOT NULL,
+	sha256 TEXT NOT NULL,              -- of mbox: the series' patchset_hash is made of these
+	epoch INTEGER NOT NULL,            -- where it was read: the epoch and its commit
+	commit_sha TEXT NOT NULL,
 	series_id INTEGER REFERENCES series(id),   -- set once assembled
 	seen REAL NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX inbox_messages_by_thread ON inbox_messages(inbox, thread, version, total);
 
 -- A mail made from an outbox row: composed once, then sent until the server takes it.
 CREATE TABLE mails (

@@ -588,3 +588,130 @@ out:
 	free(local);
 	return ret;
 }
+
+/* ---- a repository held open: public-inbox epochs ---- */
+
+struct bg_git_repo {
+	git_repository *r;
+	char *path;
+};
+
+int bg_git_repo_open(const char *path, struct bg_git_repo **out)
+{
+	git_repository *r = NULL;
+
+	init_once();
+	*out = NULL;
+	if (git_repository_open_ext(&r, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return git_fail("cannot open the repository", path);
+	*out = xcalloc(1, sizeof(**out));
+	(*out)->r = r;
+	(*out)->path = xstrdup(path);
+	return 0;
+}
+
+void bg_git_repo_free(struct bg_git_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->r);
+	free(r->path);
+	free(r);
+}
+
+int bg_git_repo_first_parents_after(struct bg_git_repo *r, const char *rev, const char *after,
+				    struct bg_strvec *out)
+{
+	git_revwalk *walk = NULL;
+	git_commit *tip = NULL;
+	git_object *obj = NULL;
+	git_oid oid, from;
+	char id[BG_OID_HEX];
+	int ret = -1, err;
+
+	if (git_revparse_single(&obj, r->r, rev) < 0)
+		return 1;
+	git_object_free(obj);
+	if (peel_commit(r->r, rev, &tip) < 0)
+		return -1;
+	if (after && *after) {
+		if (git_oid_fromstr(&from, after) < 0) {
+			bg_error("%s: cursor '%s' is not a commit id", r->path, after);
+			goto out;
+		}
+		if (!git_oid_equal(&from, git_commit_id(tip)) &&
+		    git_graph_descendant_of(r->r, git_commit_id(tip), &from) != 1) {
+			bg_error("%s: commit %s read last is not in the history of '%s' any more",
+				 r->path, after, rev);
+			goto out;
+		}
+	}
+	if (git_revwalk_new(&walk, r->r) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0 ||
+	    git_revwalk_push(walk, git_commit_id(tip)) < 0 ||
+	    (after && *after && git_revwalk_hide(walk, &from) < 0)) {
+		git_fail("cannot walk the history of", r->path);
+		goto out;
+	}
+	while ((err = git_revwalk_next(&oid, walk)) == 0) {
+		git_oid_tostr(id, sizeof(id), &oid);
+		bg_strvec_push(out, id);
+	}
+	if (err != GIT_ITEROVER) {
+		git_fail("cannot walk the history of", r->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	git_revwalk_free(walk);
+	git_commit_free(tip);
+	return ret;
+}
+
+int bg_git_repo_read(struct bg_git_repo *r, const char *commit, const char *path, size_t max,
+		     char **data, size_t *len)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	git_oid oid;
+	int ret = -1;
+
+	*data = NULL;
+	*len = 0;
+	if (git_oid_fromstr(&oid, commit) < 0)
+		return bg_error("%s: '%s' is not a commit id", r->path, commit);
+	if (git_commit_lookup(&c, r->r, &oid) < 0 || git_commit_tree(&tree, c) < 0) {
+		git_fail("cannot read commit", commit);
+		goto out;
+	}
+	if (git_tree_entry_bypath(&e, tree, path) < 0) {
+		ret = 1;
+		goto out;
+	}
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+		ret = 1;
+		goto out;
+	}
+	if (git_blob_lookup(&blob, r->r, git_tree_entry_id(e)) < 0) {
+		git_fail("cannot read the blob of", commit);
+		goto out;
+	}
+	if ((size_t)git_blob_rawsize(blob) > max) {
+		bg_error("%s: commit %s: '%s' is larger than %zu bytes", r->path, commit, path, max);
+		goto out;
+	}
+	*len = (size_t)git_blob_rawsize(blob);
+	*data = xmalloc(*len + 1);
+	memcpy(*data, git_blob_rawcontent(blob), *len);
+	(*data)[*len] = '\0';
+	ret = 0;
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return ret;
+}

@@ -77,3 +77,26 @@ int bg_git_fetch(const char *repo, const char *url, const char *branch, const ch
 		 char tip[BG_OID_HEX]);
 
 #endif
+
+/*
+ * A repository kept open for many reads (a public-inbox epoch: thousands of commits and
+ * blobs, where opening it for each would cost more than the reading).
+ */
+struct bg_git_repo;
+int bg_git_repo_open(const char *path, struct bg_git_repo **out);
+void bg_git_repo_free(struct bg_git_repo *r);
+/*
+ * The first-parent chain of rev after the commit `after` (not included; NULL or "": from
+ * the root), oldest first, appended to out. 1 when rev does not resolve (an epoch with
+ * no commit yet: nothing to read); -1 when after is not on the chain (the history was
+ * rewritten) or on errors.
+ */
+int bg_git_repo_first_parents_after(struct bg_git_repo *r, const char *rev, const char *after,
+				    struct bg_strvec *out);
+/*
+ * The file at path in commit's tree: 0 with *data (NUL-terminated, owned by the caller)
+ * and *len; 1 when the tree has no such file (a public-inbox message deleted); -1 when
+ * the commit cannot be read or the blob is larger than max bytes.
+ */
+int bg_git_repo_read(struct bg_git_repo *r, const char *commit, const char *path, size_t max,
+		     char **data, size_t *len);

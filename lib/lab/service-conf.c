@@ -384,6 +384,84 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	return 0;
 }
 
+/* ---- patch series: inboxes and the drop directory ---- */
+
+#define INBOX_POLL_DEFAULT 60
+
+static int check_dir(const struct bg_conf *m, const char *key, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return bg_conf_error_at(m, key, 0, "'%s': cannot read '%s': %s", key, path,
+					strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return bg_conf_error_at(m, key, 0, "'%s': '%s' is not a directory", key, path);
+	return 0;
+}
+
+static int check_tree_ref(const struct bg_service_conf *sc, const struct bg_conf *m,
+			  const char *tree)
+{
+	if (check_required(m, "tree", tree) < 0)
+		return -1;
+	if (!bg_service_conf_tree(sc, tree))
+		return bg_conf_error_at(m, "tree", 0, "'tree': no tree is named '%s'", tree);
+	return 0;
+}
+
+static int read_inbox(struct bg_service_conf *sc, struct bg_conf *boxes, size_t i,
+		      const char *dir)
+{
+	struct bg_conf *m = &boxes[i];
+	struct bg_service_inbox *b = &sc->inboxes[i];
+	const char *path;
+
+	if (bg_conf_str(m, "name", NULL, &b->name) < 0 ||
+	    bg_conf_str(m, "path", NULL, &path) < 0 ||
+	    bg_conf_str(m, "tree", NULL, &b->tree) < 0 ||
+	    bg_conf_long(m, "poll", INBOX_POLL_DEFAULT, 10, 86400, &b->poll) < 0 ||
+	    bg_conf_check_unused(m) < 0 ||
+	    check_required(m, "name", b->name) < 0)
+		return -1;
+	if (!tree_name_ok(b->name) || strstr(b->name, ".."))
+		return bg_conf_error_at(m, "name", 0, "inbox name '%s' must be 1 to %d of "
+					"[a-z0-9._-], starting with a letter or a digit, without "
+					"'..'", b->name, TREE_NAME_MAX);
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(sc->inboxes[k].name, b->name))
+			return bg_conf_error_at(m, "name", 0, "inbox '%s' is named twice", b->name);
+	if (check_required(m, "path", path) < 0)
+		return -1;
+	b->path = resolve(dir, path);
+	return check_dir(m, "path", b->path) < 0 || check_tree_ref(sc, m, b->tree) < 0 ? -1 : 0;
+}
+
+static int read_inboxes(struct bg_service_conf *sc, struct bg_conf *c, const char *dir)
+{
+	struct bg_conf *boxes, *drop;
+	const char *ddir;
+	size_t n;
+
+	if (bg_conf_maps(c, "inboxes", &boxes, &n) < 0 || bg_conf_map(c, "drop", &drop) < 0)
+		return -1;
+	sc->inboxes = xcalloc(n ? n : 1, sizeof(*sc->inboxes));
+	for (size_t i = 0; i < n; i++) {
+		sc->ninboxes++;
+		if (read_inbox(sc, boxes, i, dir) < 0)
+			return -1;
+	}
+	if (!drop)
+		return 0;
+	if (bg_conf_str(drop, "dir", NULL, &ddir) < 0 ||
+	    bg_conf_str(drop, "tree", NULL, &sc->drop_tree) < 0 ||
+	    bg_conf_check_unused(drop) < 0 || check_required(drop, "dir", ddir) < 0)
+		return -1;
+	sc->drop_dir = resolve(dir, ddir);
+	return check_dir(drop, "dir", sc->drop_dir) < 0 ||
+	       check_tree_ref(sc, drop, sc->drop_tree) < 0 ? -1 : 0;
+}
+
 /* ---- the file ---- */
 
 static int read_webhook(struct bg_service_conf *sc, struct bg_conf *w, const char *dir)
@@ -430,6 +508,8 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 		if (read_tree(sc, trees, i, dir, bg_lab_dir()) < 0)
 			return -1;
 	}
+	if (read_inboxes(sc, c, dir) < 0)
+		return -1;
 	if (bg_conf_check_unused(c) < 0 ||
 	    check_given(c, "state", state) < 0 || check_given(c, "socket", sock) < 0)
 		return -1;
@@ -480,6 +560,10 @@ void bg_service_conf_release(struct bg_service_conf *sc)
 		bg_compare_config_release(&t->compare);
 	}
 	free(sc->trees);
+	for (size_t i = 0; i < sc->ninboxes; i++)
+		free(sc->inboxes[i].path);
+	free(sc->inboxes);
+	free(sc->drop_dir);
 	free(sc->state);
 	free(sc->webhook_host);
 	free(sc->webhook_secret_file);

@@ -40,6 +40,14 @@ struct bg_service_tree {
 	size_t nfragments;
 };
 
+/* A public-inbox followed for patch series (lab/inbox.h). */
+struct bg_service_inbox {
+	const char *name;     /* as a tree's name: it names the inbox's rows and its source */
+	char *path;           /* a public-inbox v2 directory (git/N.git) or one epoch */
+	const char *tree;     /* a configured tree: the series are tested on it */
+	long poll;            /* s between reads */
+};
+
 /*
  * Paths in the file are taken relative to the file's directory; here they are all
  * absolute, owned by the struct. The const char * strings are borrowed from conf.
@@ -55,6 +63,10 @@ struct bg_service_conf {
 	char *socket;         /* the trigger socket; short enough for a Unix socket */
 	struct bg_service_tree *trees;
 	size_t ntrees;
+	struct bg_service_inbox *inboxes;
+	size_t ninboxes;
+	char *drop_dir;       /* NULL: no drop directory */
+	const char *drop_tree;
 	struct bg_conf conf;
 };
 

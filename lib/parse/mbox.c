@@ -1049,6 +1049,8 @@ int bg_msg_parse(const char *name, const char *buf, size_t len, struct bg_msg *m
 	copy = normalize(buf, len, false, &n);
 	ret = parse_normalized(name, copy, n, 1, m);
 	free(copy);
+	if (!ret)
+		m->raw_len = len;
 	return ret;
 }
 
@@ -1110,6 +1112,8 @@ int bg_mbox_parse(const char *name, const char *buf, size_t len, struct bg_msg *
 				free(copy);
 				if (r)
 					goto fail;
+				(*msgs)[*n].raw_off = start - buf;
+				(*msgs)[*n].raw_len = mend - start;
 				(*n)++;
 			}
 			if (p >= end)

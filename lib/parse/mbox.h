@@ -45,6 +45,8 @@ struct bg_msg {
 	/* additions to the shared contract */
 	char *name;           /* the name given to the parser, for messages about it */
 	bool rfc;             /* the tag says RFC */
+	size_t raw_off, raw_len;  /* the message as it came: its bytes in the buffer parsed,
+	                             without an mbox's "From " line (>From still quoted) */
 };
 
 /* One message (headers and body) from buf; name for errors ("name:line: why"). 0 or -1. */

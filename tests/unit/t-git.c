@@ -16,18 +16,7 @@
 
 static char *top;              /* scratch directory of this test program */
 
-static void run(const char *fmt, ...) BG_PRINTF(1, 2);
-static void run(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd;
-
-	va_start(ap, fmt);
-	cmd = xvasprintf(fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-}
+#define run unit_run
 
 #define GIT "git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master"
 

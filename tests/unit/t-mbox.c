@@ -119,6 +119,10 @@ static void test_series_fields(void **state)
 	assert_int_equal(m[1].idx, 1);
 	assert_null(m[1].base_commit);
 	assert_int_equal(m[1].line, 13);
+	/* the message as it came, without its "From " line */
+	assert_true(!strncmp(series_v1 + m[1].raw_off, "From: Steven Rostedt", 20));
+	assert_true(!strncmp(series_v1 + m[1].raw_off + m[1].raw_len - 7, "2.39.2\n", 7));
+	assert_int_equal(m[4].raw_off + m[4].raw_len, sizeof(series_v1) - 1);
 	/* the reply: Re: is no patch, and its >From is unquoted */
 	assert_false(m[2].patch);
 	assert_true(m[2].reply);

@@ -373,6 +373,62 @@ static void test_file_errors(void **state)
 			    "cannot open '/nonexistent/bootgate.yaml': No such file or directory");
 }
 
+/* inboxes: and drop: name a directory and a configured tree */
+static void test_inboxes(void **state)
+{
+	struct bg_service_conf c;
+	char *text, *want;
+
+	(void)state;
+	assert_int_equal(bg_mkdirs(dir), 0);
+	text = xasprintf(TREE "inboxes:\n"
+			 "  - name: lkml\n"
+			 "    path: kconfig\n"
+			 "    tree: t\n"
+			 "  - name: netdev\n"
+			 "    path: %s\n"
+			 "    tree: t\n"
+			 "    poll: 30\n"
+			 "drop:\n"
+			 "  dir: kconfig\n"
+			 "  tree: t\n", dir);
+	assert_int_equal(load_text(text, &c), 0);
+	assert_int_equal(c.ninboxes, 2);
+	assert_string_equal(c.inboxes[0].name, "lkml");
+	want = xasprintf("%s/kconfig", dir);
+	assert_string_equal(c.inboxes[0].path, want);
+	assert_string_equal(c.inboxes[1].path, dir);
+	assert_int_equal(c.inboxes[0].poll, 60);
+	assert_int_equal(c.inboxes[1].poll, 30);
+	assert_string_equal(c.inboxes[1].tree, "t");
+	assert_string_equal(c.drop_dir, want);
+	assert_string_equal(c.drop_tree, "t");
+	bg_service_conf_release(&c);
+	free(want);
+	free(text);
+	/* none: none */
+	assert_int_equal(load_text(TREE, &c), 0);
+	assert_int_equal(c.ninboxes, 0);
+	assert_null(c.drop_dir);
+	bg_service_conf_release(&c);
+
+	expect_error(TREE "inboxes:\n  - name: x\n    path: .\n    tree: nope\n", 9, 11,
+		     "'tree': no tree is named 'nope'");
+	want = xasprintf("'path': cannot read '%s/missing': No such file or directory", dir);
+	expect_error(TREE "inboxes:\n  - name: x\n    path: missing\n    tree: t\n", 8, 11, want);
+	free(want);
+	want = xasprintf("'path': '%s/full.config' is not a directory", dir);
+	expect_error(TREE "inboxes:\n  - name: x\n    path: full.config\n    tree: t\n", 8, 11,
+		     want);
+	free(want);
+	expect_error(TREE "inboxes:\n  - name: ../x\n    path: kconfig\n    tree: t\n", 7, 11,
+		     "inbox name '../x' must be 1 to 64 of [a-z0-9._-], starting with a letter or "
+		     "a digit, without '..'");
+	expect_error(TREE "inboxes:\n  - name: x\n    path: kconfig\n    tree: t\n    when: now\n",
+		     10, 5, "unknown key 'when'");
+	expect_error(TREE "drop:\n  tree: t\n", 7, 3, "'dir' is missing");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_tree_errors),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_inboxes),
 	};
 
 	return cmocka_run_group_tests_name("service-conf", tests, setup, teardown);

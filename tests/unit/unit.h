@@ -41,6 +41,20 @@ static inline int unit_write(const char *dir, const char *rel, const char *text)
 	return ret;
 }
 
+/* Runs a shell command that must succeed (making repositories with git itself). */
+static inline void unit_run(const char *fmt, ...) BG_PRINTF(1, 2);
+static inline void unit_run(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	cmd = xvasprintf(fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 struct parsed {
 	struct bg_boot *boots[MAX_BOOTS];
 	unsigned n;

@@ -1,0 +1,722 @@
+/* Series from a public-inbox mirror and from a drop directory, into the store (inbox.h). */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "lab/inbox.h"
+#include "lab/git.h"
+#include "lab/sha.h"
+#include "parse/mbox.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/xmalloc.h"
+
+#define EPOCHS_MAX 10000
+#define DROP_FILE_MAX (256u << 20)
+
+void bg_inbox_result_release(struct bg_inbox_result *r)
+{
+	for (size_t i = 0; i < r->nseries; i++) {
+		free(r->series[i].message_id);
+		free(r->series[i].subject);
+		free(r->series[i].source);
+	}
+	free(r->series);
+	bg_strvec_release(&r->errors);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- one complete series into the store ---- */
+
+/* The messages of a series with the text each came as. */
+struct raw_series {
+	const struct bg_series_msgs *s;
+	const struct bg_msg *base;     /* the array the series points into */
+	const char *const *raw;        /* raw[i]: the text of base[i] */
+	const size_t *raw_len;
+};
+
+static const char *raw_of(const struct raw_series *rs, const struct bg_msg *m, size_t *len)
+{
+	size_t i = (size_t)(m - rs->base);
+
+	*len = rs->raw_len[i];
+	return rs->raw[i];
+}
+
+/* KCIDB's: sha256 over the newline-terminated sha256 of each patch, in order. */
+static void patchset_hash(const struct raw_series *rs, char out[BG_SHA256_HEX])
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	for (unsigned i = 0; i < rs->s->total; i++) {
+		char hex[BG_SHA256_HEX];
+		size_t len;
+		const char *raw = raw_of(rs, rs->s->patches[i], &len);
+
+		bg_sha256_mem(raw, len, hex);
+		bg_strbuf_addf(&sb, "%s\n", hex);
+	}
+	bg_sha256_mem(sb.buf, sb.len, out);
+	bg_strbuf_release(&sb);
+}
+
+static const char *series_base(const struct bg_series_msgs *s)
+{
+	if (s->cover && s->cover->base_commit)
+		return s->cover->base_commit;
+	/* format-patch --base without a cover puts it under the last patch */
+	for (unsigned i = s->total; i-- > 0;)
+		if (s->patches[i]->base_commit)
+			return s->patches[i]->base_commit;
+	return NULL;
+}
+
+static int add_patch_row(struct bg_store *st, int64_t id, unsigned idx, const struct bg_msg *m,
+			 const struct raw_series *rs)
+{
+	size_t len;
+	const char *raw = raw_of(rs, m, &len);
+	char *text = xstrndup(raw, len);
+	int ret = bg_store_exec(st, "INSERT INTO series_patches (series_id, idx, message_id, "
+				"subject, author, mbox) VALUES (?, ?, ?, ?, ?, ?)", "iissss", id,
+				(int64_t)idx, m->message_id ? m->message_id : "", m->subject, m->from,
+				text);
+
+	free(text);
+	return ret;
+}
+
+struct older {
+	int64_t *id;
+	int64_t *version;
+	size_t n, alloc;
+};
+
+static int take_older(const struct bg_store_row *r, void *data)
+{
+	struct older *o = data;
+
+	ALLOC_GROW(o->id, o->n + 1, o->alloc);
+	o->version = xreallocarray(o->version, o->alloc, sizeof(*o->version));
+	o->id[o->n] = bg_row_int(r, 0);
+	o->version[o->n++] = bg_row_int(r, 1);
+	return 0;
+}
+
+/*
+ * The series into series, series_patches and, unless a newer version is there already,
+ * a queued job; older versions superseded. Inside the caller's transaction.
+ */
+static int store_series(struct bg_store *st, const struct raw_series *rs, const char *source,
+			int64_t tree_id, struct bg_inbox_result *res, int64_t *id_out)
+{
+	const struct bg_series_msgs *s = rs->s;
+	const struct bg_msg *head = s->cover ? s->cover : s->patches[0];
+	struct older o = { 0 };
+	char hash[BG_SHA256_HEX];
+	char *mid;
+	int64_t id, exists = 0, newer = 0;
+	double now = bg_store_now();
+	struct bg_inbox_series *out;
+	int ret = -1;
+
+	patchset_hash(rs, hash);
+	/* a message id is the row's key; a series without one is named by its content */
+	mid = head->message_id ? xstrdup(head->message_id) : xasprintf("patchset-%s", hash);
+	if (bg_store_int(st, 0, &exists, "SELECT id FROM series WHERE message_id = ?", "s",
+			 mid) < 0)
+		goto out;
+	if (exists) {
+		*id_out = exists;
+		ret = 0;    /* recorded already (the same mails read again, or dropped too) */
+		goto out;
+	}
+	if (bg_store_query(st, take_older, &o, "SELECT id, version FROM series WHERE title = ? "
+			   "AND addr = ? AND state != 'superseded' ORDER BY version DESC, id DESC",
+			   "ss", head->title, head->from_addr) < 0)
+		goto out;
+	if (o.n && o.version[0] > (int64_t)s->version)
+		newer = o.id[0];
+	if (bg_store_exec(st, "INSERT INTO series (tree_id, message_id, version, total, subject, "
+			  "author, title, addr, source, base, patchset_hash, state, superseded_by, "
+			  "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			  "isiisssssssssd", tree_id, mid, (int64_t)s->version, (int64_t)s->total,
+			  head->subject, head->from, head->title, head->from_addr, source,
+			  series_base(s), hash, newer ? "superseded" : "queued", (const char *)NULL,
+			  now) < 0)
+		goto out;
+	id = bg_store_last_id(st);
+	*id_out = id;
+	if (newer && bg_store_exec(st, "UPDATE series SET superseded_by = ?, finished = ?, error = "
+				   "? WHERE id = ?", "idsi", newer, now,
+				   (const char *)"a newer version was there already", id) < 0)
+		goto out;
+	if (s->cover && add_patch_row(st, id, 0, s->cover, rs) < 0)
+		goto out;
+	for (unsigned i = 0; i < s->total; i++)
+		if (add_patch_row(st, id, i + 1, s->patches[i], rs) < 0)
+			goto out;
+	ALLOC_GROW(res->series, res->nseries + 1, res->alloc);
+	out = &res->series[res->nseries++];
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->message_id = xstrdup(mid);
+	out->subject = xstrdup(head->subject);
+	out->source = xstrdup(source);
+	out->version = s->version;
+	out->total = s->total;
+	out->superseded_by = newer;
+	if (!newer) {
+		char *why = xasprintf("superseded by v%u", s->version);
+
+		if (bg_store_exec(st, "INSERT INTO jobs (kind, origin, tree_id, base, series_id, "
+				  "state, created) VALUES ('series', 'inbox', ?, ?, ?, 'queued', ?)",
+				  "isid", tree_id, series_base(s), id, now) < 0) {
+			free(why);
+			goto out;
+		}
+		/* every older version, and the same version sent before, gives way */
+		for (size_t k = 0; k < o.n; k++) {
+			if (bg_store_exec(st, "UPDATE series SET state = 'superseded', superseded_by = "
+					  "? WHERE id = ?", "ii", id, o.id[k]) < 0 ||
+			    bg_store_exec(st, "UPDATE jobs SET state = 'done', error = ?, finished = "
+					  "? WHERE series_id = ? AND state = 'queued'", "sdi", why, now,
+					  o.id[k]) < 0) {
+				free(why);
+				goto out;
+			}
+			out->superseded++;
+			res->superseded++;
+		}
+		free(why);
+	}
+	ret = 0;
+out:
+	free(o.id);
+	free(o.version);
+	free(mid);
+	return ret;
+}
+
+/* ---- a public-inbox ---- */
+
+struct inbox {
+	struct bg_store *s;
+	const char *name;
+	char *source;         /* inbox:NAME */
+	int64_t tree_id;
+	struct bg_inbox_result *res;
+};
+
+/* The thread a patch hangs from: as bg_series_assemble's, through what is stored. */
+static int thread_of(struct inbox *in, const struct bg_msg *m, char **thread)
+{
+	const char *parent = m->in_reply_to;
+	int64_t same = 0;
+	char *t = NULL;
+
+	if (!parent && m->nreferences)
+		parent = m->references[m->nreferences - 1];
+	*thread = NULL;
+	if (m->idx == 0 || !parent) {
+		*thread = xstrdup(m->message_id);
+		return 0;
+	}
+	if (bg_store_int(in->s, 0, &same, "SELECT count(*) FROM inbox_messages WHERE message_id "
+			 "= ? AND inbox = ? AND version = ? AND total = ?", "ssii", parent, in->name,
+			 (int64_t)m->version, (int64_t)m->total) < 0)
+		return -1;
+	if (same) {
+		if (bg_store_text(in->s, &t, "SELECT thread FROM inbox_messages WHERE message_id = ?",
+				  "s", parent) < 0)
+			return -1;
+		*thread = t;
+		return 0;
+	}
+	if (bg_store_int(in->s, 0, &same, "SELECT count(*) FROM inbox_messages WHERE message_id "
+			 "= ?", "s", parent) < 0)
+		return -1;
+	/* a patch of another series, or of another version: this one starts its own */
+	*thread = xstrdup(same ? m->message_id : parent);
+	return 0;
+}
+
+struct group {
+	char *thread;
+	unsigned version, total;
+};
+
+struct groups {
+	struct group *v;
+	size_t n, alloc;
+};
+
+static void groups_add(struct groups *g, const char *thread, unsigned version, unsigned total)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].thread, thread) && g->v[i].version == version &&
+		    g->v[i].total == total)
+			return;
+	ALLOC_GROW(g->v, g->n + 1, g->alloc);
+	g->v[g->n].thread = xstrdup(thread);
+	g->v[g->n].version = version;
+	g->v[g->n++].total = total;
+}
+
+static void groups_release(struct groups *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->v[i].thread);
+	free(g->v);
+	memset(g, 0, sizeof(*g));
+}
+
+/* One stored mail: kept when it is a patch. */
+static int store_message(struct inbox *in, const char *where, unsigned epoch, const char *commit,
+			 const char *raw, size_t len, struct groups *touched)
+{
+	struct bg_msg m;
+	char hex[BG_SHA256_HEX];
+	char *thread = NULL;
+	int ret = -1;
+
+	in->res->messages++;
+	if (bg_msg_parse(where, raw, len, &m) < 0) {
+		in->res->malformed++;
+		bg_strvec_push(&in->res->errors, bg_error_last());
+		return 0;
+	}
+	if (!m.patch) {
+		if (m.reply)
+			in->res->replies++;
+		else
+			in->res->ignored++;
+		ret = 0;
+		goto out;
+	}
+	if (!m.message_id) {
+		in->res->malformed++;
+		bg_strvec_pushf(&in->res->errors, "%s:%zu: a patch without a Message-ID", where,
+				m.line);
+		ret = 0;
+		goto out;
+	}
+	if (thread_of(in, &m, &thread) < 0)
+		goto out;
+	bg_sha256_mem(raw, len, hex);
+	if (bg_store_exec(in->s, "INSERT INTO inbox_messages (message_id, inbox, in_reply_to, "
+			  "thread, version, idx, total, subject, author, mbox, sha256, epoch, "
+			  "commit_sha, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+			  "ON CONFLICT DO NOTHING", "ssssiiissssisd", m.message_id, in->name,
+			  m.in_reply_to, thread, (int64_t)m.version, (int64_t)m.idx,
+			  (int64_t)m.total, m.subject, m.from, raw, hex, (int64_t)epoch, commit,
+			  bg_store_now()) < 0)
+		goto out;
+	if (!bg_store_changes(in->s)) {
+		ret = 0;     /* the same Message-ID again (a cross-post, a resend): the first counts */
+		goto out;
+	}
+	in->res->patches++;
+	/* mails that came before this one and hung from it now hang where it does */
+	if (strcmp(thread, m.message_id) &&
+	    bg_store_exec(in->s, "UPDATE inbox_messages SET thread = ? WHERE inbox = ? AND "
+			  "thread = ? AND version = ? AND total = ?", "sssii", thread, in->name,
+			  m.message_id, (int64_t)m.version, (int64_t)m.total) < 0)
+		goto out;
+	groups_add(touched, thread, m.version, m.total);
+	ret = 0;
+out:
+	free(thread);
+	bg_msg_release(&m);
+	return ret;
+}
+
+struct loaded {
+	struct bg_strvec ids, raw;
+	size_t *len;
+	size_t alloc;
+};
+
+static int take_raw(const struct bg_store_row *r, void *data)
+{
+	struct loaded *l = data;
+	const char *text = bg_row_text(r, 1);
+
+	bg_strvec_push(&l->ids, bg_row_text(r, 0));
+	bg_strvec_push(&l->raw, text);
+	ALLOC_GROW(l->len, l->raw.n, l->alloc);
+	l->len[l->raw.n - 1] = strlen(text);
+	return 0;
+}
+
+/* The group's series when every patch of it is there and not yet part of one. */
+static int try_assemble(struct inbox *in, const struct group *g)
+{
+	struct loaded l = { BG_STRVEC_INIT, BG_STRVEC_INIT, NULL, 0 };
+	struct bg_msg *msgs = NULL;
+	struct bg_series_msgs *s = NULL;
+	size_t ns = 0, nm = 0;
+	int64_t have = 0;
+	int ret = -1;
+
+	if (bg_store_int(in->s, 0, &have, "SELECT count(DISTINCT idx) FROM inbox_messages WHERE "
+			 "inbox = ? AND thread = ? AND version = ? AND total = ? AND idx >= 1 AND "
+			 "series_id IS NULL", "ssii", in->name, g->thread, (int64_t)g->version,
+			 (int64_t)g->total) < 0)
+		return -1;
+	if (have < g->total)
+		return 0;
+	if (bg_store_query(in->s, take_raw, &l, "SELECT message_id, mbox FROM inbox_messages "
+			   "WHERE inbox = ? AND thread = ? AND version = ? AND total = ? AND "
+			   "series_id IS NULL ORDER BY seen, epoch, commit_sha", "ssii", in->name,
+			   g->thread, (int64_t)g->version, (int64_t)g->total) < 0)
+		goto out;
+	msgs = xcalloc(l.raw.n, sizeof(*msgs));
+	for (; nm < l.raw.n; nm++)
+		if (bg_msg_parse(l.ids.v[nm], l.raw.v[nm], l.len[nm], &msgs[nm]) < 0)
+			goto out;   /* it was read once: the store no longer holds what it read */
+	if (bg_series_assemble(msgs, nm, &s, &ns) < 0)
+		goto out;
+	for (size_t k = 0; k < ns; k++) {
+		struct raw_series rs = { &s[k], msgs, (const char *const *)l.raw.v, l.len };
+		int64_t id;
+
+		if (store_series(in->s, &rs, in->source, in->tree_id, in->res, &id) < 0 ||
+		    bg_store_exec(in->s, "UPDATE inbox_messages SET series_id = ? WHERE inbox = ? "
+				  "AND thread = ? AND version = ? AND total = ? AND series_id IS "
+				  "NULL", "issii", id, in->name, g->thread, (int64_t)g->version,
+				  (int64_t)g->total) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	bg_series_msgs_free(s, ns);
+	bg_msgs_free(msgs, nm);
+	bg_strvec_release(&l.ids);
+	bg_strvec_release(&l.raw);
+	free(l.len);
+	return ret;
+}
+
+/* Commits [from, to) of the epoch, in one transaction with the cursor moved past them. */
+static int read_batch(struct inbox *in, struct bg_git_repo *repo, const char *epoch_path,
+		      unsigned epoch, const struct bg_strvec *commits, size_t from, size_t to)
+{
+	struct groups touched = { 0 };
+	int ret = -1;
+
+	if (bg_store_begin(in->s) < 0)
+		return -1;
+	for (size_t i = from; i < to; i++) {
+		char *raw = NULL, *where;
+		size_t len;
+		int r = bg_git_repo_read(repo, commits->v[i], "m", BG_MSG_MAX, &raw, &len);
+
+		where = xasprintf("%s@%.12s", epoch_path, commits->v[i]);
+		if (r == 1) {
+			in->res->deleted++;
+		} else if (r < 0) {
+			/* a message too large is the mail's fault, not the inbox's */
+			in->res->messages++;
+			in->res->malformed++;
+			bg_strvec_pushf(&in->res->errors, "%s:1: %s", where, bg_error_last());
+		} else if (store_message(in, where, epoch, commits->v[i], raw, len, &touched) < 0) {
+			free(where);
+			free(raw);
+			goto out;
+		}
+		free(where);
+		free(raw);
+	}
+	for (size_t k = 0; k < touched.n; k++)
+		if (try_assemble(in, &touched.v[k]) < 0)
+			goto out;
+	if (bg_store_exec(in->s, "INSERT INTO inbox_cursors (inbox, epoch, last_commit) VALUES "
+			  "(?, ?, ?) ON CONFLICT (inbox, epoch) DO UPDATE SET last_commit = "
+			  "excluded.last_commit", "sis", in->name, (int64_t)epoch,
+			  commits->v[to - 1]) < 0)
+		goto out;
+	ret = bg_store_commit(in->s);
+out:
+	if (ret < 0)
+		bg_store_rollback(in->s);
+	groups_release(&touched);
+	return ret;
+}
+
+static int read_epoch(struct inbox *in, const char *epoch_path, unsigned epoch)
+{
+	struct bg_git_repo *repo = NULL;
+	struct bg_strvec commits = BG_STRVEC_INIT;
+	char *cursor = NULL;
+	int ret = -1, r;
+
+	if (bg_store_text(in->s, &cursor, "SELECT last_commit FROM inbox_cursors WHERE inbox = ? "
+			  "AND epoch = ?", "si", in->name, (int64_t)epoch) < 0 ||
+	    bg_git_repo_open(epoch_path, &repo) < 0)
+		goto out;
+	r = bg_git_repo_first_parents_after(repo, "HEAD", cursor, &commits);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; r == 0 && i < commits.n; i += BG_INBOX_BATCH) {
+		size_t to = i + BG_INBOX_BATCH < commits.n ? i + BG_INBOX_BATCH : commits.n;
+
+		if (read_batch(in, repo, epoch_path, epoch, &commits, i, to) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(cursor);
+	bg_strvec_release(&commits);
+	bg_git_repo_free(repo);
+	return ret;
+}
+
+/* N of "N.git", or -1. */
+static long epoch_number(const char *name)
+{
+	char *end;
+	long n;
+
+	if (name[0] < '0' || name[0] > '9' || (name[0] == '0' && name[1] != '.'))
+		return -1;
+	n = strtol(name, &end, 10);
+	if (strcmp(end, ".git") || n < 0 || n >= EPOCHS_MAX)
+		return -1;
+	return n;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+int bg_inbox_follow(struct bg_store *s, const char *name, const char *path, int64_t tree_id,
+		    struct bg_inbox_result *res)
+{
+	struct inbox in = { s, name, NULL, tree_id, res };
+	char *git = bg_path_join(path, "git");
+	long *epochs = NULL;
+	size_t n = 0, alloc = 0;
+	struct stat st;
+	DIR *d;
+	int ret = -1;
+
+	in.source = xasprintf("inbox:%s", name);
+	if (stat(git, &st) == 0 && S_ISDIR(st.st_mode)) {
+		struct dirent *e;
+
+		if (!(d = opendir(git))) {
+			bg_error_errno("inbox '%s': cannot read '%s'", name, git);
+			goto out;
+		}
+		while ((e = readdir(d))) {
+			long k = epoch_number(e->d_name);
+
+			if (k < 0)
+				continue;
+			ALLOC_GROW(epochs, n + 1, alloc);
+			epochs[n++] = k;
+		}
+		closedir(d);
+		if (!n) {
+			bg_error("inbox '%s': '%s' holds no epoch (N.git)", name, git);
+			goto out;
+		}
+		qsort(epochs, n, sizeof(*epochs), cmp_long);
+		for (size_t i = 0; i < n; i++) {
+			char *ep = xasprintf("%s/%ld.git", git, epochs[i]);
+			int r = read_epoch(&in, ep, (unsigned)epochs[i]);
+
+			free(ep);
+			if (r < 0)
+				goto out;
+		}
+	} else if (bg_git_is_repository(path) == 0) {
+		/* one epoch by itself, as `git clone --mirror .../LIST/0` keeps it */
+		if (read_epoch(&in, path, 0) < 0)
+			goto out;
+	} else {
+		bg_error("inbox '%s': '%s' is neither a public-inbox v2 directory (git/N.git) nor "
+			 "a git repository", name, path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(epochs);
+	free(git);
+	free(in.source);
+	return ret;
+}
+
+/* ---- the drop directory ---- */
+
+static bool drop_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && ((n > 5 && !strcmp(name + n - 5, ".mbox")) ||
+				  (n > 4 && !strcmp(name + n - 4, ".eml")));
+}
+
+/* dir/sub/name, sub made when missing; an older file of that name is replaced. */
+static int move_to(const char *dir, const char *sub, const char *name)
+{
+	char *from = bg_path_join(dir, name), *to_dir = bg_path_join(dir, sub);
+	char *to = bg_path_join(to_dir, name);
+	int ret = bg_mkdirs(to_dir);
+
+	if (!ret && rename(from, to) < 0)
+		ret = bg_error_errno("cannot move '%s' to '%s'", from, to);
+	free(from);
+	free(to_dir);
+	free(to);
+	return ret;
+}
+
+static int drop_failed(const char *dir, const char *name, const char *why,
+		       struct bg_inbox_result *res)
+{
+	char *failed = bg_path_join(dir, "failed"), *ename = xasprintf("%s.error", name);
+	char *epath = bg_path_join(failed, ename), *line = xasprintf("%s\n", why);
+	int ret = move_to(dir, "failed", name);
+
+	if (!ret)
+		ret = bg_write_file(epath, line, strlen(line));
+	res->drop_failed++;
+	bg_strvec_push(&res->errors, why);
+	free(failed);
+	free(ename);
+	free(epath);
+	free(line);
+	return ret;
+}
+
+/* One drop file: 0 taken, 1 refused (why in *why), -1 the store failed. */
+static int drop_one(struct bg_store *s, const char *path, const char *name, int64_t tree_id,
+		    struct bg_inbox_result *res, char **why)
+{
+	struct bg_msg *msgs = NULL;
+	struct bg_series_msgs *ser = NULL;
+	size_t n = 0, ns = 0, len = 0, before = res->nseries;
+	const char **raw = NULL;
+	size_t *raw_len = NULL;
+	char *buf, *source = NULL;
+	int ret = 1;
+
+	*why = NULL;
+	if (!(buf = bg_read_file(path, DROP_FILE_MAX, &len))) {
+		*why = xasprintf("%s:1: %s", name, bg_error_last());
+		return 1;
+	}
+	if (bg_mbox_parse(name, buf, len, &msgs, &n) < 0) {
+		*why = xstrdup(bg_error_last());
+		goto out;
+	}
+	res->messages += n;
+	for (size_t i = 0; i < n; i++)
+		if (msgs[i].patch)
+			res->patches++;
+		else if (msgs[i].reply)
+			res->replies++;
+		else
+			res->ignored++;
+	if (bg_series_assemble(msgs, n, &ser, &ns) < 0) {
+		*why = xstrdup(bg_error_last());
+		goto out;
+	}
+	if (ns != 1) {
+		*why = ns ? xasprintf("%s:1: holds %zu series: a drop file is one", name, ns)
+			  : xasprintf("%s:1: no complete series (every patch 1..N of one)", name);
+		goto out;
+	}
+	raw = xcalloc(n, sizeof(*raw));
+	raw_len = xcalloc(n, sizeof(*raw_len));
+	for (size_t i = 0; i < n; i++) {
+		raw[i] = buf + msgs[i].raw_off;
+		raw_len[i] = msgs[i].raw_len;
+	}
+	source = xasprintf("drop:%s", name);
+	{
+		struct raw_series rs = { &ser[0], msgs, raw, raw_len };
+		int64_t id;
+
+		if (bg_store_begin(s) < 0) {
+			ret = -1;
+			goto out;
+		}
+		if (store_series(s, &rs, source, tree_id, res, &id) < 0 || bg_store_commit(s) < 0) {
+			bg_store_rollback(s);
+			/* drop what the rolled-back transaction reported */
+			while (res->nseries > before) {
+				struct bg_inbox_series *x = &res->series[--res->nseries];
+
+				free(x->message_id);
+				free(x->subject);
+				free(x->source);
+			}
+			ret = -1;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(source);
+	free(raw);
+	free(raw_len);
+	bg_series_msgs_free(ser, ns);
+	bg_msgs_free(msgs, n);
+	free(buf);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int bg_inbox_drop(struct bg_store *s, const char *dir, int64_t tree_id,
+		  struct bg_inbox_result *res)
+{
+	struct bg_strvec names = BG_STRVEC_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d)
+		return bg_error_errno("drop directory '%s'", dir);
+	while ((e = readdir(d)))
+		if (drop_name(e->d_name))
+			bg_strvec_push(&names, e->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	for (size_t i = 0; i < names.n && !ret; i++) {
+		char *path = bg_path_join(dir, names.v[i]), *why = NULL;
+		struct stat st;
+		int r;
+
+		/* a link could point anywhere, a FIFO block: regular files only */
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			why = xasprintf("%s:1: not a regular file", names.v[i]);
+			r = 1;
+		} else {
+			r = drop_one(s, path, names.v[i], tree_id, res, &why);
+		}
+		if (r < 0)
+			ret = -1;
+		else if (r > 0)
+			ret = drop_failed(dir, names.v[i], why, res);
+		else if (!(ret = move_to(dir, "done", names.v[i])))
+			res->dropped++;
+		free(why);
+		free(path);
+	}
+	bg_strvec_release(&names);
+	return ret;
+}
