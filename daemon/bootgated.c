@@ -706,10 +706,15 @@ static void job_args(struct daemon *d, const struct job_row *j, const struct tre
 		for (size_t i = 0; i < c->nmetrics; i++)
 			bg_strvec_pushv(a, (char *const[]){ "--watch", c->metrics[i], NULL });
 	} else if (!strcmp(j->kind, "series")) {
-		/* on the tip the job names, else on the branch as the mirror has it now */
+		/*
+		 * on the commit the job names (a rerun's rev, or the base the inbox read from
+		 * the mails), else on the branch as the mirror has it now
+		 */
+		const char *on = j->rev[0] ? j->rev : j->base;
+
 		bg_strvec_pushf(a, "--id=%" PRId64, j->series);
-		if (j->rev[0])
-			bg_strvec_pushv(a, (char *const[]){ "--base", (char *)j->rev, NULL });
+		if (on[0])
+			bg_strvec_pushv(a, (char *const[]){ "--base", (char *)on, NULL });
 		else
 			bg_strvec_pushf(a, "--base=refs/heads/%s", c->branch);
 	} else {

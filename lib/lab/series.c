@@ -695,8 +695,8 @@ static int conclude(struct run *r)
 	}
 	bg_json_init(&w, -1, 0);
 	write_result(r, &w);
-	if (bg_store_exec(r->s, "UPDATE series SET state = ?, error = ?, result = ?, finished = ? "
-			  "WHERE id = ?", "sssdi", r->error ? "failed" : "done", r->error,
+	if (bg_store_exec(r->s, "UPDATE series SET state = CASE state WHEN 'superseded' "
+			  "THEN state ELSE ? END, error = ?, result = ?, finished = ? WHERE id = ?", "sssdi", r->error ? "failed" : "done", r->error,
 			  w.out.buf, bg_store_now(), r->id) < 0 ||
 	    bg_store_int(r->s, 0, &have, "SELECT count(*) FROM outbox WHERE kind = 'series' AND "
 			 "ref = ?", "i", r->id) < 0 ||
