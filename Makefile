@@ -188,6 +188,7 @@ bench: deps-bench all
 	@sh bench/bench-bisect.sh
 	@sh bench/bench-kernel.sh
 	@sh bench/bench-service.sh
+	@sh bench/bench-site.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
