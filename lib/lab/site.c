@@ -86,18 +86,24 @@ static void manifest_load(struct site *w)
 	char *text = bg_read_file(path, (size_t)1 << 28, NULL), *line, *next;
 
 	for (line = text; line && *line; line = next) {
-		unsigned long long in, out;
-		int off = 0;
+		char *end, *rel, *slash;
+		uint64_t in, out;
 
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		if (sscanf(line, "%16llx %16llx %n", &in, &out, &off) == 2 && off > 0 &&
-		    line[off] && in && bg_path_name_ok(strrchr(line + off, '/') ?
-						      strrchr(line + off, '/') + 1 : line + off))
-			manifest_add(&w->old, line + off, in, out);
+		errno = 0;
+		in = strtoull(line, &end, 16);
+		if (errno || end != line + 16 || *end != ' ')
+			continue;
+		out = strtoull(end + 1, &rel, 16);
+		if (errno || rel != end + 17 || *rel++ != ' ' || !in)
+			continue;
+		slash = strrchr(rel, '/');
+		if (bg_path_name_ok(slash ? slash + 1 : rel))
+			manifest_add(&w->old, rel, in, out);
 	}
 	free(text);
 	free(path);
@@ -828,7 +834,7 @@ static ssize_t pick_boot(struct cmp_doc *c, const char *side)
 	for (size_t i = 0; i < n; i++) {
 		const char *s = str_at(c, "boots.%zu.", i, "side");
 
-		if (!s || strcmp(s, side) || !bg_json_doc_is_object(c->d,
+		if (!s || strcmp(s, side) != 0 || !bg_json_doc_is_object(c->d,
 				jpath(&c->path, "boots.%zu.parsed", i)))
 			continue;
 		if (any < 0)
@@ -1162,7 +1168,7 @@ static int comparison_page(struct site *w, int64_t id)
 	struct bg_strbuf *p = &w->page;
 	struct cmp_doc c = { NULL, BG_STRBUF_INIT, BG_STRMAP_INIT };
 	struct result res;
-	char **v = res.r.v;
+	char **v;
 	int ret = result_begin(w, &res, "comparison", id, "SELECT c.id, t.name, c.base, c.cand, "
 			       "c.board, c.mode, c.verdict, c.metric, c.delta, c.result, c.created, "
 			       "cb.subject, cc.subject, cc.author FROM comparisons c LEFT JOIN trees "
@@ -1172,6 +1178,7 @@ static int comparison_page(struct site *w, int64_t id)
 
 	if (ret <= 0)
 		goto out;
+	v = res.r.v;
 	bg_strbuf_addf(&res.title, "Comparison %" PRId64 ": %.12s against %.12s", id, v[3], v[2]);
 	page_begin(w, res.rel, res.title.buf);
 	bg_strbuf_addstr(p, "<dl class=\"facts\">\n<dt>tree</dt><dd>");
@@ -1324,7 +1331,7 @@ static int bisection_page(struct site *w, int64_t id)
 	struct bg_strbuf *p = &w->page;
 	struct cmp_doc c = { NULL, BG_STRBUF_INIT, BG_STRMAP_INIT };
 	struct result res;
-	char **v = res.r.v;
+	char **v;
 	const struct bg_json_doc *d;
 	int ret = result_begin(w, &res, "bisection", id, "SELECT b.id, t.name, b.good, b.bad, "
 			       "b.board, b.mode, b.metric, b.state, b.outcome, b.culprit, "
@@ -1335,6 +1342,7 @@ static int bisection_page(struct site *w, int64_t id)
 
 	if (ret <= 0)
 		goto out;
+	v = res.r.v;
 	d = res.d;
 	bg_strbuf_addf(&res.title, "Bisection %" PRId64 " of %s", id, v[6] ? v[6] : "a metric");
 	page_begin(w, res.rel, res.title.buf);
@@ -1555,7 +1563,7 @@ static int pages_of(struct site *w, const char *sql, int (*page)(struct site *, 
 
 bool bg_site_url_ok(const char *url)
 {
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
 		return false;
 	for (const char *c = url; *c; c++)
 		if (*c <= 0x20 || *c >= 0x7f || strchr("\"'<>\\`", *c))

@@ -59,7 +59,7 @@ void bg_html_txt_prefix(struct bg_strbuf *sb, const char *s, size_t n)
 
 	if (!s)
 		return;
-	while (s[len] && len < n) {
+	while (len < n && s[len]) {
 		size_t k = bg_text_utf8_len(s + len, strlen(s + len));
 
 		len += k ? k : 1;

@@ -93,8 +93,8 @@ static void time_axis(struct bg_strbuf *sb, const struct bg_svg_axis *x, double 
 
 	bg_strbuf_addf(sb, "<g class=\"axis\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		       "y2=\"%.1f\"/>", x->from, y, x->to, y);
-	for (double t = 0; t <= x->hi + step / 1e6; t += step) {
-		double px = bg_svg_map(x, t);
+	for (long k = 0; (double)k * step <= x->hi + step / 1e6; k++) {
+		double t = (double)k * step, px = bg_svg_map(x, t);
 
 		bg_strbuf_addf(sb, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			       "y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
@@ -115,7 +115,7 @@ static void lane(struct bg_strbuf *sb, const struct bg_svg_lane *ln, const struc
 	struct bg_strbuf crit = BG_STRBUF_INIT;
 
 	bg_strbuf_addstr(sb, "<g class=\"lane\"><text class=\"lane-label\" x=\"4\"");
-	num(sb, "y", y + BAR_H / 2 + 4);
+	num(sb, "y", y + BAR_H / 2.0 + 4);
 	bg_strbuf_addch(sb, '>');
 	bg_html_txt(sb, ln->label);
 	bg_strbuf_addstr(sb, "</text>");
@@ -131,7 +131,7 @@ static void lane(struct bg_strbuf *sb, const struct bg_svg_lane *ln, const struc
 		bg_strbuf_addf(sb, " height=\"%d\"><title>", BAR_H);
 		bg_html_txt(sb, b->name);
 		bg_strbuf_addf(sb, ": %.3f to %.3f ms (%" PRId64 " us)%s</title></rect>",
-			       b->start_us / 1000.0, b->end_us / 1000.0, b->end_us - b->start_us,
+			       (double)b->start_us / 1000, (double)b->end_us / 1000, b->end_us - b->start_us,
 			       b->critical ? ", on the path to init" : "");
 		if (b->critical)
 			bg_strbuf_addf(&crit, "M%.1f %.1fH%.1f", x0, y + BAR_H + 6, x1 < x0 + 0.5 ?
@@ -157,7 +157,7 @@ static void lane(struct bg_strbuf *sb, const struct bg_svg_lane *ln, const struc
 		bg_strbuf_addf(sb, "<line class=\"init\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			       "y2=\"%.1f\"/><text class=\"init-label\" x=\"%.1f\" y=\"%.1f\" "
 			       "text-anchor=\"end\">Run /init %.1f ms</text>", px, y - 12, px,
-			       y + BAR_H + 10, px - 3, y - 3, ln->init_us / 1000.0);
+			       y + BAR_H + 10, px - 3, y - 3, (double)ln->init_us / 1000);
 	}
 	bg_strbuf_addstr(sb, "</g>");
 	bg_strbuf_release(&crit);
@@ -185,7 +185,7 @@ void bg_svg_timeline(struct bg_strbuf *sb, const struct bg_svg_lane *lanes, size
 void bg_svg_trend(struct bg_strbuf *sb, const char *title, const struct bg_svg_point *p,
 		  size_t n)
 {
-	struct bg_svg_axis x = { 0, n > 1 ? n - 1 : 0, 80, BG_SVG_WIDTH - BG_SVG_RIGHT };
+	struct bg_svg_axis x = { 0, n > 1 ? (double)(n - 1) : 0, 80, BG_SVG_WIDTH - BG_SVG_RIGHT };
 	struct bg_svg_axis y = { INFINITY, -INFINITY, TREND_H - TREND_BOTTOM, TREND_TOP };
 	struct bg_strbuf line = BG_STRBUF_INIT;
 	size_t label_every = n > 10 ? (n + 9) / 10 : 1;
@@ -212,8 +212,8 @@ void bg_svg_trend(struct bg_strbuf *sb, const char *title, const struct bg_svg_p
 	bg_strbuf_addstr(sb, " across commits</title><text class=\"title\" x=\"80\" y=\"16\">");
 	bg_html_txt(sb, title);
 	bg_strbuf_addstr(sb, " (ms; median per commit, oldest first)</text><g class=\"axis\">");
-	for (double t = ceil(y.lo / step) * step; t <= y.hi; t += step) {
-		double py = bg_svg_map(&y, t);
+	for (long k = (long)ceil(y.lo / step); (double)k * step <= y.hi; k++) {
+		double t = (double)k * step, py = bg_svg_map(&y, t);
 
 		bg_strbuf_addf(sb, "<line class=\"grid\" x1=\"80\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
 			       "<text x=\"74\" y=\"%.1f\" text-anchor=\"end\">%g</text>", py,
