@@ -54,7 +54,9 @@ LIB_GROUPS = util parse decide report store lab
 LIB_SRC = $(foreach g,$(LIB_GROUPS),$(wildcard lib/$(g)/*.c))
 # the store's migrations, carried in the program (scripts/embed-sql.sh)
 MIGRATIONS = $(sort $(wildcard schemas/[0-9][0-9][0-9]-*.sql))
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
+# the site's style sheet, carried in the programs too (scripts/embed-text.sh)
+SITE_CSS = web-static/style.css
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/site-css.o
 LIB_A = $(BUILD)/libbootgate.a
 # the bisection benchmark's simulator: linked into bench-bisect, never into the library
 BENCH_SRC = bench/bisect-bench.c
@@ -85,6 +87,13 @@ $(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed-sql.sh
 	@sh scripts/embed-sql.sh $(MIGRATIONS) >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/site-css.c: $(SITE_CSS) scripts/embed-text.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/embed-text.sh bg_site_css $(SITE_CSS) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/site-css.o: $(BUILD)/gen/site-css.c
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
@@ -158,10 +167,10 @@ check-fuzz: deps-sanitize
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BENCH_SRC) $(BUILD)/gen/migrations.c \
-		$(wildcard lib/*/*.h bench/*.h)
+		$(BUILD)/gen/site-css.c $(wildcard lib/*/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BENCH_SRC) \
-		$(BUILD)/gen/migrations.c $(LIBS)
+		$(BUILD)/gen/migrations.c $(BUILD)/gen/site-css.c $(LIBS)
 
 check: deps-unit deps-sanitize deps-e2e
 	@rm -f build/check-summary
@@ -182,6 +191,7 @@ bench: deps-bench all
 	@sh bench/bench-kernel.sh
 	@sh bench/bench-service.sh
 	@sh bench/bench-inbox.sh
+	@sh bench/bench-site.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

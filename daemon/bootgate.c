@@ -41,6 +41,8 @@ static const struct bg_cmd commands[] = {
 	  "queue a job again, or a gate of a commit, and wake the daemon" },
 	{ "log", cmd_log, "[--db FILE] [--json] [--tree NAME] [--lines N]",
 	  "the service's events: fetches, gates, bisections, failures" },
+	{ "site", cmd_site, "OUTDIR [--db FILE] [--url BASE] [--json]",
+	  "write the static results site (HTML, SVG, JSON) from the store; unchanged files stay" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
 	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "

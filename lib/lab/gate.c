@@ -74,11 +74,11 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 	if (bg_store_begin(s) < 0)
 		goto out;
 	if (base && bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, verdict, "
-				  "metric, delta, result, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-				  "ssssssdsd", m->rev[1], m->rev[0], m->build[0].board,
+				  "metric, delta, result, created, tree_id) VALUES (?, ?, ?, ?, ?, ?, ?, "
+				  "?, ?, ?)", "ssssssdsdi", m->rev[1], m->rev[0], m->build[0].board,
 				  mo->deterministic ? "deterministic" : "timing",
 				  bg_gate_verdict_name(*v), worst ? worst->metric : NULL,
-				  worst ? worst->delta : 0.0, j.out.buf, bg_store_now()) < 0)
+				  worst ? worst->delta : 0.0, j.out.buf, bg_store_now(), tree) < 0)
 		goto fail;
 	/* a regression is bisected and reported once: later tips are gated against this one */
 	if (*v != BG_GATE_UNKNOWN &&

@@ -17,6 +17,11 @@
 void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len);
 /* The same for a text that must stay one line (a log message): newline too is \x0a. */
 void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len);
+/*
+ * Length of the valid UTF-8 sequence at s (1-4, at most left bytes), or 0 when it is not
+ * one: an invalid byte, an overlong form, a surrogate, past U+10FFFF, or a C1 control.
+ */
+size_t bg_text_utf8_len(const char *s, size_t left);
 /* printf, with the whole result escaped as above; -1 on a write error. */
 int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
 

@@ -182,6 +182,9 @@ test_expect_success 'after the kills: each commit built once, no boot counted tw
 	test "$(q "SELECT count(*) FROM (SELECT 1 FROM samples GROUP BY boot_id, metric
 		HAVING count(*) > 1)")" = 0 &&
 	test "$(q "SELECT count(*) FROM bisections")" = 1 &&
+	test "$(q "SELECT count(*) FROM comparisons")" -ge 1 &&
+	test "$(q "SELECT count(*) FROM comparisons c JOIN trees t ON t.id = c.tree_id")" = \
+		"$(q "SELECT count(*) FROM comparisons")" &&
 	test "$(q "SELECT count(*) FROM jobs WHERE state != '"'done'"'")" = 0 &&
 	test "$(q "SELECT count(*) FROM outbox WHERE kind = '"'bisection'"'")" = 1
 '
