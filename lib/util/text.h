@@ -17,6 +17,8 @@
 void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len);
 /* The same for a text that must stay one line (a log message): newline too is \x0a. */
 void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len);
+/* Length of the valid UTF-8 sequence at s (1-4, at most left bytes), or 0 when it is none. */
+size_t bg_utf8_len(const unsigned char *s, size_t left);
 /* printf, with the whole result escaped as above; -1 on a write error. */
 int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
 
