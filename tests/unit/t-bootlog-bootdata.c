@@ -179,6 +179,59 @@ static void test_console_not_taken(void **state)
 	parsed_free(p);
 }
 
+/* CRLF line ends, as a file saved on another system has them: the same sections. */
+static void test_crlf(void **state)
+{
+	static const char log[] =
+		"=== Machine Info ===\r\n== CONFIG ==\r\n"
+		"[    9.000000] initcall decoy_init+0x0/0x10 returned 0 after 999999 usecs\r\n"
+		"== KERNEL MESSAGES ==\r\n"
+		"[    0.000000] Linux version 6.1.0 (x) (gcc 12) #1\r\n"
+		"[    0.100000] initcall a_init+0x0/0x1 returned 0 after 10 usecs\r\n";
+	struct parsed *p = parse_str(log);
+
+	(void)state;
+	assert_int_equal(p->ret, 0);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->nr_initcalls, 1);
+	assert_int_equal(initcall_sum(p->boots[0]), 10);
+	parsed_free(p);
+}
+
+/*
+ * A line past the parser's limit outside the kernel's sections (a long CONFIG value)
+ * loses no kernel message: skipped without a word. Inside them it is warned about.
+ */
+static void test_long_lines(void **state)
+{
+	struct bg_strbuf log = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	bg_strbuf_addstr(&log, PREAMBLE "== CONFIG ==\nCONFIG_CMDLINE=\"");
+	for (int i = 0; i < BG_BOOTLOG_MAX_LINE + 10; i++)
+		bg_strbuf_addch(&log, 'x');
+	bg_strbuf_addstr(&log, "\"\n== KERNEL MESSAGES ==\n" BOOT_LINES);
+	p = parse_mem(log.buf, log.len);
+	assert_int_equal(p->ret, 0);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->warnings, 0);
+	assert_int_equal(p->boots[0]->nr_initcalls, 1);
+	assert_int_equal(p->boots[0]->init_us, 800000);
+	parsed_free(p);
+
+	bg_strbuf_reset(&log);
+	bg_strbuf_addstr(&log, PREAMBLE "== KERNEL MESSAGES ==\n" BOOT_LINES);
+	for (int i = 0; i < BG_BOOTLOG_MAX_LINE + 10; i++)
+		bg_strbuf_addch(&log, 'x');
+	bg_strbuf_addstr(&log, "\n");
+	p = parse_mem(log.buf, log.len);
+	assert_int_equal(p->warnings, 1);
+	assert_string_equal(p->warning, "mem:8: line longer than 65536 bytes, skipped");
+	parsed_free(p);
+	bg_strbuf_release(&log);
+}
+
 struct count {
 	size_t initcalls;
 	int64_t init_us;
@@ -231,6 +284,8 @@ int main(void)
 		cmocka_unit_test(test_missing_kernel_section),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_console_not_taken),
+		cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_fixture_any_split),
 	};
 
