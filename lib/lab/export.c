@@ -5,6 +5,7 @@
 #include "lab/export.h"
 
 #include <math.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "decide/stats.h"
@@ -858,10 +859,15 @@ int bg_export_boot_data(struct bg_store *s, const char *dir,
 			void *data)
 {
 	struct stored_boots boots = { 0 };
+	struct stat st;
 	int ret = 0;
 
 	if (bg_mkdirs(dir) < 0)
 		return -1;
+	if (stat(dir, &st) < 0)
+		return bg_error_errno("cannot use '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return bg_error("'%s' is not a directory", dir);
 	/* a boot belongs to its image: its commit is the first one built into that image */
 	if (bg_store_query(s, boot_row, &boots, "SELECT o.id, o.board, o.mode, o.outcome, "
 			   "o.console, o.image_sha256, (SELECT b.commit_sha FROM builds b "
