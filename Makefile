@@ -160,7 +160,7 @@ check-e2e: deps-e2e all
 check-fuzz: deps-sanitize
 	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog build/fuzz/fuzz-bb build/fuzz/fuzz-mbox
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) \
-		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml
+		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml tests/fixtures/bootdata/*.txt
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) tests/corpora/*.bb
 	@sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) tests/fixtures/mbox/*
 

@@ -43,6 +43,9 @@ static const struct bg_cmd commands[] = {
 	  "the service's events: fetches, gates, bisections, failures" },
 	{ "site", cmd_site, "OUTDIR [--db FILE] [--url BASE] [--json]",
 	  "write the static results site (HTML, SVG, JSON) from the store; unchanged files stay" },
+	{ "export", cmd_export,
+	  "--kcidb [--db FILE] [--origin NAME] [--lab DIR] [-o FILE] | --boot-data DIR [--db FILE] [--json]",
+	  "the store's results as KCIDB v5.3, or as boot-time wizard boot-data files" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
 	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
@@ -168,6 +171,22 @@ int cmd_print_help(const char *name)
 		       "              answers whether a daemon runs or not\n"
 		       "  --json      the same as JSON\n"
 		       "\nexit: 0, 1 no store or no such bisection or commit, 2 usage\n");
+	else if (!strcmp(name, "export"))
+		printf("\n"
+		       "  --kcidb         one KCIDB I/O schema v5.3 document (kernelci/kcidb-io):\n"
+		       "                  checkouts (tree commits; series with patchset_hash and\n"
+		       "                  message_id), builds, and per build, board and mode a test\n"
+		       "                  \"boot\" and one DONE test per metric (path\n"
+		       "                  boot.initcall.NAME, the boots' median in number, in s)\n"
+		       "  --origin NAME   the CI system's name in every id ([a-z0-9_]+; bootgate)\n"
+		       "  --lab DIR       boards, for each build's architecture (lab-configs)\n"
+		       "  -o FILE         write FILE whole (else stdout)\n"
+		       "  --boot-data DIR one boot-data file per stored boot, named\n"
+		       "                  boot-data-bootgate-BOARD-COMMIT12-BOOT-YYMMDD-HHMMSS.txt;\n"
+		       "                  bootgate parse reads them back; prints the paths\n"
+		       "  --db FILE       the store ($BOOTGATE_STATE/bootgate.db), read-only\n"
+		       "\nexit: 0, 1 no store, or a boot's console could not be read (the other\n"
+		       "boots are written), 2 usage\n");
 	else if (!strcmp(name, "trigger") || !strcmp(name, "rerun"))
 		printf("\n"
 		       "  --socket PATH   the daemon's socket ($BOOTGATE_STATE/bootgate.sock)\n"

@@ -37,6 +37,7 @@ struct bg_bootlog {
 	uint64_t nul_bytes;
 	bool chunk_has_esc;             /* the line being read may hold an ESC byte */
 	bool keep_lines;                /* copy each event's own line into the boot */
+	struct bg_bootdata bootdata;    /* a boot-data file: which lines are the kernel's */
 	struct bg_strbuf scratch;       /* a line without its escape sequences */
 
 	struct bg_boot boot;
@@ -1237,10 +1238,27 @@ int bg_bootlog_console_line(struct bg_bootlog *p, const char *line, size_t len)
 	return p->stop;
 }
 
+/* A whole physical line of a console: a boot-data file's machine data goes no further. */
+static void feed_line(struct bg_bootlog *p, const char *s, size_t len, const struct brackets *br)
+{
+	switch (bg_bootdata_line(&p->bootdata, s, len)) {
+	case BG_BOOTDATA_PASS:
+		on_line(p, s, len, br);
+		break;
+	case BG_BOOTDATA_MALFORMED:
+		warn_at_line(p, "boot-data section header without its closing ' ==', skipped");
+		break;
+	case BG_BOOTDATA_SKIP:
+		break;
+	}
+}
+
 /* Ends the line held in p->partial. */
 static void flush_partial(struct bg_bootlog *p)
 {
-	if (p->overlong) {
+	if (p->overlong && p->bootdata.format == BG_BOOTDATA_YES && !p->bootdata.in_kernel) {
+		/* machine data (a long CONFIG line): no kernel message is lost */
+	} else if (p->overlong) {
 		warn_at_line(p, "line longer than %d bytes, skipped", BG_BOOTLOG_MAX_LINE);
 		if (p->in_boot)
 			p->boot.unparsed_lines++;
@@ -1249,7 +1267,7 @@ static void flush_partial(struct bg_bootlog *p)
 
 		/* the line's start came with an earlier chunk: look at it all */
 		p->chunk_has_esc = true;
-		on_line(p, p->partial.buf, p->partial.len, NULL);
+		feed_line(p, p->partial.buf, p->partial.len, NULL);
 		p->chunk_has_esc = esc;
 	}
 	bg_strbuf_reset(&p->partial);
@@ -1401,7 +1419,7 @@ int bg_bootlog_feed(struct bg_bootlog *p, const char *buf, size_t len)
 			p->overlong = true;
 			flush_partial(p);
 		} else if (seg) {
-			on_line(p, buf, seg, &ls.br);
+			feed_line(p, buf, seg, &ls.br);
 		}
 		if (lf)
 			p->lineno++;
@@ -1421,6 +1439,10 @@ int bg_bootlog_finish(struct bg_bootlog *p)
 	}
 	if (p->stop)
 		return p->stop;
+	if (p->bootdata.format == BG_BOOTDATA_YES && !p->bootdata.kernel_sections)
+		return bg_error("%s:%" PRIu64 ": boot-data file without a '== %s ==' section "
+				"(cut short?): no kernel log to read", p->name, p->lineno,
+				BG_BOOTDATA_KERNEL);
 	if (p->nul_bytes && !p->nr_boots && !p->in_boot)
 		bg_bootlog_warn(p, p->name, "binary data (%" PRIu64 " NUL bytes) and no kernel "
 				"log in it", p->nul_bytes);

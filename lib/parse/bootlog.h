@@ -140,6 +140,38 @@ void bg_bootlog_warn(struct bg_bootlog *p, const char *where, const char *fmt, .
 	BG_PRINTF(3, 4);
 const char *bg_bootlog_name(const struct bg_bootlog *p);
 
+/*
+ * Boot-data files (bootlog-bootdata.c), the format of Tim Bird's boot-time wizard
+ * (grab-boot-data.sh writes it): "== NAME ==" lines open sections of machine data, and
+ * the kernel's messages are the section "== KERNEL MESSAGES ==". A log whose first
+ * line that is not blank opens such a file is read as one: only its kernel sections
+ * reach the console parser, and every line keeps its own number in the file.
+ */
+#define BG_BOOTDATA_KERNEL "KERNEL MESSAGES"
+
+enum bg_bootdata_format { BG_BOOTDATA_UNKNOWN, BG_BOOTDATA_NO, BG_BOOTDATA_YES };
+
+struct bg_bootdata {
+	enum bg_bootdata_format format;   /* decided by the first line that is not blank */
+	bool in_kernel;                   /* inside a KERNEL MESSAGES section */
+	unsigned kernel_sections;
+};
+
+/* What to do with one line of a log. */
+enum bg_bootdata_line {
+	BG_BOOTDATA_PASS,         /* a kernel message (or the log is no boot-data file) */
+	BG_BOOTDATA_SKIP,         /* a section header, or machine data */
+	BG_BOOTDATA_MALFORMED,    /* starts like a header but is none: skipped, worth a warning */
+};
+
+/* One physical line, without its line end. */
+enum bg_bootdata_line bg_bootdata_line(struct bg_bootdata *bd, const char *s, size_t len);
+/*
+ * Whether s[0..len) is a section header "== NAME ==" (blanks around NAME, after the
+ * closing "==" allowed, as the wizard's own reader does); *name and *name_len: NAME.
+ */
+bool bg_bootdata_header(const char *s, size_t len, const char **name, size_t *name_len);
+
 /* The LAVA job-log reader (bootlog-lava.c); read() supplies the YAML text. */
 int bg_bootlog_parse_lava(struct bg_bootlog *p,
 			  ssize_t (*read_fn)(void *data, char *buf, size_t size), void *data);

@@ -14,6 +14,7 @@ struct summary {
 	unsigned boots;
 	uint64_t initcalls, probes, usecs, unparsed;
 	int64_t init_us;
+	int ret;
 	struct bg_json json;
 };
 
@@ -40,11 +41,11 @@ static void summarize(struct summary *s, const uint8_t *data, size_t size, size_
 	memset(s, 0, sizeof(*s));
 	bg_json_init(&s->json, -1, 2);
 	if (split == (size_t)-1) {
-		bg_bootlog_parse_mem(p, (const char *)data, size);
+		s->ret = bg_bootlog_parse_mem(p, (const char *)data, size);
 	} else {
 		bg_bootlog_feed(p, (const char *)data, split);
 		bg_bootlog_feed(p, (const char *)data + split, size - split);
-		bg_bootlog_finish(p);
+		s->ret = bg_bootlog_finish(p);
 	}
 	bg_bootlog_free(p);
 	bg_strbuf_release(&s->json.out);
@@ -63,8 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	summarize(&halves, data, size, split);
 	fuzz_assert(whole.boots == halves.boots && whole.initcalls == halves.initcalls &&
 		    whole.probes == halves.probes && whole.usecs == halves.usecs &&
-		    whole.unparsed == halves.unparsed && whole.init_us == halves.init_us);
-	/* every log yields at least one boot, if only an empty truncated one */
-	fuzz_assert(whole.boots >= 1);
+		    whole.unparsed == halves.unparsed && whole.init_us == halves.init_us &&
+		    whole.ret == halves.ret);
+	/*
+	 * every log yields at least one boot, if only an empty truncated one, or says why it
+	 * has none (a boot-data file without its kernel section)
+	 */
+	fuzz_assert(whole.boots >= 1 || whole.ret < 0);
 	return 0;
 }

@@ -1,0 +1,160 @@
+/*
+ * bootgate export: the store's results as KCIDB v5.3 (KernelCI's common report
+ * database), or as boot-data files of the boot-time wizard, one per stored boot.
+ */
+#include <getopt.h>
+
+#include "cmd.h"
+#include "lab/board.h"
+#include "lab/export.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+static int export_kcidb(struct bg_store *s, const char *origin, const char *lab,
+			const char *out)
+{
+	struct bg_kcidb_counts n = { 0 };
+	struct bg_json j;
+	int ret;
+
+	/* a file is written whole or not at all: built in memory, then renamed in place */
+	fflush(stdout);
+	bg_json_init(&j, out ? -1 : STDOUT_FILENO, 2);
+	ret = bg_export_kcidb(s, origin, lab, &j, &n);
+	if (ret < 0)
+		log_warnx("%s", bg_error_last());
+	if (out) {
+		bg_strbuf_addch(&j.out, '\n');
+		if (!ret && bg_write_file(out, j.out.buf, j.out.len) < 0) {
+			log_warnx("%s", bg_error_last());
+			ret = -1;
+		}
+		if (!ret)
+			bg_text_printf(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests in '%s'\n",
+				       n.checkouts, n.builds, n.tests, out);
+		bg_strbuf_release(&j.out);
+	} else if (bg_json_finish(&j) < 0) {
+		log_warnx("%s", bg_error_last());
+		ret = -1;
+	}
+	return ret < 0 ? 1 : 0;
+}
+
+struct files {
+	struct bg_json *j;
+	size_t written, errors;
+};
+
+static void on_file(const struct bg_bootdata_file *f, void *data)
+{
+	struct files *fs = data;
+
+	fs->written++;
+	if (!fs->j) {
+		bg_text_printf(stdout, "%s\n", f->path);
+		return;
+	}
+	bg_json_object_begin(fs->j);
+	bg_json_key(fs->j, "boot");
+	bg_json_int(fs->j, f->boot);
+	bg_json_key(fs->j, "board");
+	bg_json_str(fs->j, f->board);
+	bg_json_key(fs->j, "commit");
+	bg_json_str(fs->j, f->commit);
+	bg_json_key(fs->j, "path");
+	bg_json_str(fs->j, f->path);
+	bg_json_object_end(fs->j);
+}
+
+static void on_problem(int64_t boot, const char *why, bool error, void *data)
+{
+	struct files *fs = data;
+
+	fs->errors += error;
+	log_warnx("boot %" PRId64 ": %s%s", boot, why, error ? "" : " (left out)");
+}
+
+static int export_boot_data(struct bg_store *s, const char *dir, bool json)
+{
+	struct bg_json j;
+	struct files fs = { json ? &j : NULL, 0, 0 };
+	int ret;
+
+	if (json) {
+		fflush(stdout);
+		bg_json_init(&j, STDOUT_FILENO, 2);
+		bg_json_object_begin(&j);
+		bg_json_key(&j, "files");
+		bg_json_array_begin(&j);
+	}
+	ret = bg_export_boot_data(s, dir, on_file, on_problem, &fs);
+	if (ret < 0)
+		log_warnx("%s", bg_error_last());
+	if (json) {
+		bg_json_array_end(&j);
+		bg_json_object_end(&j);
+		if (bg_json_finish(&j) < 0) {
+			log_warnx("%s", bg_error_last());
+			return 1;
+		}
+	} else if (fflush(stdout) == EOF) {
+		log_warn("cannot write the output");
+		return 1;
+	}
+	return ret ? 1 : 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kcidb", no_argument, NULL, 'k' },
+		{ "boot-data", required_argument, NULL, 'b' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "origin", required_argument, NULL, 'O' },
+		{ "lab", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *origin = BG_KCIDB_ORIGIN, *dir = NULL, *out = NULL, *lab = NULL;
+	bool kcidb = false, json = false;
+	struct bg_store *s = NULL;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "kb:d:O:l:jo:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k': kcidb = true; break;
+		case 'b': dir = optarg; break;
+		case 'd': db = optarg; break;
+		case 'O': origin = optarg; break;
+		case 'l': lab = optarg; break;
+		case 'j': json = true; break;
+		case 'o': out = optarg; break;
+		default:
+			return cmd_option_error("export", argv);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("export", "unexpected argument '%s'", argv[optind]);
+	if (kcidb == !!dir)
+		return cmd_usage_error("export", "one of --kcidb and --boot-data DIR");
+	if (!bg_kcidb_origin_ok(origin))
+		return cmd_usage_error("export", "--origin '%s': KCIDB wants [a-z0-9_]+", origin);
+	if (dir && (out || lab))
+		return cmd_usage_error("export", "-o and --lab go with --kcidb");
+	if (kcidb && json)
+		return cmd_usage_error("export", "--json goes with --boot-data (KCIDB is JSON)");
+	if ((dir && !*dir) || (out && !*out))
+		return cmd_usage_error("export", "an empty path");
+	if (cmd_open_store(db, &s) < 0)
+		return 1;
+	if (kcidb)
+		ret = export_kcidb(s, origin, lab ? lab : bg_lab_dir(), out);
+	else
+		ret = export_boot_data(s, dir, json);
+	bg_store_close(s);
+	return ret;
+}

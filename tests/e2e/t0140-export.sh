@@ -1,0 +1,241 @@
+#!/bin/sh
+# bootgate export: a real store (SQLite, the project's migrations, rows inserted as the
+# service writes them, the shipped consoles) as KCIDB v5.3, checked by Debian's
+# python3-jsonschema against tests/fixtures/kcidb/v05_03-subset.schema.json, and as
+# boot-data files of the boot-time wizard that bootgate parse reads back.
+. "$(dirname "$0")/lib.sh"
+
+SCHEMA=$FIXTURES/kcidb/v05_03-subset.schema.json
+BASE=1111111111111111111111111111111111111111
+TIP=2222222222222222222222222222222222222222
+PATCH=3333333333333333333333333333333333333333
+PSET=903638c087335b10293663c682b9aa0076f9f7be478a8e7828bc22e12d301b42
+
+# Debian's python3 with Debian's jsonschema (a python3 earlier on PATH may have none)
+PYTHON=/usr/bin/python3
+
+# kcidb_validate DOC: every error as "where: why" on stdout, exit 1 when there is one
+kcidb_validate() {
+	"$PYTHON" -c '
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+errors = sorted(v.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+for e in errors:
+    print("/".join(map(str, e.absolute_path)) + ": " + e.message)
+sys.exit(1 if errors else 0)
+' "$SCHEMA" "$1"
+}
+
+sql() {
+	sqlite3 -batch -noheader db "$1"
+}
+
+# A store made by the project's own migrations, as bootgated makes it.
+make_store() {
+	rm -f db &&
+	for f in "$ROOT"/schemas/[0-9][0-9][0-9]-*.sql; do cat "$f"; done | sqlite3 db &&
+	sql "PRAGMA user_version = $(ls "$ROOT"/schemas/[0-9][0-9][0-9]-*.sql | wc -l)" &&
+	mkdir -p consoles &&
+	cp "$FIXTURES"/bootlogs/x86_64-tiny-baseline-run1.log \
+		"$FIXTURES"/bootlogs/x86_64-tiny-baseline-run2.log \
+		"$FIXTURES"/bootlogs/x86_64-tiny-regressed-run1.log \
+		"$FIXTURES"/bootlogs/x86_64-tiny-regressed-run3.log \
+		"$FIXTURES"/bootlogs/arm64-tiny-baseline-run1.log consoles/ &&
+	C=$SCRATCH/consoles &&
+	sql "
+INSERT INTO trees (id, name, path, url, branch, last_good, last_tip) VALUES
+ (1, 'tracing', '/srv/tracing', 'https://git.kernel.org/pub/scm/linux/kernel/git/trace/linux-trace.git',
+  'for-next', '$BASE', '$TIP');
+INSERT INTO commits (sha, parent, subject, author) VALUES
+ ('$BASE', NULL, 'tracing: the base', 'A <a@example.org>'),
+ ('$TIP', '$BASE', 'tracing: mdelay(50) in init_kprobe_trace', 'B <b@example.org>');
+INSERT INTO jobs (kind, tree_id, rev, base, state, created) VALUES
+ ('gate', 1, '$TIP', '$BASE', 'done', 1764590000);
+INSERT INTO series (id, tree_id, message_id, version, total, subject, author, source, base,
+                    patchset_hash, board, mode, state, created) VALUES
+ (1, 1, '20261201120000.1-0-cover@example.org', 2, 1, '[PATCH v2 0/1] tracing: faster kprobes',
+  'C <c@example.org>', 'inbox:linux-trace', '$BASE', '$PSET', 'qemu-x86_64', 'timing', 'done',
+  1764591000);
+INSERT INTO series_patches (series_id, idx, message_id, subject, mbox, commit_sha, status) VALUES
+ (1, 0, '20261201120000.1-0-cover@example.org', '[PATCH v2 0/1] tracing: faster kprobes', 'm', NULL, NULL),
+ (1, 1, '20261201120000.1-1-p@example.org', '[PATCH v2 1/1] tracing: faster', 'm', '$PATCH', 'applied');
+INSERT INTO builds (id, commit_sha, board, status, config_hash, image, image_sha256, reused,
+                    seconds, log, created) VALUES
+ (1, '$BASE', 'qemu-x86_64', 'built', 'cfg-x86', 'bzImage', 'img-base', 0, 187.2, '/var/log/b1', 1764590300),
+ (2, '$TIP', 'qemu-x86_64', 'built', 'cfg-x86', 'bzImage', 'img-tip', 0, 5.8, NULL, 1764590400),
+ (3, '$TIP', 'qemu-arm64', 'failed', 'cfg-arm', NULL, NULL, 0, 12, NULL, 1764590450),
+ (4, '$PATCH', 'qemu-x86_64', 'built', 'cfg-x86', 'bzImage', 'img-patch', 0, 6.1, NULL, 1764591100),
+ (5, '$BASE', 'qemu-arm64', 'built', 'cfg-arm', 'Image', 'img-arm', 0, 215, NULL, 1764590500);
+INSERT INTO boots (id, image_sha256, board, mode, outcome, wall_s, console, created) VALUES
+ (1, 'img-base', 'qemu-x86_64', 'timing', 'complete', 2.3, '$C/x86_64-tiny-baseline-run1.log', 1764590600),
+ (2, 'img-base', 'qemu-x86_64', 'timing', 'complete', 2.4, '$C/x86_64-tiny-baseline-run2.log', 1764590610),
+ (3, 'img-tip', 'qemu-x86_64', 'timing', 'complete', 2.3, '$C/x86_64-tiny-regressed-run1.log', 1764590620),
+ (4, 'img-tip', 'qemu-x86_64', 'timing', 'complete', 2.3, '$C/x86_64-tiny-regressed-run3.log', 1764590630),
+ (5, 'img-arm', 'qemu-arm64', 'timing', 'complete', 0.9, '$C/arm64-tiny-baseline-run1.log', 1764590640),
+ (6, 'img-patch', 'qemu-x86_64', 'timing', 'hang', 120, NULL, 1764591200);
+" &&
+	# the samples, as the service records them: the parsed console of each boot
+	for b in 1 2 3 4 5; do
+		console=$(sql "SELECT console FROM boots WHERE id = $b") &&
+		bootgate parse --json "$console" |
+		jq -r --arg b "$b" '.logs[0] | ([.initcalls[] | ["initcall." + .name, .usecs]] +
+			[.probes[] | ["probe." + .device, .usecs]] +
+			[["boot.init", .milestones.init_us]]) | to_entries[] |
+			"INSERT INTO samples VALUES (\($b), \(.key), \u0027\(.value[0])\u0027, \(.value[1]));"' |
+		sqlite3 db || return 1
+	done
+}
+
+test_expect_success 'KCIDB export: valid v5.3 by python3-jsonschema' '
+	make_store &&
+	bootgate export --kcidb --db db >kcidb.json &&
+	kcidb_validate kcidb.json &&
+	test_jq ".version == {\"major\": 5, \"minor\": 3}" kcidb.json &&
+	test_jq "[.checkouts, .builds] | map(length) == [3, 5]" kcidb.json &&
+	test_note "$(jq -r "\"\(.tests | length) tests from \([.tests[] | select(.status == \"DONE\")] | length) metrics\"" kcidb.json)"
+'
+
+test_expect_success 'KCIDB export: the checkouts of a tree and of a series' '
+	test_jq ".checkouts[0] | .id == \"bootgate:series:20261201120000.1-0-cover@example.org\"
+		and .patchset_hash == \"$PSET\" and .git_commit_hash == \"$BASE\"
+		and .message_id == \"20261201120000.1-0-cover@example.org\" and .valid == true
+		and .tree_name == \"tracing\" and .git_repository_branch == \"for-next\"" kcidb.json &&
+	test_jq "[.checkouts[1:][] | .git_commit_hash] == [\"$BASE\", \"$TIP\"]" kcidb.json &&
+	test_jq ".checkouts[2].comment == \"tracing: mdelay(50) in init_kprobe_trace\"" kcidb.json &&
+	test_jq "[.builds[] | .status] == [\"PASS\", \"PASS\", \"FAIL\", \"PASS\", \"PASS\"]" kcidb.json &&
+	test_jq "[.builds[] | .architecture] == [\"x86_64\", \"x86_64\", \"arm64\", \"x86_64\", \"arm64\"]" kcidb.json &&
+	test_jq ".builds[3] | .checkout_id == .checkout_id and .misc.patch == 1
+		and .checkout_id == \"bootgate:series:20261201120000.1-0-cover@example.org\"" kcidb.json
+'
+
+test_expect_success 'KCIDB export: one DONE test per metric, the median of the boots' '
+	# 92066 and 49882 us in the two regressed boots
+	test_jq "[.tests[] | select(.build_id == \"bootgate:build:2\"
+		and .path == \"boot.initcall.init_kprobe_trace\")] | length == 1
+		and .[0].status == \"DONE\" and .[0].number == {\"value\": 0.070974, \"unit\": \"s\", \"prefix\": \"metric\"}
+		and .[0].misc.boots == 2 and .[0].environment.comment == \"qemu-x86_64\"" kcidb.json &&
+	test_jq "[.tests[] | select(.build_id == \"bootgate:build:1\" and .path == \"boot.init\")][0].number.value
+		== ((1115802 + 785188) / 2 / 1e6)" kcidb.json &&
+	test_jq "[.tests[] | select(.path == \"boot\") | [.build_id, .status]] ==
+		[[\"bootgate:build:1\", \"PASS\"], [\"bootgate:build:2\", \"PASS\"],
+		 [\"bootgate:build:4\", \"FAIL\"], [\"bootgate:build:5\", \"PASS\"]]" kcidb.json &&
+	n=$(sqlite3 db "SELECT count(DISTINCT s.metric) FROM samples s JOIN boots b ON b.id = s.boot_id WHERE b.image_sha256 = '"'"'img-tip'"'"'") &&
+	test_jq "[.tests[] | select(.build_id == \"bootgate:build:2\" and .status == \"DONE\")] | length == $n" kcidb.json
+'
+
+test_expect_success 'the schema fails a broken status, id, origin, path or number' '
+	for change in ".tests[1].status = \"GOOD\"" ".builds[0].id = \"Bootgate:build:1\"" \
+		".checkouts[0].origin = \"boot-gate\"" ".tests[1].path = \"boot..init\"" \
+		".tests[1].number = {\"value\": \"0.1\"}" ".tests[1].number.prefix = \"si\"" \
+		".checkouts[1].git_repository_url = \"git://127.0.0.1/linux\"" \
+		".checkouts[1].patchset_hash = \"abc\"" ".builds[0].status = null" \
+		"del(.tests[1].build_id)" ".tests[1].extra = 1"; do
+		jq "$change" kcidb.json >broken.json &&
+		test_exit_code 1 kcidb_validate broken.json >why || return 1
+		test -s why || return 1
+	done &&
+	jq ".tests[1].status = \"GOOD\"" kcidb.json >broken.json &&
+	test_exit_code 1 kcidb_validate broken.json >why &&
+	test_grep "tests/1/status: .GOOD. is not one of" why
+'
+
+test_expect_success 'KCIDB export: -o writes the file whole, --origin names the CI' '
+	bootgate export --kcidb --db db --origin my_lab -o out.json 2>err &&
+	test_grep "kcidb: 3 checkouts, 5 builds, [0-9]* tests in .out.json." err &&
+	kcidb_validate out.json &&
+	test_jq "[.checkouts[], .builds[], .tests[] | .origin] | unique == [\"my_lab\"]" out.json &&
+	test_jq "[.builds[].id, .tests[].id, .tests[].build_id] | all(startswith(\"my_lab:\"))" out.json
+'
+
+test_expect_success 'boot-data files parse back to the stored consoles figures' '
+	bootgate export --boot-data bd --db db --json >files.json 2>err &&
+	test_grep "boot 6: no console stored (left out)" err &&
+	test_jq ".files | length == 5" files.json &&
+	test_jq ".files[2] | .boot == 3 and .commit == \"$TIP\"
+		and .path == \"bd/boot-data-bootgate-qemu-x86_64-222222222222-3-251201-120340.txt\"" files.json &&
+	for b in 1 2 3 4 5; do
+		f=$(jq -r ".files[] | select(.boot == $b) | .path" files.json) &&
+		console=$(sql "SELECT console FROM boots WHERE id = $b") &&
+		bootgate parse --json "$f" | jq -S "del(.logs[].file, .logs[].log_lines)" >from-file &&
+		bootgate parse --json "$console" | jq -S "del(.logs[].file, .logs[].log_lines)" >from-console &&
+		test_cmp from-console from-file || return 1
+	done &&
+	bootgate parse --json "$(jq -r ".files[2].path" files.json)" >tip.json &&
+	test_jq ".logs[0] | (.initcalls | length) == 185 and .milestones.init_us == 1074148" tip.json
+'
+
+test_expect_success 'a boot-data file in the wizard format: sections, header, kernel messages' '
+	f=bd/boot-data-bootgate-qemu-x86_64-222222222222-3-251201-120340.txt &&
+	sed -n 1p "$f" | grep -q "^=== Machine Info ===" &&
+	grep -q "^GBD_LAB=\"bootgate\"$" "$f" &&
+	grep -q "^GBD_MACHINE=\"qemu-x86_64\"$" "$f" &&
+	grep -q "^GBD_TIMESTAMP=\"251201-120340\"$" "$f" &&
+	grep -q "^KERNEL_VERSION=\"6.1.192+ #3 2026-01-01\"$" "$f" &&
+	grep -q "^BOOTGATE_COMMIT=\"$TIP\"$" "$f" &&
+	test "$(grep -c "^== KERNEL MESSAGES ==$" "$f")" = 1 &&
+	! grep -q "$(printf "\r")" "$f"
+'
+
+test_expect_success 'the hand-written wizard fixture parses to its kernel log figures' '
+	bootgate parse --json "$FIXTURES"/bootdata/boot-data-bootgate-qemu_x86_64-261201-120000.txt >wiz.json &&
+	test_jq ".logs | length == 1" wiz.json &&
+	test_jq ".logs[0] | .kernel == \"6.1.192+\" and .outcome == \"complete\"
+		and (.initcalls | length) == 185 and .milestones.init_us == 1074148
+		and ([.initcalls[].usecs] | add) == 302887 and .log_lines[0] == 62" wiz.json &&
+	bootgate parse --json "$FIXTURES"/bootlogs/x86_64-tiny-regressed-run1.log >console.json &&
+	test "$(jq -c "[.logs[0].initcalls[] | [.name, .usecs]]" wiz.json)" = \
+		"$(jq -c "[.logs[0].initcalls[] | [.name, .usecs]]" console.json)"
+'
+
+test_expect_success 'a boot-data file without its kernel section: file:line, exit 1' '
+	head -n 20 "$FIXTURES"/bootdata/boot-data-bootgate-qemu_x86_64-261201-120000.txt >cut.txt &&
+	cp "$FIXTURES"/bootlogs/x86_64-tiny-baseline-run1.log good.log &&
+	test_exit_code 1 bootgate parse --json cut.txt good.log >out 2>err &&
+	test_jq ".logs | length == 1 and .[0].file == \"good.log\"" out &&
+	test_grep "cut.txt:20: boot-data file without a .== KERNEL MESSAGES ==. section" err
+'
+
+test_expect_success 'hostile store: names stay in DIR, a lost console is named, exit 1' '
+	make_store &&
+	sql "UPDATE boots SET board = '"'"'../../evil'"'"' || char(10) || '"'"'x'"'"' WHERE id = 1;
+	     UPDATE boots SET console = '"'"'/nonexistent/console.log'"'"' WHERE id = 2;
+	     UPDATE builds SET commit_sha = '"'"'../../../etc'"'"' WHERE id = 2" &&
+	test_exit_code 1 bootgate export --boot-data hostile --db db >list 2>err &&
+	test_grep "boot 2: cannot open ./nonexistent/console.log." err &&
+	test "$(wc -l <list)" = 4 &&
+	test "$(ls hostile | wc -l)" = 4 &&
+	! grep -v "^hostile/boot-data-bootgate-[A-Za-z0-9_+][A-Za-z0-9._+-]*-[0-9]*-[0-9]\{6\}-[0-9]\{6\}\.txt$" list &&
+	ls hostile | grep -q "^boot-data-bootgate-_._.._evil_x-unknown-1-" &&
+	grep -q "^BOOTGATE_BOARD=\"../../evil?x\"$" hostile/boot-data-bootgate-_._.._evil_x-unknown-1-*.txt &&
+	ls hostile | grep -q "^boot-data-bootgate-qemu-x86_64-_._.._.._etc-3-" &&
+	bootgate export --kcidb --db db >h.json &&
+	kcidb_validate h.json &&
+	test_jq "[.checkouts[] | select(.id == \"bootgate:tracing:../../../etc\")] | length == 0" h.json &&
+	test_jq "[.checkouts[] | select(.id == \"bootgate:commit:../../../etc\")][0] | has(\"git_commit_hash\") | not" h.json
+'
+
+test_expect_success 'usage and store errors' '
+	test_exit_code 2 bootgate export --db db 2>err &&
+	test_grep "one of --kcidb and --boot-data DIR" err &&
+	test_exit_code 2 bootgate export --kcidb --boot-data x --db db 2>err &&
+	test_exit_code 2 bootgate export --kcidb --origin Bad-Name --db db 2>err &&
+	test_grep "origin .Bad-Name.: KCIDB wants" err &&
+	test_exit_code 2 bootgate export --kcidb --db db extra 2>err &&
+	test_exit_code 2 bootgate export --boot-data "" --db db 2>err &&
+	: >afile &&
+	test_exit_code 1 bootgate export --boot-data afile --db db >out 2>err &&
+	test_grep "^bootgate: warning: .afile. is not a directory$" err &&
+	test ! -s out &&
+	test_exit_code 1 bootgate export --kcidb --db nope.db 2>err &&
+	test_grep "no store at .nope.db." err &&
+	test_exit_code 1 bootgate export --kcidb --db db >/dev/full 2>err &&
+	ln -s /dev/null link.json &&
+	test_exit_code 1 bootgate export --kcidb --db db -o link.json 2>err &&
+	test -L link.json
+'
+
+test_done
