@@ -45,7 +45,7 @@ endif
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
 # xxhash is compiled inline (lib/util/hash.c): only its header is needed
-LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lm
+LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lcurl -lm
 TEST_LIBS = -lcmocka
 
 # lib/ by what it is about; the order is the direction of the includes (make check-layout)
