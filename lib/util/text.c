@@ -1,8 +1,7 @@
 /* Terminal-safe text (text.h). */
 #include "util/text.h"
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t left)
+size_t bg_utf8_len(const unsigned char *s, size_t left)
 {
 	uint32_t cp;
 	size_t n;
@@ -44,7 +43,7 @@ static void escape(struct bg_strbuf *sb, const char *s, size_t len, bool newline
 	size_t i = 0;
 
 	while (i < len) {
-		size_t n = utf8_len(u + i, len - i);
+		size_t n = bg_utf8_len(u + i, len - i);
 
 		if (n == 1 && (u[i] == '\\'))
 			bg_strbuf_addstr(sb, "\\\\");

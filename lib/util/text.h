@@ -17,6 +17,11 @@
 void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len);
 /* The same for a text that must stay one line (a log message): newline too is \x0a. */
 void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len);
+/*
+ * Length (1-4) of the UTF-8 character at s (left bytes there), or 0 when it is
+ * malformed, overlong, a surrogate, past U+10FFFF or a C1 control.
+ */
+size_t bg_utf8_len(const unsigned char *s, size_t left);
 /* printf, with the whole result escaped as above; -1 on a write error. */
 int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
 
