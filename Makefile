@@ -178,6 +178,7 @@ bench: deps-bench all
 	@sh bench/bench-compare.sh
 	@sh bench/bench-bisect.sh
 	@sh bench/bench-kernel.sh
+	@sh bench/bench-mail.sh
 	@sh bench/bench-service.sh
 
 analyze: deps-analyze
