@@ -46,7 +46,7 @@ endif
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
 # xxhash is compiled inline (lib/util/hash.c): only its header is needed
-LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lm
+LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lcurl -lm
 TEST_LIBS = -lcmocka
 
 # lib/ by what it is about; the order is the direction of the includes (make check-layout)
@@ -189,6 +189,7 @@ bench: deps-bench all
 	@sh bench/bench-compare.sh
 	@sh bench/bench-bisect.sh
 	@sh bench/bench-kernel.sh
+	@sh bench/bench-mail.sh
 	@sh bench/bench-service.sh
 	@sh bench/bench-inbox.sh
 	@sh bench/bench-site.sh

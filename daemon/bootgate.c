@@ -46,6 +46,8 @@ static const struct bg_cmd commands[] = {
 	{ "export", cmd_export,
 	  "--kcidb [--db FILE] [--origin NAME] [--lab DIR] [-o FILE] | --boot-data DIR [--db FILE] [--json]",
 	  "the store's results as KCIDB v5.3, or as boot-time wizard boot-data files" },
+	{ "mail", cmd_mail, "[--db FILE] [--config FILE] [--dry-run | --send] [--json]",
+	  "compose the outbox's reports into mails, and send those due (SMTP, retried)" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
 	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
@@ -227,6 +229,19 @@ int cmd_print_help(const char *name)
 		       "failed/ (with FILE.error).\n"
 		       "\nexit: 0 read (refused mails included), 1 an inbox or the store could not\n"
 		       "be read, 2 usage or a bad configuration\n");
+	else if (!strcmp(name, "mail"))
+		printf("\n"
+		       "  --config FILE   the service's configuration (report:, each tree's mail:)\n"
+		       "  --db FILE       the store (STATE/bootgate.db of the configuration)\n"
+		       "  --dry-run       print the mails the outbox would make; store nothing\n"
+		       "  --send          also send the mails whose time has come\n"
+		       "  --json          what was done, as JSON\n"
+		       "\nA mail is made for a bisection that found a culprit with at least\n"
+		       "report.min-confidence, and for a measured series; one per culprit and\n"
+		       "metric. A mail the server does not take waits 30 s, then twice as long\n"
+		       "after each failure, up to an hour (BOOTGATE_MAIL_BACKOFF=S: the first).\n"
+		       "\nexit: 0 done (all sent, with --send), 1 an error or a mail waits for a\n"
+		       "later try, 2 usage\n");
 	else if (!strcmp(name, "diff"))
 		printf("\n"
 		       "  --json      the rows as JSON\n"

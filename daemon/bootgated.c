@@ -20,6 +20,7 @@
 
 #include "lab/board.h"
 #include "lab/git.h"
+#include "lab/mailer.h"
 #include "lab/record.h"
 #include "lab/service-conf.h"
 #include "lab/tree.h"
@@ -48,6 +49,8 @@
 #define HOOK_LINE 128            /* "TREE REV\n" from the webhook's thread */
 #define INBOX_TIMEOUT 1800       /* s for one `bootgate inbox` (a first read of a large mirror) */
 #define DROP_POLL 60             /* s between looks at the drop directory */
+#define MAIL_TICK 5              /* s between looks at the outbox and the due mails */
+#define MAIL_TIMEOUT 600         /* s: a mail child past it is killed */
 
 struct tree {
 	char *name;
@@ -95,6 +98,9 @@ struct daemon {
 	size_t ninboxes;
 	struct bg_proc inbox_proc;
 	struct inbox *inbox_reading;   /* the one whose child runs, or NULL */
+	struct bg_proc mail;     /* `bootgate mail --send`, one at a time */
+	bool mailing;
+	double next_mail;        /* monotonic */
 };
 
 static void event(struct daemon *d, const char *level, int64_t tree, int64_t job,
@@ -751,6 +757,7 @@ static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_res
 
 	/* the row stays "running" if these updates fail: the next start queues it again */
 	j->used = false;
+	d->next_mail = 0;     /* its result may be a report */
 	bg_store_int(d->s, 0, &attempts, "SELECT attempts FROM jobs WHERE id = ?", "i", j->id);
 	/* a series that did not apply exits 1 but has ended: its result is the report */
 	bg_store_int(d->s, 0, &ended, "SELECT s.state IN ('done', 'failed', 'superseded') FROM "
@@ -888,11 +895,70 @@ static void schedule(struct daemon *d)
 	}
 }
 
+/* ---- the mail ---- */
+
+/*
+ * With a report: configured, the outbox and the due mails are looked at after each job
+ * and every MAIL_TICK; when there is work, `bootgate mail --send` runs as a child, so a
+ * mail server that hangs never holds the loop.
+ */
+static void check_mail(struct daemon *d)
+{
+	struct bg_proc_result r;
+	int64_t pending = 0;
+
+	if (d->mailing) {
+		if (bg_now() - d->mail.started > MAIL_TIMEOUT) {
+			bg_proc_kill(&d->mail, BG_PROC_GRACE_MS, &r);
+			d->mailing = false;
+			event(d, "warning", 0, 0, "mail: killed after %d s", MAIL_TIMEOUT);
+		} else if (bg_proc_wait(&d->mail, 0, &r) == 0) {
+			d->mailing = false;
+			if (r.exit_code == 0)
+				event(d, "info", 0, 0, "mail: the outbox is sent");
+			else
+				event(d, "warning", 0, 0, "mail: exit %d: mails wait (see %s/mail.log)",
+				      r.exit_code, d->conf.state);
+		}
+		return;
+	}
+	if (d->stopping || !d->conf.report.enabled || !d->conf.report.from ||
+	    bg_now() < d->next_mail)
+		return;
+	d->next_mail = bg_now() + MAIL_TICK;
+	if (bg_mailer_pending(d->s, &pending) < 0 || !pending)
+		return;
+	{
+		char *log = bg_path_join(d->conf.state, "mail.log");
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+		struct bg_proc_opts o = { NULL, NULL, NULL, -1, fd, BG_PROC_SAME };
+		char *argv[] = { d->self, "mail", "--send", "--config", (char *)d->conf_path, "--db",
+				 d->db, NULL };
+
+		o.argv = argv;
+		if (fd < 0 || bg_proc_start(&d->mail, &o) < 0)
+			event(d, "error", 0, 0, "mail: cannot start: %s",
+			      fd < 0 ? strerror(errno) : bg_error_last());
+		else
+			d->mailing = true;
+		if (fd >= 0)
+			close(fd);
+		free(log);
+	}
+}
+
 /* ---- the loop ---- */
 
 static void stop_all(struct daemon *d)
 {
 	d->stopping = true;
+	if (d->mailing) {
+		struct bg_proc_result r;
+
+		/* a mail the server took is marked at once; one cut short goes again */
+		bg_proc_kill(&d->mail, BG_PROC_GRACE_MS, &r);
+		d->mailing = false;
+	}
 	for (size_t i = 0; i < MAX_JOBS; i++) {
 		struct bg_proc_result r;
 
@@ -942,6 +1008,7 @@ static int loop(struct daemon *d)
 		next = check_inboxes(d, next);
 		check_jobs(d);
 		schedule(d);
+		check_mail(d);
 		pfd[n++] = (struct pollfd){ d->sigfd, POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ d->sock, POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ d->hook_pipe[0], POLLIN, 0 };
@@ -954,6 +1021,8 @@ static int loop(struct daemon *d)
 				pfd[n++] = (struct pollfd){ d->jobs[i].p.pidfd, POLLIN, 0 };
 		if (d->inbox_reading && d->inbox_proc.pidfd >= 0 && n < ARRAY_SIZE(pfd))
 			pfd[n++] = (struct pollfd){ d->inbox_proc.pidfd, POLLIN, 0 };
+		if (d->mailing && d->mail.pidfd >= 0 && n < ARRAY_SIZE(pfd))
+			pfd[n++] = (struct pollfd){ d->mail.pidfd, POLLIN, 0 };
 		{
 			/* queued jobs waiting for their time, fetches that may time out */
 			int ms = (int)fmax(0, fmin(next - now, 5) * 1000);

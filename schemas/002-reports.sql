@@ -76,7 +76,9 @@ CREATE INDEX inbox_messages_by_thread ON inbox_messages(inbox, thread, version, 
 CREATE TABLE mails (
 	id INTEGER PRIMARY KEY,
 	outbox_id INTEGER NOT NULL UNIQUE REFERENCES outbox(id),
-	message_id TEXT NOT NULL UNIQUE,   -- ours, no <>; Closes: names it
+	about TEXT NOT NULL UNIQUE,        -- "culprit SHA METRIC", "series ID": one mail each
+	message_id TEXT NOT NULL UNIQUE,   -- ours, no <>
+	subject TEXT NOT NULL,             -- as composed, decoded
 	mail_from TEXT NOT NULL,           -- envelope sender
 	rcpt TEXT NOT NULL,                -- envelope recipients, one per line
 	message TEXT NOT NULL,             -- headers and body, CRLF, as sent
@@ -85,6 +87,7 @@ CREATE TABLE mails (
 	error TEXT,                        -- the last failure
 	sent REAL
 );
+CREATE INDEX mails_unsent ON mails(not_before) WHERE sent IS NULL;
 
 -- Outbox rows the reporter has looked at (mailed, or decided not to) are marked done.
 ALTER TABLE outbox ADD COLUMN done REAL;

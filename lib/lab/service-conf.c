@@ -7,6 +7,8 @@
 #include "lab/service-conf.h"
 #include "lab/board.h"
 #include "lab/git.h"
+#include "lab/smtp.h"
+#include "report/mail.h"
 #include "util/error.h"
 #include "util/num.h"
 #include "util/path.h"
@@ -161,6 +163,113 @@ static int parse_listen(const struct bg_conf *w, const char *s, char **host, uns
 	}
 	*host = h;
 	*port = (unsigned)v;
+	return 0;
+}
+
+/* ---- mail ---- */
+
+/* Each item of key an address a mail can carry: "Name <addr>" or "addr", no control. */
+static int check_addrs(const struct bg_conf *m, const char *key, char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bg_mail_addr a;
+
+		for (const char *p = v[i]; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return bg_conf_error_at(m, key, i, "'%s' may not hold a line break "
+							"or another control character", key);
+		if (bg_mail_addr_parse(v[i], &a) < 0)
+			return bg_conf_error_at(m, key, i, "%s", bg_error_last());
+		bg_mail_addr_release(&a);
+	}
+	return 0;
+}
+
+static int read_tree_mail(struct bg_conf *m, struct bg_service_tree *t)
+{
+	struct bg_conf *mail;
+	const char *send;
+
+	if (bg_conf_map(m, "mail", &mail) < 0)
+		return -1;
+	if (!mail)
+		return 0;
+	if (get_list(mail, "to", &t->mail.to, &t->mail.nto) < 0 ||
+	    get_list(mail, "cc", &t->mail.cc, &t->mail.ncc) < 0 ||
+	    get_list(mail, "maintainers", &t->mail.maintainers, &t->mail.nmaintainers) < 0 ||
+	    bg_conf_str(mail, "send", "maintainers", &send) < 0 ||
+	    bg_conf_check_unused(mail) < 0 || check_given(mail, "send", send) < 0 ||
+	    check_addrs(mail, "to", t->mail.to, t->mail.nto) < 0 ||
+	    check_addrs(mail, "cc", t->mail.cc, t->mail.ncc) < 0 ||
+	    check_addrs(mail, "maintainers", t->mail.maintainers, t->mail.nmaintainers) < 0)
+		return -1;
+	if (!strcmp(send, "list"))
+		t->mail.send_list = true;
+	else if (strcmp(send, "maintainers") != 0)
+		return bg_conf_error_at(mail, "send", 0, "'send' is list or maintainers, not '%s'",
+					send);
+	if (t->mail.send_list && !t->mail.nto)
+		return bg_conf_error_at(mail, "to", 0, "'send: list' needs the list in 'to'");
+	return 0;
+}
+
+static int read_report(struct bg_service_conf *sc, const char *dir)
+{
+	struct bg_report_conf *r = &sc->report;
+	struct bg_conf *rep;
+	const char *pwfile, *site, *conf;
+
+	r->min_confidence = BG_REPORT_MIN_CONFIDENCE;
+	if (bg_conf_map(&sc->conf, "report", &rep) < 0)
+		return -1;
+	if (!rep)
+		return 0;
+	r->enabled = true;
+	if (bg_conf_str(rep, "from", NULL, &r->from) < 0 ||
+	    bg_conf_str(rep, "smtp", NULL, &r->smtp) < 0 ||
+	    bg_conf_str(rep, "smtp-user", NULL, &r->smtp_user) < 0 ||
+	    bg_conf_str(rep, "smtp-password-file", NULL, &pwfile) < 0 ||
+	    bg_conf_str(rep, "site-url", NULL, &site) < 0 ||
+	    bg_conf_str(rep, "min-confidence", NULL, &conf) < 0 ||
+	    bg_conf_check_unused(rep) < 0 ||
+	    check_given(rep, "from", r->from) < 0 || check_given(rep, "smtp", r->smtp) < 0 ||
+	    check_given(rep, "smtp-user", r->smtp_user) < 0 ||
+	    check_given(rep, "smtp-password-file", pwfile) < 0 ||
+	    check_given(rep, "site-url", site) < 0 ||
+	    check_given(rep, "min-confidence", conf) < 0)
+		return -1;
+	if (r->from) {
+		char *v[] = { (char *)r->from };
+
+		if (check_addrs(rep, "from", v, 1) < 0)
+			return -1;
+	}
+	if (r->smtp && bg_smtp_url_check(r->smtp) < 0)
+		return bg_conf_error_at(rep, "smtp", 0, "'smtp': %s", bg_error_last());
+	if (r->smtp_user) {
+		for (const char *p = r->smtp_user; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return bg_conf_error_at(rep, "smtp-user", 0, "'smtp-user' may not "
+							"hold a control character");
+		if (!pwfile)
+			return bg_conf_error_at(rep, "smtp-user", 0, "'smtp-user' needs "
+						"'smtp-password-file'");
+	} else if (pwfile) {
+		return bg_conf_error_at(rep, "smtp-password-file", 0, "'smtp-password-file' "
+					"needs 'smtp-user'");
+	}
+	if (pwfile)
+		r->smtp_password_file = resolve(dir, pwfile);
+	if (site) {
+		for (const char *p = site; *p; p++)
+			if ((unsigned char)*p <= ' ' || *p == 0x7f)
+				return bg_conf_error_at(rep, "site-url", 0, "'site-url' may not hold "
+							"a space or a control character");
+		r->site_url = xstrndup(site, strlen(site) - (site[strlen(site) - 1] == '/'));
+	}
+	if (conf && bg_num_parse_double(conf, 0, 1, &r->min_confidence) < 0)
+		return bg_conf_error_at(rep, "min-confidence", 0, "'min-confidence' is a number "
+					"from 0 to 1, not '%s'", conf);
 	return 0;
 }
 
@@ -341,7 +450,8 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	    bg_conf_map(m, "thresholds", &thr) < 0 ||
 	    bg_conf_long(m, "poll", sc->poll, 10, 86400, &t->poll) < 0 ||
 	    bg_conf_str(m, "config", "tinyconfig", &config) < 0 ||
-	    get_list(m, "fragments", &fragments, &nfragments) < 0)
+	    get_list(m, "fragments", &fragments, &nfragments) < 0 ||
+	    read_tree_mail(m, t) < 0)
 		return -1;
 	for (size_t k = 0; thr && k < thr->n; k++) {
 		const char *value;
@@ -501,6 +611,8 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 		return -1;
 	if (webhook && read_webhook(sc, webhook, dir) < 0)
 		return -1;
+	if (read_report(sc, dir) < 0)
+		return -1;
 	sc->trees = xcalloc(ntrees, sizeof(*sc->trees));
 	for (size_t i = 0; i < ntrees; i++) {
 		bg_compare_config_init(&sc->trees[i].compare);
@@ -520,6 +632,8 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 		return bg_conf_error_at(c, "trees", 0, "'trees' is an empty list: the service "
 					"watches at least one");
 	sc->state = resolve(dir, state);
+	if (sc->report.enabled && !sc->report.site_url)
+		sc->report.site_url = xasprintf("file://%s/site", sc->state);
 	sc->socket = sock ? resolve(dir, sock) : bg_path_join(sc->state, "bootgate.sock");
 	if (strlen(sc->socket) > SOCKET_PATH_MAX)
 		return bg_conf_error_at(c, sock ? "socket" : "state", 0, "the socket '%s' is "
@@ -559,6 +673,8 @@ void bg_service_conf_release(struct bg_service_conf *sc)
 		free(t->fragments);
 		bg_compare_config_release(&t->compare);
 	}
+	free(sc->report.smtp_password_file);
+	free(sc->report.site_url);
 	free(sc->trees);
 	for (size_t i = 0; i < sc->ninboxes; i++)
 		free(sc->inboxes[i].path);

@@ -19,6 +19,15 @@ enum bg_kconfig {
 	BG_KCONFIG_FILE,      /* a full .config file */
 };
 
+/* A tree's mail: who gets its reports. */
+struct bg_mail_conf {
+	char **to, **cc;      /* the list(s), and copies: each "Name <addr>" or "addr" */
+	size_t nto, ncc;
+	char **maintainers;   /* the people mailed in every mode */
+	size_t nmaintainers;
+	bool send_list;       /* send: list; else maintainers (the default): no list */
+};
+
 struct bg_service_tree {
 	const char *name;     /* [a-z0-9][a-z0-9._-]*, at most 64: names paths and reports */
 	const char *url;      /* for git: no space, no control character, no leading '-' */
@@ -38,6 +47,20 @@ struct bg_service_tree {
 	char *config_name;    /* "tinyconfig", the target, or the .config file */
 	char **fragments;     /* merged on top of the config, in order */
 	size_t nfragments;
+	struct bg_mail_conf mail;
+};
+
+#define BG_REPORT_MIN_CONFIDENCE 0.9
+
+/* report: how results are told. enabled false: the key is absent, nothing is mailed. */
+struct bg_report_conf {
+	bool enabled;
+	const char *from;     /* "Name <addr>": the sender, Reported-by:; NULL: no mail */
+	const char *smtp;     /* smtp:// or smtps:// URL; NULL: no sending */
+	const char *smtp_user;
+	char *smtp_password_file;
+	char *site_url;       /* Closes: SITE/bisection/ID.html; default file://STATE/site */
+	double min_confidence;   /* a culprit below it is not mailed */
 };
 
 /* A public-inbox followed for patch series (lab/inbox.h). */
@@ -67,6 +90,7 @@ struct bg_service_conf {
 	size_t ninboxes;
 	char *drop_dir;       /* NULL: no drop directory */
 	const char *drop_tree;
+	struct bg_report_conf report;
 	struct bg_conf conf;
 };
 

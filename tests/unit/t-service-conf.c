@@ -429,6 +429,45 @@ static void test_inboxes(void **state)
 	expect_error(TREE "drop:\n  tree: t\n", 7, 3, "'dir' is missing");
 }
 
+static void test_report(void **state)
+{
+	struct bg_service_conf c;
+
+	(void)state;
+	assert_int_equal(load_text("report: {from: 'bot <bot@ci.example.org>', smtp: "
+				   "'smtp://127.0.0.1:2525', min-confidence: '0.95'}\n" TREE
+				   "    mail: {to: [l@x.org], maintainers: ['M <m@x.org>'], "
+				   "send: list}\n", &c), 0);
+	assert_true(c.report.enabled);
+	assert_string_equal(c.report.from, "bot <bot@ci.example.org>");
+	assert_true(c.report.min_confidence == 0.95);
+	assert_non_null(strstr(c.report.site_url, "/site"));
+	assert_true(c.trees[0].mail.send_list);
+	assert_int_equal(c.trees[0].mail.nmaintainers, 1);
+	bg_service_conf_release(&c);
+	assert_int_equal(load_text(TREE, &c), 0);
+	assert_false(c.report.enabled);
+	assert_false(c.trees[0].mail.send_list);
+	bg_service_conf_release(&c);
+	expect_error("report: {from: \"a@b.org\\r\\nBcc: x@y\"}\n" TREE, 1, 16,
+		     "'from' may not hold a line break or another control character");
+	expect_error("report: {from: 'not an address'}\n" TREE, 1, 16, "'not an address' is "
+		     "not an address bootgate mails: local@domain, printable ASCII without spaces");
+	expect_error("report: {smtp: 'http://h'}\n" TREE, 1, 16,
+		     "'smtp': 'http://h' is not an smtp:// or smtps:// URL");
+	expect_error("report: {smtp: 'smtp://u:p@h'}\n" TREE, 1, 16, "'smtp': the SMTP URL may "
+		     "not hold a login: give smtp-user and smtp-password-file");
+	expect_error("report: {smtp-user: u}\n" TREE, 1, 21,
+		     "'smtp-user' needs 'smtp-password-file'");
+	expect_error("report: {min-confidence: '1.5'}\n" TREE, 1, 26,
+		     "'min-confidence' is a number from 0 to 1, not '1.5'");
+	expect_error("report: {frm: a@b.org}\n" TREE, 1, 10, "unknown key 'frm'");
+	expect_error(TREE "    mail: {send: all, to: [l@x.org]}\n", 6, 18,
+		     "'send' is list or maintainers, not 'all'");
+	expect_error(TREE "    mail: {send: list}\n", 6, 11, "'send: list' needs the list in 'to'");
+	expect_error(TREE "    mail: {cc: [x@y.org, x@y.org]}\n", 6, 26, "'cc' lists 'x@y.org' twice");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_tree_errors),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inboxes),
+		cmocka_unit_test(test_report),
 	};
 
 	return cmocka_run_group_tests_name("service-conf", tests, setup, teardown);

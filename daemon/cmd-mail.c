@@ -1,0 +1,197 @@
+/*
+ * bootgate mail: the reports of the outbox as mails. Each row not done yet is composed
+ * into a mail kept in the store (or printed, --dry-run); --send sends the mails whose
+ * time has come, once each, and leaves those the server did not take for a later try.
+ */
+#include <getopt.h>
+#include <math.h>
+
+#include "cmd.h"
+#include "lab/board.h"
+#include "lab/mailer.h"
+#include "lab/service-conf.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+struct out {
+	struct bg_json *j;      /* NULL: text */
+	unsigned waiting;
+};
+
+static void tell(const struct bg_mailer_event *e, void *data)
+{
+	struct out *o = data;
+
+	o->waiting += !strcmp(e->what, "waiting");
+	if (o->j) {
+		bg_json_object_begin(o->j);
+		bg_json_key(o->j, "what");
+		bg_json_str(o->j, e->what);
+		if (e->outbox_id) {
+			bg_json_key(o->j, "outbox");
+			bg_json_int(o->j, e->outbox_id);
+			bg_json_key(o->j, "kind");
+			bg_json_str(o->j, e->kind);
+			bg_json_key(o->j, "ref");
+			bg_json_int(o->j, e->ref);
+		}
+		if (e->mail_id) {
+			bg_json_key(o->j, "mail");
+			bg_json_int(o->j, e->mail_id);
+		}
+		bg_json_key(o->j, "message_id");
+		bg_json_str(o->j, e->message_id);
+		bg_json_key(o->j, "subject");
+		bg_json_str(o->j, e->subject);
+		bg_json_key(o->j, "note");
+		bg_json_str(o->j, e->note);
+		if (e->attempts) {
+			bg_json_key(o->j, "attempts");
+			bg_json_int(o->j, e->attempts);
+		}
+		if (e->not_before > 0) {
+			bg_json_key(o->j, "not_before");
+			bg_json_double(o->j, e->not_before);
+		}
+		if (e->message) {
+			bg_json_key(o->j, "message");
+			bg_json_str(o->j, e->message);
+		}
+		bg_json_object_end(o->j);
+		return;
+	}
+	if (e->message) {
+		/* the message as it would go: escaped for the terminal, CRs dropped */
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		for (const char *p = e->message; *p; p++)
+			if (*p != '\r')
+				bg_strbuf_addch(&sb, *p);
+		bg_text_printf(stdout, "-- outbox %" PRId64 " (%s %" PRId64 ")\n%s\n", e->outbox_id,
+			       e->kind, e->ref, sb.buf);
+		bg_strbuf_release(&sb);
+	} else if (e->outbox_id) {
+		bg_text_printf(stdout, "outbox %" PRId64 " (%s %" PRId64 "): %s%s%s%s\n",
+			       e->outbox_id, e->kind, e->ref, e->what,
+			       e->message_id ? " <" : "", e->message_id ? e->message_id : "",
+			       e->message_id ? ">" : "");
+		if (e->note)
+			bg_text_printf(stdout, "  %s\n", e->note);
+	} else if (!strcmp(e->what, "sent")) {
+		bg_text_printf(stdout, "mail %" PRId64 ": sent <%s> (try %" PRId64 ")\n", e->mail_id,
+			       e->message_id, e->attempts);
+	} else {
+		bg_text_printf(stdout, "mail %" PRId64 ": waiting <%s>: try %" PRId64 " failed: %s; "
+			       "again in %.0f s\n", e->mail_id, e->message_id, e->attempts, e->note,
+			       e->not_before - bg_store_now());
+	}
+}
+
+int cmd_mail(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "send", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bg_service_conf conf;
+	struct bg_store *s = NULL;
+	struct bg_json j;
+	struct out o = { NULL, 0 };
+	const char *config = NULL, *b;
+	char *db = NULL;
+	bool dry_run = false, send = false, json = false;
+	double backoff = BG_MAILER_BACKOFF;
+	int opt, ret = 1, waiting = 0;
+
+	while ((opt = getopt_long(argc, argv, "d:c:nsj", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': free(db); db = xstrdup(optarg); break;
+		case 'c': config = optarg; break;
+		case 'n': dry_run = true; break;
+		case 's': send = true; break;
+		case 'j': json = true; break;
+		default:
+			free(db);
+			return cmd_option_error("mail", argv);
+		}
+	}
+	if (optind < argc) {
+		free(db);
+		return cmd_usage_error("mail", "unexpected argument '%s'", argv[optind]);
+	}
+	if (dry_run && send) {
+		free(db);
+		return cmd_usage_error("mail", "--dry-run sends nothing: not with --send");
+	}
+	/* the tests' shortcut: BOOTGATE_MAIL_BACKOFF=SECONDS for the first retry */
+	if ((b = getenv("BOOTGATE_MAIL_BACKOFF"))) {
+		unsigned long v;
+
+		if (bg_num_parse_ulong(b, 0, BG_MAILER_BACKOFF_MAX, &v) == 0)
+			backoff = (double)v;
+		else
+			log_warnx("BOOTGATE_MAIL_BACKOFF='%s' is not a number of seconds: %d s", b,
+				  BG_MAILER_BACKOFF);
+	}
+	if (!config)
+		config = bg_project_file("lab-configs/bootgate.yaml");
+	if (!config || bg_service_conf_load(config, &conf) < 0) {
+		log_warnx("%s", config ? bg_error_last() : "no configuration: give --config FILE");
+		free(db);
+		return 1;
+	}
+	if (!db)
+		db = bg_path_join(conf.state, "bootgate.db");
+	if (bg_store_open(db, &s) < 0) {
+		log_warnx("%s", bg_error_last());
+		goto out;
+	}
+	if (json) {
+		o.j = &j;
+		bg_json_init(&j, STDOUT_FILENO, 2);
+		bg_json_object_begin(&j);
+		bg_json_key(&j, "events");
+		bg_json_array_begin(&j);
+	}
+	ret = 0;
+	if (bg_mailer_compose(s, &conf, dry_run, tell, &o) < 0) {
+		log_warnx("%s", bg_error_last());
+		ret = 1;
+	}
+	if (send && ret == 0) {
+		waiting = bg_mailer_send(s, &conf, backoff, tell, &o);
+		if (waiting < 0) {
+			log_warnx("%s", bg_error_last());
+			ret = 1;
+		} else if (waiting > 0) {
+			if (!json)
+				log_warnx("%d mail%s wait%s for a later try", waiting,
+					  waiting == 1 ? "" : "s", waiting == 1 ? "s" : "");
+			ret = 1;
+		}
+	}
+	if (json) {
+		bg_json_array_end(&j);
+		bg_json_key(&j, "waiting");
+		bg_json_int(&j, waiting > 0 ? waiting : 0);
+		bg_json_object_end(&j);
+		if (bg_json_finish(&j) < 0) {
+			log_warnx("%s", bg_error_last());
+			ret = 1;
+		}
+	}
+out:
+	bg_store_close(s);
+	bg_service_conf_release(&conf);
+	free(db);
+	return ret;
+}

@@ -1,0 +1,292 @@
+#!/bin/sh
+# The mail: a bisection and a series from the store become mails sent by libcurl to a
+# real SMTP server on 127.0.0.1 (postfix's smtp-sink writing each message to a file);
+# the store is real SQLite, the consoles are the shipped logs, the culprit a real commit
+# of a real git tree. The bisection and series rows are written by the test.
+. "$(dirname "$0")/lib.sh"
+
+SINK=/usr/sbin/smtp-sink
+BOOTGATED=$ROOT/bin/bootgated
+export BOOTGATE_MAIL_BACKOFF=1
+# smtp-sink runs as nobody: it must reach the directory it writes into
+mkdir -p "$SCRATCH/mails" "$SCRATCH/state" && chmod 711 "$SCRATCH" && chmod 777 "$SCRATCH/mails"
+
+# a port below the ephemeral range that nothing listens on now
+listening() {
+	awk -v port="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == port \
+		{ found = 1 } END { exit !found }' /proc/net/tcp
+}
+while :; do
+	PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
+	listening "$PORT" || break
+done
+
+start_sink() {
+	setsid "$SINK" -d "$SCRATCH/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$PORT" 10 \
+		>>"$SCRATCH/sink.log" 2>&1 &
+	echo $! >"$SCRATCH/sink.pid"
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		listening "$PORT" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+stop_sink() {
+	[ -s "$SCRATCH/sink.pid" ] || return 0
+	kill -KILL "$(cat "$SCRATCH/sink.pid")" 2>/dev/null || true
+	while kill -0 "$(cat "$SCRATCH/sink.pid")" 2>/dev/null; do sleep 0.1; done
+	rm -f "$SCRATCH/sink.pid"
+}
+start_daemon() {
+	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" --db "$SCRATCH/state/bootgate.db" \
+		>>"$SCRATCH/daemon.log" 2>&1 &
+	echo $! >"$SCRATCH/daemon.pid"
+}
+stop_daemon() {
+	[ -s "$SCRATCH/daemon.pid" ] || return 0
+	kill -TERM "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true
+	while kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null; do sleep 0.2; done
+	rm -f "$SCRATCH/daemon.pid"
+}
+trap 'stop_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
+
+# mails_with PATTERN: how many captured messages hold PATTERN
+mails_with() {
+	grep -l -e "$1" "$SCRATCH"/mails/* 2>/dev/null | wc -l
+}
+# the header block of the one captured message holding PATTERN
+headers_of() {
+	sed '/^\r*$/q' "$(grep -l -e "$1" "$SCRATCH"/mails/* | head -1)" | tr -d '\r'
+}
+
+write_config() {
+	cat >"$SCRATCH/bootgate.yaml" <<EOF
+state: $SCRATCH/state
+socket: $SCRATCH/state/s.sock
+report:
+  from: "bootgate robot <bootgate@ci.example.org>"
+  smtp: smtp://127.0.0.1:$PORT
+  site-url: https://ci.example.org/boot/
+  min-confidence: "0.9"
+trees:
+  - name: tracing
+    url: git://127.0.0.1:1/none
+    branch: for-next
+    arches: [x86_64]
+    mode: deterministic
+    poll: 86400
+    mail:
+      to: ["linux-trace-kernel@vger.example.org"]
+      cc: ["Régis Müller <regis@example.org>"]
+      maintainers: ["Steven Rostedt <rostedt@example.org>"]
+      send: list
+EOF
+}
+
+# wait_sent ABOUT: until the mail about ABOUT is marked sent (30 s at most)
+wait_sent() {
+	for i in $(seq 60); do
+		[ "$(SQL "SELECT sent IS NOT NULL FROM mails WHERE about = '$1'")" != 1 ] || return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+SQL() {
+	sqlite3 "$SCRATCH/state/bootgate.db" "$@"
+}
+
+# samples of one boot from the parser's own reading of a shipped log
+boot_sql() {
+	id=$1 image=$2 log=$3
+	echo "INSERT INTO boots (id, image_sha256, board, mode, outcome, console, created)" \
+		"VALUES ($id, '$image', 'qemu-x86_64', 'deterministic', 'complete', '$log', 0);"
+	bootgate parse --json "$log" | jq -r --arg id "$id" '.logs[0] |
+		([.initcalls[] | ["initcall." + .name, .usecs]] +
+		 [["boot.init", .milestones.init_us]]) | to_entries[] |
+		"INSERT INTO samples VALUES (\($id), \(.key), \u0027\(.value[0])\u0027, \(.value[1]));"'
+}
+
+test_expect_success 'setup: a tree whose culprit carries trailers and a hostile subject' '
+	git init -q tree &&
+	(cd tree &&
+	 git config user.name "Ada Lovelace" && git config user.email ada@example.org &&
+	 echo a >f && git add f && git commit -q -m "tracing: base" &&
+	 printf "%s\r\nBcc: x@y\n\nSlow it down.\n\nCc: stable@vger.example.org # 6.1\nSigned-off-by: Ada Lovelace <ada@example.org>\nSigned-off-by: Zoë Maintainer <zoe@example.org>\n" \
+		"tracing: make kprobe init wait" >msg &&
+	 echo b >f && git commit -q -a -F msg &&
+	 echo c >f && git commit -q -a -m "tracing: after") &&
+	GOOD=$(git -C tree rev-parse HEAD~2) && CULPRIT=$(git -C tree rev-parse HEAD~1) &&
+	BAD=$(git -C tree rev-parse HEAD) &&
+	echo "$GOOD $CULPRIT $BAD" >revs &&
+	write_config && start_sink &&
+	bootgate mail --config bootgate.yaml >out &&
+	test -s state/bootgate.db
+'
+read -r GOOD CULPRIT BAD <revs 2>/dev/null || true
+
+test_expect_success 'setup: the store holds a found bisection, its builds and boots' '
+	{
+	echo "BEGIN;" &&
+	echo "INSERT INTO trees (id, name, path, url, branch) VALUES (1, '\''tracing'\'', '\''$SCRATCH/tree'\'', '\''git://127.0.0.1:1/none'\'', '\''for-next'\'');" &&
+	echo "INSERT INTO builds (commit_sha, board, status, image_sha256, created) VALUES ('\''$GOOD'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-good'\'', 0), ('\''$CULPRIT'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-bad'\'', 0);" &&
+	for i in 1 2 3; do
+		boot_sql "$i" img-good "$FIXTURES/bootlogs/x86_64-tiny-baseline-run$i.log" &&
+		boot_sql "$((i + 3))" img-bad "$FIXTURES/bootlogs/x86_64-tiny-regressed-run$i.log"
+	done &&
+	RESULT=$(jq -nc --arg g "$GOOD" --arg c "$CULPRIT" --arg b "$BAD" "{id: 1, outcome: \"found\", culprit: \$c, confidence: 0.998, metric: \"initcall.init_kprobe_trace\", steps: [{commit: \$g, index: 0, built: true, values: [94, 94], verdict: \"good\"}, {commit: \$c, index: 1, built: true, values: [49882, 49882], verdict: \"culprit\"}, {commit: \$b, index: 2, built: true, values: [49882], verdict: \"bad\"}], confirmation: {mode: \"timing\", boots: 10, verdict: \"different\", base_us: 120, cand_us: 50110, delta_us: 49990, p: 0.0001, boot_init_delta_us: 50200, boot_init_verdict: \"different\", revert: {applies: true, commit: \"0000\", verdict: \"different\", delta_us: -49700, regression_us: 49788}}}") &&
+	echo "INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, culprit, confidence, result, created) VALUES (1, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''initcall.init_kprobe_trace'\'', '\''done'\'', '\''found'\'', '\''$CULPRIT'\'', 0.998, '\''$RESULT'\'', 0);" &&
+	echo "INSERT INTO outbox (kind, ref, body, created) VALUES ('\''bisection'\'', 1, '\''{}'\'', 0);" &&
+	echo "COMMIT;"
+	} >setup.sql &&
+	SQL <setup.sql &&
+	test "$(SQL "SELECT count(*) FROM samples WHERE metric = '\''initcall.init_kprobe_trace'\''")" = 6
+'
+
+test_expect_success 'mail --dry-run: the mail as it would go, nothing stored' '
+	bootgate mail --config bootgate.yaml --dry-run >dry &&
+	test_grep "^Subject: \[tracing:for-next\] " dry &&
+	test "$(SQL "SELECT count(*) FROM mails")" = 0 &&
+	test "$(SQL "SELECT count(*) FROM outbox WHERE done IS NULL")" = 1
+'
+
+test_expect_success 'mail --send: the report reaches the server, with its headers' '
+	bootgate mail --config bootgate.yaml --send >out &&
+	test "$(mails_with "bootgate-bisection-1-")" = 1 &&
+	headers_of "bootgate-bisection-1-" >h &&
+	test_grep "^From: bootgate robot <bootgate@ci.example.org>" h &&
+	test_grep "^To: linux-trace-kernel@vger.example.org, Ada Lovelace <ada@example.org>" h &&
+	test_grep "stable@vger.example.org" h &&
+	test_grep "=?UTF-8?Q?Zo=C3=AB?=" h &&
+	test_grep "=?UTF-8?Q?R=C3=A9gis_M=C3=BCller?=" h &&
+	test_grep "^Message-ID: <bootgate-bisection-1-$(echo $CULPRIT | cut -c1-12)@ci.example.org>" h &&
+	test_grep "=?UTF-8?Q?=C2=B5s?=" h &&
+	test_grep "^X-Bootgate-Kind: bisection" h &&
+	test_grep "^Content-Type: text/plain; charset=utf-8" h &&
+	test "$(SQL "SELECT sent IS NOT NULL AND attempts = 1 FROM mails WHERE outbox_id = 1")" = 1 &&
+	test "$(SQL "SELECT done IS NOT NULL FROM outbox WHERE id = 1")" = 1
+'
+
+test_expect_success 'a CR LF in the commit subject adds no header' '
+	headers_of "bootgate-bisection-1-" >h &&
+	! grep -i "^bcc:" h &&
+	sed -n "/^From: /,\$p" h | grep -o "^[A-Za-z-]*:" >names &&
+	printf "%s:\n" From To Cc Subject Date Message-ID MIME-Version Content-Type \
+		Content-Transfer-Encoding X-Bootgate-Tree X-Bootgate-Branch X-Bootgate-Kind >want &&
+	test_cmp want names &&
+	test_grep "^ x@y: initcall.init_kprobe_trace" h
+'
+
+test_expect_success 'the body: the kernel lines, figures, log, reproduction, tags' '
+	f=$(grep -l "bootgate-bisection-1-" mails/*) &&
+	tr -d "\r" <"$f" | sed "1,/^\$/d" >body &&
+	test_grep "^    initcall init_kprobe_trace+0x0/0x165 returned 0 after 88 usecs" body &&
+	test_grep "^  → initcall init_kprobe_trace+0x0/0x179 returned 0 after 92066 usecs" body &&
+	test_grep "^  boots    3 before, 3 after" body &&
+	test_grep "95% interval" body &&
+	test_grep "Timing mode confirmed it" body &&
+	test_grep "restores 49700 µs of 49788" body &&
+	test_grep "^  $(echo $CULPRIT | cut -c1-12) culprit 49882 49882" body &&
+	test_grep "bootgate bisect --tree" body &&
+	test_grep "qemu-system-x86_64 -M pc" body &&
+	grep -A1 "^Reported-by: bootgate robot <bootgate@ci.example.org>" body >tags &&
+	test_grep "^Closes: https://ci.example.org/boot/bisection/1.html" tags &&
+	test_grep "^Fixes: $(echo $CULPRIT | cut -c1-12) (\"tracing: make kprobe init wait Bcc: x@y\")" body &&
+	sed "s/µ/u/g; s/→/>/g" body |
+		awk "!/^(Fixes|Closes|Reported-by):/ && length(\$0) > 72 && NF > 1 && !/^ *\x27/" >long &&
+	test ! -s long
+'
+
+test_expect_success 'one mail per culprit: a second outbox row makes none' '
+	SQL "INSERT INTO outbox (kind, ref, body, created) VALUES ('\''bisection'\'', 1, '\''{}'\'', 0)" &&
+	bootgate mail --config bootgate.yaml --send --json >out.json &&
+	test_jq ".events[0].what == \"skipped\" and (.events[0].note | test(\"mailed already\"))" out.json &&
+	test "$(SQL "SELECT count(*) FROM mails")" = 1 &&
+	test "$(mails_with "bootgate-bisection-1-")" = 1
+'
+
+test_expect_success 'no mail for a failed bisection, an unknown one, a low confidence' '
+	SQL "INSERT INTO bisections (id, tree_id, good, bad, board, mode, state, error, created) VALUES (2, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''failed'\'', '\''infra'\'', 0);
+	     INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, created) VALUES (3, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''boot.init'\'', '\''done'\'', '\''unknown'\'', 0);
+	     INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, culprit, confidence, created) VALUES (4, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''boot.init'\'', '\''done'\'', '\''found'\'', '\''$BAD'\'', 0.6, 0);
+	     INSERT INTO outbox (kind, ref, body, created) VALUES ('\''bisection'\'', 2, '\''{}'\'', 0), ('\''bisection'\'', 3, '\''{}'\'', 0), ('\''bisection'\'', 4, '\''{}'\'', 0);" &&
+	bootgate mail --config bootgate.yaml --send >out &&
+	test "$(SQL "SELECT count(*) FROM mails")" = 1 &&
+	test "$(SQL "SELECT count(*) FROM outbox WHERE done IS NULL")" = 0 &&
+	test "$(SQL "SELECT note FROM outbox WHERE ref = 2")" = "the bisection did not end" &&
+	test "$(SQL "SELECT note FROM outbox WHERE ref = 3")" = "no culprit: the outcome is not '\''found'\''" &&
+	test "$(SQL "SELECT note FROM outbox WHERE ref = 4")" = "confidence 0.600 is below the floor 0.900"
+'
+
+series_sql() {
+	sid=$1 cover=$2 verdict2=$3
+	echo "INSERT INTO series (id, tree_id, message_id, version, total, subject, author, source, base, board, mode, state, created) VALUES ($sid, 1, '$cover', 2, 3, '[PATCH v2 0/3] tracing: faster probes', 'Ada Lovelace <ada@example.org>', 'cli', '$GOOD', 'qemu-x86_64', 'deterministic', 'done', 0);"
+	echo "INSERT INTO comparisons (id, base, cand, board, mode, verdict, metric, delta, result, created) VALUES ($sid, '$GOOD', '$CULPRIT', 'qemu-x86_64', 'deterministic', 'regression', 'initcall.init_kprobe_trace', 49942, '{}', 0);"
+	echo "INSERT INTO series_patches (series_id, idx, message_id, subject, author, mbox, status) VALUES ($sid, 0, '$cover', '[PATCH v2 0/3] tracing: faster probes', 'Ada Lovelace <ada@example.org>', 'x', NULL);"
+	for i in 1 2 3; do
+		v=same
+		[ "$i" != 2 ] || v=$verdict2
+		echo "INSERT INTO series_patches (series_id, idx, message_id, subject, author, mbox, status, comparison_id, verdict, metric, delta) VALUES ($sid, $i, 'p$i-$cover', '[PATCH v2 $i/3] tracing: step $i', 'Bob Builder <bob@example.org>', 'From: Bob Builder <bob@example.org>
+Subject: [PATCH v2 $i/3] tracing: step $i
+
+Cc: reviewer@example.org
+Signed-off-by: Bob Builder <bob@example.org>
+', 'applied', $sid, '$v', 'initcall.init_kprobe_trace', $([ "$v" = regression ] && echo 49942 || echo 3));"
+	done
+	echo "INSERT INTO outbox (kind, ref, body, created) VALUES ('series', $sid, '{}', 0);"
+}
+
+test_expect_success 'a series reply answers the patch that made boot slower' '
+	series_sql 1 "cover-1@example.org" regression | SQL &&
+	bootgate mail --config bootgate.yaml --send >out &&
+	test "$(mails_with "bootgate-series-1-2@")" = 1 &&
+	headers_of "bootgate-series-1-2@" >h &&
+	test_grep "^In-Reply-To: <p2-cover-1@example.org>\$" h &&
+	test_grep "^References: <p2-cover-1@example.org>\$" h &&
+	test_grep "^Subject: Re: \[PATCH v2 2/3\] tracing: step 2\$" h &&
+	test_grep "Bob Builder <bob@example.org>" h &&
+	test_grep "reviewer@example.org" h &&
+	f=$(grep -l "bootgate-series-1-2@" mails/*) &&
+	tr -d "\r" <"$f" | sed "1,/^\$/d" >body &&
+	test_grep "^Patch 2/3 made initcall.init_kprobe_trace slower" body &&
+	test_grep "returned 0 after 92066 usecs" body &&
+	test_grep "^  2/3 regression " body &&
+	grep -A1 "^Reported-by:" body >tags &&
+	test_grep "^Closes: https://ci.example.org/boot/series/1.html" tags
+'
+
+test_expect_success 'server down: the mail waits (attempts, error), then leaves once' '
+	stop_sink &&
+	series_sql 2 "cover-2@example.org" improvement | SQL &&
+	test_exit_code 1 bootgate mail --config bootgate.yaml --send >out 2>err &&
+	test_grep "wait" err &&
+	test "$(SQL "SELECT attempts FROM mails WHERE about = '\''series 2'\''")" = 1 &&
+	SQL "SELECT error FROM mails WHERE about = '\''series 2'\''" >error &&
+	test_grep "127.0.0.1:$PORT" error &&
+	sleep 1.2 &&
+	test_exit_code 1 bootgate mail --config bootgate.yaml --send >out 2>err &&
+	test "$(SQL "SELECT attempts FROM mails WHERE about = '\''series 2'\''")" = 2 &&
+	test "$(SQL "SELECT not_before - strftime('\''%s'\'', '\''now'\'') > 1 FROM mails WHERE about = '\''series 2'\''")" = 1 &&
+	test "$(mails_with "bootgate-series-2-")" = 0
+'
+
+test_expect_success 'the daemon sends it once the server is back, and serves status' '
+	start_daemon &&
+	sleep 3 &&
+	bootgate status --db state/bootgate.db >status &&
+	test "$(mails_with "bootgate-series-2-")" = 0 &&
+	start_sink &&
+	wait_sent "series 2" &&
+	test "$(SQL "SELECT sent IS NOT NULL FROM mails WHERE about = '\''series 2'\''")" = 1 &&
+	sleep 6 &&
+	test "$(mails_with "bootgate-series-2-0@")" = 1 &&
+	headers_of "bootgate-series-2-0@" >h &&
+	test_grep "^In-Reply-To: <cover-2@example.org>" h &&
+	bootgate status --db state/bootgate.db >status &&
+	bootgate log --db state/bootgate.db >log &&
+	test_grep "mail: the outbox is sent" log &&
+	stop_daemon &&
+	test "$(ls mails | wc -l)" = 3
+'
+
+test_done

@@ -1,0 +1,224 @@
+/* Unit tests of the report mails' text (report/mail.c). */
+#include <math.h>
+
+#include "unit.h"
+#include "report/mail.h"
+
+/* Every line of a header block (CRLF) at most 78 columns, none but the first unfolded. */
+static void assert_folded(const char *h)
+{
+	for (const char *p = h; *p;) {
+		const char *e = strstr(p, "\r\n");
+
+		assert_non_null(e);
+		assert_true(e - p <= BG_MAIL_HEADER_COLUMNS);
+		if (p != h)
+			assert_int_equal(*p, ' ');
+		p = e + 2;
+	}
+}
+
+static void test_subject_injection(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	(void)state;
+	bg_mail_header_text(&sb, "Subject", "fix\r\nBcc: x@y\nX: \x01z");
+	assert_string_equal(sb.buf, "Subject: fix Bcc: x@y X: z\r\n");
+	assert_folded(sb.buf);
+	bg_strbuf_release(&sb);
+}
+
+static void test_encoded_words(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	(void)state;
+	bg_mail_header_text(&sb, "Subject", "a +5 \xc2\xb5s (+2%) b");
+	assert_string_equal(sb.buf, "Subject: a +5 =?UTF-8?Q?=C2=B5s?= (+2%) b\r\n");
+	bg_strbuf_reset(&sb);
+	/* two words to encode side by side keep their space inside the encoding */
+	bg_mail_header_text(&sb, "Subject", "Zo\xc3\xab M\xc3\xbcller");
+	assert_string_equal(sb.buf, "Subject: =?UTF-8?Q?Zo=C3=AB_M=C3=BCller?=\r\n");
+	bg_strbuf_reset(&sb);
+	/* not UTF-8: U+FFFD; "=?" could be taken for an encoded word: encoded itself */
+	bg_mail_header_text(&sb, "Subject", "\xff =?x?=");
+	assert_string_equal(sb.buf, "Subject: =?UTF-8?Q?=EF=BF=BD_=3D=3Fx=3F=3D?=\r\n");
+	bg_strbuf_release(&sb);
+}
+
+static void test_long_subject_folded(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT, v = BG_STRBUF_INIT;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		bg_strbuf_addstr(&v, "\xc3\xa9t\xc3\xa9 long ");
+	bg_strbuf_addstr(&v, "x");
+	for (int i = 0; i < 100; i++)
+		bg_strbuf_addch(&v, 'y');
+	bg_mail_header_text(&sb, "Subject", v.buf);
+	assert_folded(sb.buf);
+	/* every encoded word at most 75 characters, never a character split */
+	for (const char *p = sb.buf; (p = strstr(p, "=?UTF-8?Q?"));) {
+		const char *e = strstr(p + 10, "?=");
+
+		assert_non_null(e);
+		assert_true(e + 2 - p <= 75);
+		assert_true(e[-3] != '=' || e[-2] != 'C');
+		p = e + 2;
+	}
+	bg_strbuf_release(&sb);
+	bg_strbuf_release(&v);
+}
+
+static void test_addresses(void **state)
+{
+	struct bg_mail_addrs l = { NULL, 0, 0 };
+	struct bg_mail_addr a;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(bg_mail_addr_parse("\"Doe, J.\" <j@x.org>", &a), 0);
+	assert_string_equal(a.name, "Doe, J.");
+	assert_string_equal(a.addr, "j@x.org");
+	bg_mail_addr_release(&a);
+	assert_int_equal(bg_mail_addr_parse("j@x.org\r\nBcc: y@z", &a), -1);
+	assert_int_equal(bg_mail_addr_parse("<j@x.org> tail", &a), -1);
+	assert_int_equal(bg_mail_addr_parse("a b@x.org", &a), -1);
+	assert_false(bg_mail_addr_ok("a@b@c"));
+	assert_false(bg_mail_addr_ok("a@.c"));
+	assert_true(bg_mail_addr_ok("first.last+tag@sub.example.org"));
+	bg_mail_addrs_add(&l, "Doe, J.", "j@x.org");
+	assert_false(bg_mail_addrs_add(&l, NULL, "J@X.ORG"));
+	bg_mail_addrs_add(&l, NULL, "k@x.org");
+	bg_mail_header_addrs(&sb, "To", &l);
+	assert_string_equal(sb.buf, "To: =?UTF-8?Q?Doe=2C_J=2E?= <j@x.org>, k@x.org\r\n");
+	bg_strbuf_release(&sb);
+	bg_mail_addrs_release(&l);
+}
+
+static void test_trailers(void **state)
+{
+	struct bg_mail_addrs l = { NULL, 0, 0 };
+
+	(void)state;
+	bg_mail_trailers("tracing: x\n\nBody Signed-off-by: no@x.org\n"
+			 "Cc: stable@vger.kernel.org # 6.1\r\n"
+			 "Signed-off-by: Ada <ada@x.org>\n"
+			 "  signed-off-by: ADA <ADA@x.org>\n"
+			 "Reviewed-by: Rev <rev@x.org>\n"
+			 "Cc: not an address\n", &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0].addr, "stable@vger.kernel.org");
+	assert_null(l.v[0].name);
+	assert_string_equal(l.v[1].addr, "ada@x.org");
+	assert_string_equal(l.v[1].name, "Ada");
+	bg_mail_addrs_release(&l);
+}
+
+static void test_wrap(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	const char *url = "https://example.org/a/very/long/path/that/does/not/fit/in/"
+			  "seventy/two/columns/at/all.html";
+
+	(void)state;
+	bg_mail_wrap(&sb, "", "", "one two three four five six seven eight nine ten "
+		     "eleven twelve thirteen fourteen fifteen \xc2\xb5s sixteen seventeen");
+	assert_string_equal(sb.buf, "one two three four five six seven eight nine ten eleven "
+			    "twelve thirteen\nfourteen fifteen \xc2\xb5s sixteen seventeen\n");
+	bg_strbuf_reset(&sb);
+	bg_mail_wrap(&sb, "see: ", "     ", url);
+	assert_string_equal(sb.buf, "see: https://example.org/a/very/long/path/that/does/not/"
+			    "fit/in/seventy/two/columns/at/all.html\n");
+	bg_strbuf_reset(&sb);
+	bg_mail_command(&sb, "$ ", "qemu -M pc -m 512 -append 'console=ttyS0 loglevel=8 "
+			"printk.time=1 panic=-1' -icount shift=3");
+	assert_string_equal(sb.buf, "$ qemu -M pc -m 512 -append \\\n"
+			    "      'console=ttyS0 loglevel=8 printk.time=1 panic=-1' -icount shift=3\n");
+	bg_strbuf_release(&sb);
+}
+
+static void test_no_mail_rules(void **state)
+{
+	struct bg_mail_patch p[4] = {
+		{ .idx = 0, .subject = "[PATCH v2 0/3] t" },
+		{ .idx = 1, .status = "applied", .verdict = "same", .delta = 2 },
+		{ .idx = 2, .status = "applied", .verdict = "regression", .delta = 900 },
+		{ .idx = 3, .status = "applied", .verdict = "regression", .delta = 4000 },
+	};
+	size_t reply = 99;
+	bool reg = false;
+
+	(void)state;
+	assert_null(bg_mail_bisection_skip("done", "found", "abc", 0.95, 0.9));
+	assert_string_equal(bg_mail_bisection_skip("done", "found", "abc", 0.5, 0.9),
+			    "confidence 0.500 is below the floor 0.900");
+	assert_non_null(bg_mail_bisection_skip("failed", NULL, NULL, NAN, 0.9));
+	assert_non_null(bg_mail_bisection_skip("done", "unknown", NULL, 0.99, 0.9));
+	assert_non_null(bg_mail_bisection_skip("done", "found", NULL, 0.99, 0.9));
+	assert_null(bg_mail_series_skip("done", p, 4, &reply, &reg));
+	assert_int_equal(reply, 3);
+	assert_true(reg);
+	p[2].verdict = p[3].verdict = "improvement";
+	assert_null(bg_mail_series_skip("done", p, 4, &reply, &reg));
+	assert_int_equal(reply, 0);
+	assert_false(reg);
+	p[1].verdict = p[2].verdict = p[3].verdict = "unknown";
+	assert_string_equal(bg_mail_series_skip("done", p, 4, &reply, &reg),
+			    "nothing but unknown was measured");
+	p[2].status = "failed";
+	assert_string_equal(bg_mail_series_skip("done", p, 4, &reply, &reg),
+			    "a patch did not apply");
+}
+
+static void test_subject_and_message(void **state)
+{
+	struct bg_mail_bisection b = { 0 };
+	struct bg_mail_addrs to = { NULL, 0, 0 };
+	struct bg_mail_head h = { { "bootgate", "bot@ci.example.org" }, &to, NULL, NULL,
+				  "bootgate-bisection-7-0123456789ab@ci.example.org",
+				  "patch@x\r\nBcc: y@z", 0, "tracing", "for-next", "bisection" };
+	struct bg_strbuf subj = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
+
+	(void)state;
+	b.tree = "tracing";
+	b.branch = "for-next";
+	b.culprit = "0123456789abcdef0123456789abcdef01234567";
+	b.subject = "tracing: slow";
+	b.metric = "initcall.init_kprobe_trace";
+	b.fig.delta_us = 230077;
+	b.fig.delta_pct = 7669233.3;
+	bg_mail_bisection_subject(&subj, &b);
+	assert_string_equal(subj.buf, "[tracing:for-next] 0123456789ab tracing: slow: "
+			    "initcall.init_kprobe_trace +230077 \xc2\xb5s (+7669233.3%) "
+			    "boot-time regression");
+	bg_mail_addrs_add(&to, "Ada", "ada@x.org");
+	h.subject = subj.buf;
+	bg_mail_message(&msg, &h, "body line\n.\nend");
+	assert_non_null(strstr(msg.buf, "Date: Thu, 01 Jan 1970 00:00:00 +0000\r\n"));
+	/* an In-Reply-To that is no Message-ID is left out, not written */
+	assert_null(strstr(msg.buf, "In-Reply-To"));
+	assert_null(strstr(msg.buf, "\nBcc"));
+	assert_non_null(strstr(msg.buf, "\r\n\r\nbody line\r\n.\r\nend\r\n"));
+	bg_strbuf_release(&subj);
+	bg_strbuf_release(&msg);
+	bg_mail_addrs_release(&to);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_subject_injection),
+		cmocka_unit_test(test_encoded_words),
+		cmocka_unit_test(test_long_subject_folded),
+		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_trailers),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_no_mail_rules),
+		cmocka_unit_test(test_subject_and_message),
+	};
+
+	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);
+}
