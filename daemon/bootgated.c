@@ -51,6 +51,7 @@
 #define DROP_POLL 60             /* s between looks at the drop directory */
 #define MAIL_TICK 5              /* s between looks at the outbox and the due mails */
 #define MAIL_TIMEOUT 600         /* s: a mail child past it is killed */
+#define SITE_TIMEOUT 1800        /* s: a site child past it is killed */
 
 struct tree {
 	char *name;
@@ -99,6 +100,9 @@ struct daemon {
 	struct bg_proc inbox_proc;
 	struct inbox *inbox_reading;   /* the one whose child runs, or NULL */
 	struct bg_proc mail;     /* `bootgate mail --send`, one at a time */
+	struct bg_proc site;     /* `bootgate site`, one at a time */
+	bool siting;
+	bool site_dirty;         /* a result came since the site was last written */
 	bool mailing;
 	double next_mail;        /* monotonic */
 };
@@ -758,6 +762,7 @@ static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_res
 	/* the row stays "running" if these updates fail: the next start queues it again */
 	j->used = false;
 	d->next_mail = 0;     /* its result may be a report */
+	d->site_dirty = true;
 	bg_store_int(d->s, 0, &attempts, "SELECT attempts FROM jobs WHERE id = ?", "i", j->id);
 	/* a series that did not apply exits 1 but has ended: its result is the report */
 	bg_store_int(d->s, 0, &ended, "SELECT s.state IN ('done', 'failed', 'superseded') FROM "
@@ -947,6 +952,50 @@ static void check_mail(struct daemon *d)
 	}
 }
 
+/* ---- the site ---- */
+
+/*
+ * After each job (and once at start) `bootgate site` rewrites what changed of the results
+ * site, as a child: pages are replaced by rename, so a reader never sees half of one.
+ */
+static void check_site(struct daemon *d)
+{
+	struct bg_proc_result r;
+
+	if (d->siting) {
+		if (bg_now() - d->site.started > SITE_TIMEOUT) {
+			bg_proc_kill(&d->site, BG_PROC_GRACE_MS, &r);
+			d->siting = false;
+			event(d, "warning", 0, 0, "site: killed after %d s", SITE_TIMEOUT);
+		} else if (bg_proc_wait(&d->site, 0, &r) == 0) {
+			d->siting = false;
+			if (r.exit_code != 0)
+				event(d, "warning", 0, 0, "site: exit %d (see %s/site.log)",
+				      r.exit_code, d->conf.state);
+		}
+		return;
+	}
+	if (d->stopping || !d->site_dirty)
+		return;
+	d->site_dirty = false;
+	{
+		char *log = bg_path_join(d->conf.state, "site.log");
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+		struct bg_proc_opts o = { NULL, NULL, NULL, -1, fd, BG_PROC_SAME };
+		char *argv[] = { d->self, "site", "--db", d->db, d->conf.site, NULL };
+
+		o.argv = argv;
+		if (fd < 0 || bg_proc_start(&d->site, &o) < 0)
+			event(d, "error", 0, 0, "site: cannot start: %s",
+			      fd < 0 ? strerror(errno) : bg_error_last());
+		else
+			d->siting = true;
+		if (fd >= 0)
+			close(fd);
+		free(log);
+	}
+}
+
 /* ---- the loop ---- */
 
 static void stop_all(struct daemon *d)
@@ -958,6 +1007,13 @@ static void stop_all(struct daemon *d)
 		/* a mail the server took is marked at once; one cut short goes again */
 		bg_proc_kill(&d->mail, BG_PROC_GRACE_MS, &r);
 		d->mailing = false;
+	}
+	if (d->siting) {
+		struct bg_proc_result r;
+
+		/* every page is whole (renamed into place): the next start writes the rest */
+		bg_proc_kill(&d->site, BG_PROC_GRACE_MS, &r);
+		d->siting = false;
 	}
 	for (size_t i = 0; i < MAX_JOBS; i++) {
 		struct bg_proc_result r;
@@ -992,7 +1048,7 @@ static int signals(struct daemon *d)
 static int loop(struct daemon *d)
 {
 	for (;;) {
-		struct pollfd pfd[4 + MAX_JOBS];
+		struct pollfd pfd[8 + MAX_JOBS];
 		double now = bg_now(), next = now + 60;
 		nfds_t n = 0;
 
@@ -1009,6 +1065,7 @@ static int loop(struct daemon *d)
 		check_jobs(d);
 		schedule(d);
 		check_mail(d);
+		check_site(d);
 		pfd[n++] = (struct pollfd){ d->sigfd, POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ d->sock, POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ d->hook_pipe[0], POLLIN, 0 };
@@ -1023,6 +1080,8 @@ static int loop(struct daemon *d)
 			pfd[n++] = (struct pollfd){ d->inbox_proc.pidfd, POLLIN, 0 };
 		if (d->mailing && d->mail.pidfd >= 0 && n < ARRAY_SIZE(pfd))
 			pfd[n++] = (struct pollfd){ d->mail.pidfd, POLLIN, 0 };
+		if (d->siting && d->site.pidfd >= 0 && n < ARRAY_SIZE(pfd))
+			pfd[n++] = (struct pollfd){ d->site.pidfd, POLLIN, 0 };
 		{
 			/* queued jobs waiting for their time, fetches that may time out */
 			int ms = (int)fmax(0, fmin(next - now, 5) * 1000);
@@ -1116,6 +1175,7 @@ int main(int argc, char **argv)
 	d.logs = bg_path_join(d.conf.state, "jobs");
 	d.self = bg_worker_path("bootgate");
 	d.backoff = JOB_BACKOFF;
+	d.site_dirty = true;     /* the site as the store has it now */
 	{
 		/* the tests' shortcut: BOOTGATE_JOB_BACKOFF=SECONDS */
 		const char *b = getenv("BOOTGATE_JOB_BACKOFF");

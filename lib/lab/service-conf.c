@@ -593,7 +593,7 @@ static int read_webhook(struct bg_service_conf *sc, struct bg_conf *w, const cha
 static int read_conf(struct bg_service_conf *sc, const char *dir)
 {
 	struct bg_conf *c = &sc->conf, *limits, *webhook, *trees;
-	const char *state, *sock;
+	const char *state, *sock, *site;
 	size_t ntrees;
 
 	if (bg_conf_str(c, "state", BG_SERVICE_STATE_DEFAULT, &state) < 0 ||
@@ -601,6 +601,7 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 	    bg_conf_long(c, "poll", 300, 10, 86400, &sc->poll) < 0 ||
 	    bg_conf_map(c, "webhook", &webhook) < 0 ||
 	    bg_conf_str(c, "socket", NULL, &sock) < 0 ||
+	    bg_conf_str(c, "site", NULL, &site) < 0 ||
 	    bg_conf_maps(c, "trees", &trees, &ntrees) < 0)
 		return -1;
 	sc->builds = 1;
@@ -623,7 +624,8 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 	if (read_inboxes(sc, c, dir) < 0)
 		return -1;
 	if (bg_conf_check_unused(c) < 0 ||
-	    check_given(c, "state", state) < 0 || check_given(c, "socket", sock) < 0)
+	    check_given(c, "state", state) < 0 || check_given(c, "socket", sock) < 0 ||
+	    check_given(c, "site", site) < 0)
 		return -1;
 	if (!bg_conf_find(c, "trees"))
 		return bg_conf_error_at(c, "trees", 0, "'trees' is missing: the service watches "
@@ -632,8 +634,9 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 		return bg_conf_error_at(c, "trees", 0, "'trees' is an empty list: the service "
 					"watches at least one");
 	sc->state = resolve(dir, state);
+	sc->site = site ? resolve(dir, site) : bg_path_join(sc->state, "site");
 	if (sc->report.enabled && !sc->report.site_url)
-		sc->report.site_url = xasprintf("file://%s/site", sc->state);
+		sc->report.site_url = xasprintf("file://%s", sc->site);
 	sc->socket = sock ? resolve(dir, sock) : bg_path_join(sc->state, "bootgate.sock");
 	if (strlen(sc->socket) > SOCKET_PATH_MAX)
 		return bg_conf_error_at(c, sock ? "socket" : "state", 0, "the socket '%s' is "
@@ -675,6 +678,7 @@ void bg_service_conf_release(struct bg_service_conf *sc)
 	}
 	free(sc->report.smtp_password_file);
 	free(sc->report.site_url);
+	free(sc->site);
 	free(sc->trees);
 	for (size_t i = 0; i < sc->ninboxes; i++)
 		free(sc->inboxes[i].path);

@@ -84,6 +84,7 @@ struct bg_service_conf {
 	unsigned webhook_port;
 	char *webhook_secret_file;
 	char *socket;         /* the trigger socket; short enough for a Unix socket */
+	char *site;           /* the results site the daemon keeps (default STATE/site) */
 	struct bg_service_tree *trees;
 	size_t ntrees;
 	struct bg_service_inbox *inboxes;
