@@ -5,38 +5,12 @@
 # of a real git tree. The bisection and series rows are written by the test.
 . "$(dirname "$0")/lib.sh"
 
-SINK=/usr/sbin/smtp-sink
 BOOTGATED=$ROOT/bin/bootgated
 export BOOTGATE_MAIL_BACKOFF=1
-# smtp-sink runs as nobody: it must reach the directory it writes into
-mkdir -p "$SCRATCH/mails" "$SCRATCH/state" && chmod 711 "$SCRATCH" && chmod 777 "$SCRATCH/mails"
+. "$ROOT/tests/e2e/lib-smtp.sh"
+PORT=$SMTP_PORT
+mkdir -p "$SCRATCH/state"
 
-# a port below the ephemeral range that nothing listens on now
-listening() {
-	awk -v port="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == port \
-		{ found = 1 } END { exit !found }' /proc/net/tcp
-}
-while :; do
-	PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
-	listening "$PORT" || break
-done
-
-start_sink() {
-	setsid "$SINK" -d "$SCRATCH/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$PORT" 10 \
-		>>"$SCRATCH/sink.log" 2>&1 &
-	echo $! >"$SCRATCH/sink.pid"
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		listening "$PORT" && return 0
-		sleep 0.2
-	done
-	return 1
-}
-stop_sink() {
-	[ -s "$SCRATCH/sink.pid" ] || return 0
-	kill -KILL "$(cat "$SCRATCH/sink.pid")" 2>/dev/null || true
-	while kill -0 "$(cat "$SCRATCH/sink.pid")" 2>/dev/null; do sleep 0.1; done
-	rm -f "$SCRATCH/sink.pid"
-}
 start_daemon() {
 	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" --db "$SCRATCH/state/bootgate.db" \
 		>>"$SCRATCH/daemon.log" 2>&1 &
@@ -49,15 +23,6 @@ stop_daemon() {
 	rm -f "$SCRATCH/daemon.pid"
 }
 trap 'stop_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
-
-# mails_with PATTERN: how many captured messages hold PATTERN
-mails_with() {
-	grep -l -e "$1" "$SCRATCH"/mails/* 2>/dev/null | wc -l
-}
-# the header block of the one captured message holding PATTERN
-headers_of() {
-	sed '/^\r*$/q' "$(grep -l -e "$1" "$SCRATCH"/mails/* | head -1)" | tr -d '\r'
-}
 
 write_config() {
 	cat >"$SCRATCH/bootgate.yaml" <<EOF
