@@ -696,7 +696,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	memset(&se, 0, sizeof(se));
 	if (bg_store_query(x->s, take_row, &r, "SELECT s.state, s.subject, s.base, "
 			   "coalesce(s.mode, 'timing'), coalesce(s.board, 'qemu-x86_64'), t.name, "
-			   "coalesce(t.branch, '') FROM series s LEFT JOIN trees t ON t.id = "
+			   "coalesce(t.branch, ''), t.path FROM series s LEFT JOIN trees t ON t.id = "
 			   "s.tree_id WHERE s.id = ?", "i", id) < 0 ||
 	    bg_store_query(x->s, take_patch, &ps, "SELECT idx, message_id, subject, author, mbox, "
 			   "commit_sha, status, error, comparison_id, verdict, metric, delta FROM "
@@ -752,9 +752,9 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.reply = reply;
 	se.regression = regression;
 	repro_lines(t, r.v[4], r.v[3], &config, &make, &qemu);
-	rerun = xasprintf("b4 am %s && bootgate series --tree %s --base %.12s --mode %s "
-			  "./*.mbx", ps.p[reply].message_id, r.v[5], r.v[2] ? r.v[2] : "HEAD",
-			  r.v[3]);
+	rerun = xasprintf("b4 am %s && bootgate series --tree %s --name %s --board %s "
+			  "--base %s --mode %s ./*.mbx", ps.p[reply].message_id,
+			  r.v[7] ? r.v[7] : ".", r.v[5], r.v[4], r.v[2] ? r.v[2] : "HEAD", r.v[3]);
 	se.repro = (struct bg_mail_repro){ config.buf, rerun, NULL, make.len ? make.buf : NULL,
 					   qemu.len ? qemu.buf : NULL };
 	closes = xasprintf("%s/series/%" PRId64 ".html", x->c->report.site_url, id);

@@ -8,6 +8,7 @@
 # a build worker killed mid-build, and a second tree that builds from the first's ccache.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
+. "$ROOT/tests/e2e/lib-smtp.sh"
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
@@ -76,6 +77,9 @@ poll: 3600
 webhook:
   listen: 127.0.0.1:$HOOK_PORT
   secret-file: $SCRATCH/secret
+report:
+  from: "bootgate <bootgate@ci.example.org>"
+  smtp: smtp://127.0.0.1:$SMTP_PORT
 trees:
   - name: tracing
     url: $(gitd_url)/tracing.git
@@ -84,6 +88,9 @@ trees:
     arches: [x86_64]
     mode: deterministic
     metrics: ["initcall.*", "boot.*"]
+    mail:
+      to: ["linux-trace-kernel@vger.example.org"]
+      send: list
 EOF
 	if [ -n "${PRINTK:-}" ]; then
 		cat >>"$SCRATCH/bootgate.yaml" <<EOF
@@ -110,7 +117,7 @@ stop_daemon() {
 	rm -f "$SCRATCH/daemon.pid"
 }
 
-trap 'stop_daemon; stop_git_daemon; rm -rf "$SCRATCH"' EXIT
+trap 'stop_daemon; stop_git_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
 
 # a free port for the webhook
 HOOK_PORT=$((32100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
@@ -118,6 +125,7 @@ printf 'a shared secret\n' >"$SCRATCH/secret"
 # the second tree starts cold: no mirror, no worktree, no build directory
 rm -rf "$MIRRORS/printk.git" "${BOOTGATE_CACHE:-/var/cache/bootgate}"/work/printk.git-*
 
+start_sink
 start_git_daemon "$SCRATCH/served" >/dev/null
 make_served_repo tracing.git >/dev/null
 git -C "$SCRATCH/served/tracing.git" branch -q for-next master
@@ -187,6 +195,30 @@ test_expect_success 'after the kills: each commit built once, no boot counted tw
 		"$(q "SELECT count(*) FROM comparisons")" &&
 	test "$(q "SELECT count(*) FROM jobs WHERE state != '"'done'"'")" = 0 &&
 	test "$(q "SELECT count(*) FROM outbox WHERE kind = '"'bisection'"'")" = 1
+'
+
+test_expect_success 'the culprit is mailed once, to the list, and its page is on the site' '
+	short=$(echo "$CULPRIT" | cut -c1-12) &&
+	wait_for 120 "[ \"\$(mails_with bootgate-bisection-1-)\" = 1 ]" &&
+	headers_of bootgate-bisection-1- >h &&
+	cat h &&
+	test_grep "^Subject: \[tracing:for-next\] $short " h &&
+	test_grep "initcall.$INITCALL" h &&
+	test_grep "^To: linux-trace-kernel@vger.example.org" h &&
+	body_of bootgate-bisection-1- >body &&
+	test_grep "^Fixes: $short (" body &&
+	test_grep "initcall $INITCALL+0x0/0x[0-9a-f]* returned 0 after" body &&
+	grep -A1 "^Reported-by: bootgate <bootgate@ci.example.org>" body >tags &&
+	test_grep "^Closes: file://$STATE/site/bisection/1.html" tags &&
+	wait_for 60 "test -f \"$STATE/site/bisection/1.html\"" &&
+	test_grep "$CULPRIT" "$STATE/site/bisection/1.html" &&
+	jq -e ".culprit == \"$CULPRIT\"" "$STATE/site/bisection/1.json" >/dev/null &&
+	test -f "$STATE/site/index.html" &&
+	test "$(mails_with bootgate-bisection-1-)" = 1 &&
+	test "$(ls "$SCRATCH"/mails | wc -l)" = 1 &&
+	mkdir -p "$ROOT/build/test-artifacts" &&
+	cp "$SCRATCH"/mails/* "$ROOT/build/test-artifacts/t0110-bisection-report.eml" &&
+	test_note "the report as sent: build/test-artifacts/t0110-bisection-report.eml"
 '
 
 test_expect_success 'the post-receive hook of the git server triggers a fetch' '
