@@ -386,6 +386,20 @@ static void finish_message(struct ctx *x, struct made *m)
 	bg_mail_message(&m->message, &h, m->body.buf);
 }
 
+/* The mail into mails and its row marked done, inside the caller's transaction. */
+static int store_mail(struct ctx *x, int64_t outbox, const struct made *m, const char *rcpt,
+		      int64_t *mail_id)
+{
+	if (bg_store_exec(x->s, "INSERT INTO mails (outbox_id, about, message_id, mail_from, "
+			  "rcpt, subject, message) VALUES (?, ?, ?, ?, ?, ?, ?)", "issssss",
+			  outbox, m->about, m->message_id, x->from.addr, rcpt, m->subject.buf,
+			  m->message.buf) < 0)
+		return -1;
+	*mail_id = bg_store_last_id(x->s);
+	return bg_store_exec(x->s, "UPDATE outbox SET done = ? WHERE id = ?", "di",
+			     bg_store_now(), outbox);
+}
+
 /* Stores the mail and marks the row done, at once; or tells it (dry run). */
 static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 {
@@ -393,6 +407,7 @@ static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 				     m->message_id, m->subject.buf, NULL, NULL, 0, 0 };
 	struct bg_strbuf rcpt = BG_STRBUF_INIT;
 	int64_t done = 0;
+	int ret = -1;
 
 	if (x->dry_run) {
 		e.message = m->message.buf;
@@ -405,30 +420,22 @@ static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 	for (size_t i = 0; i < m->cc.n; i++)
 		bg_strbuf_addf(&rcpt, "%s\n", m->cc.v[i].addr);
 	if (bg_store_begin(x->s) < 0)
-		goto fail_notx;
+		goto out;
 	/* another mailer may have taken the row meanwhile */
 	if (bg_store_int(x->s, 1, &done, "SELECT done IS NOT NULL FROM outbox WHERE id = ?", "i",
-			 outbox) < 0)
-		goto fail;
-	if (!done && (bg_store_exec(x->s, "INSERT INTO mails (outbox_id, about, message_id, "
-				    "mail_from, rcpt, subject, message) VALUES (?, ?, ?, ?, ?, ?, ?)",
-				    "issssss", outbox, m->about, m->message_id, x->from.addr,
-				    rcpt.buf, m->subject.buf, m->message.buf) < 0 ||
-		      (e.mail_id = bg_store_last_id(x->s),
-		       bg_store_exec(x->s, "UPDATE outbox SET done = ? WHERE id = ?", "di",
-				     bg_store_now(), outbox) < 0)))
-		goto fail;
+			 outbox) < 0 ||
+	    (!done && store_mail(x, outbox, m, rcpt.buf, &e.mail_id) < 0)) {
+		bg_store_rollback(x->s);
+		goto out;
+	}
 	if (bg_store_commit(x->s) < 0)
-		goto fail_notx;
-	bg_strbuf_release(&rcpt);
+		goto out;
 	if (!done && x->fn)
 		x->fn(&e, x->data);
-	return !done;
-fail:
-	bg_store_rollback(x->s);
-fail_notx:
+	ret = !done;
+out:
 	bg_strbuf_release(&rcpt);
-	return -1;
+	return ret;
 }
 
 /* Appends the words (NULL ends them) to a command, each quoted as the shell needs it. */
