@@ -144,15 +144,15 @@ demo:
 # the unit tests need a compiler, cmocka and git: no QEMU, no kernel sources
 check-unit: deps-unit
 	@$(MAKE) --no-print-directory $(UNIT_BIN)
-	@SUITE=$(if $(SANITIZE),unit-sanitize,unit) sh tests/run.sh unit $(UNIT_BIN)
+	@$(if $(SANITIZE),LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp) \
+		SUITE=$(if $(SANITIZE),unit-sanitize,unit) sh tests/run.sh unit $(UNIT_BIN)
 
 # which group of lib/ may include which: the basics nothing, deciding no external library
 check-layout:
 	@sh tests/layout.sh
 
 check-sanitize: deps-sanitize
-	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-		$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
 
 check-e2e: deps-e2e all
 	@sh tests/run.sh e2e tests/e2e/t*.sh

@@ -900,7 +900,43 @@ static void schedule(struct daemon *d)
 	}
 }
 
-/* ---- the mail ---- */
+/* ---- the mail and the site: a child each, its output in STATE/NAME.log ---- */
+
+static void start_logged(struct daemon *d, struct bg_proc *p, bool *running, const char *what,
+			 char **argv)
+{
+	struct bg_strbuf log = BG_STRBUF_INIT;
+	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, BG_PROC_SAME };
+
+	bg_strbuf_addf(&log, "%s/%s.log", d->conf.state, what);
+	o.argv = argv;
+	o.out_fd = open(log.buf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (o.out_fd < 0)
+		event(d, "error", 0, 0, "%s: cannot open '%s': %s", what, log.buf, strerror(errno));
+	else if (bg_proc_start(p, &o) < 0)
+		event(d, "error", 0, 0, "%s: cannot start: %s", what, bg_error_last());
+	else
+		*running = true;
+	if (o.out_fd >= 0)
+		close(o.out_fd);
+	bg_strbuf_release(&log);
+}
+
+/* 1 when the child ended (*r), 0 while it runs; one past its time is killed (-1). */
+static int logged_ended(struct daemon *d, struct bg_proc *p, bool *running, const char *what,
+			int timeout, struct bg_proc_result *r)
+{
+	if (bg_now() - p->started > timeout) {
+		bg_proc_kill(p, BG_PROC_GRACE_MS, r);
+		*running = false;
+		event(d, "warning", 0, 0, "%s: killed after %d s", what, timeout);
+		return -1;
+	}
+	if (bg_proc_wait(p, 0, r) != 0)
+		return 0;
+	*running = false;
+	return 1;
+}
 
 /*
  * With a report: configured, the outbox and the due mails are looked at after each job
@@ -909,22 +945,19 @@ static void schedule(struct daemon *d)
  */
 static void check_mail(struct daemon *d)
 {
+	char *argv[] = { d->self, "mail", "--send", "--config", (char *)d->conf_path, "--db",
+			 d->db, NULL };
 	struct bg_proc_result r;
 	int64_t pending = 0;
 
 	if (d->mailing) {
-		if (bg_now() - d->mail.started > MAIL_TIMEOUT) {
-			bg_proc_kill(&d->mail, BG_PROC_GRACE_MS, &r);
-			d->mailing = false;
-			event(d, "warning", 0, 0, "mail: killed after %d s", MAIL_TIMEOUT);
-		} else if (bg_proc_wait(&d->mail, 0, &r) == 0) {
-			d->mailing = false;
-			if (r.exit_code == 0)
-				event(d, "info", 0, 0, "mail: the outbox is sent");
-			else
-				event(d, "warning", 0, 0, "mail: exit %d: mails wait (see %s/mail.log)",
-				      r.exit_code, d->conf.state);
-		}
+		if (logged_ended(d, &d->mail, &d->mailing, "mail", MAIL_TIMEOUT, &r) <= 0)
+			return;
+		if (r.exit_code == 0)
+			event(d, "info", 0, 0, "mail: the outbox is sent");
+		else
+			event(d, "warning", 0, 0, "mail: exit %d: mails wait (see %s/mail.log)",
+			      r.exit_code, d->conf.state);
 		return;
 	}
 	if (d->stopping || !d->conf.report.enabled || !d->conf.report.from ||
@@ -933,26 +966,8 @@ static void check_mail(struct daemon *d)
 	d->next_mail = bg_now() + MAIL_TICK;
 	if (bg_mailer_pending(d->s, &pending) < 0 || !pending)
 		return;
-	{
-		char *log = bg_path_join(d->conf.state, "mail.log");
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-		struct bg_proc_opts o = { NULL, NULL, NULL, -1, fd, BG_PROC_SAME };
-		char *argv[] = { d->self, "mail", "--send", "--config", (char *)d->conf_path, "--db",
-				 d->db, NULL };
-
-		o.argv = argv;
-		if (fd < 0 || bg_proc_start(&d->mail, &o) < 0)
-			event(d, "error", 0, 0, "mail: cannot start: %s",
-			      fd < 0 ? strerror(errno) : bg_error_last());
-		else
-			d->mailing = true;
-		if (fd >= 0)
-			close(fd);
-		free(log);
-	}
+	start_logged(d, &d->mail, &d->mailing, "mail", argv);
 }
-
-/* ---- the site ---- */
 
 /*
  * After each job (and once at start) `bootgate site` rewrites what changed of the results
@@ -960,40 +975,20 @@ static void check_mail(struct daemon *d)
  */
 static void check_site(struct daemon *d)
 {
+	char *argv[] = { d->self, "site", "--db", d->db, d->conf.site, NULL };
 	struct bg_proc_result r;
 
 	if (d->siting) {
-		if (bg_now() - d->site.started > SITE_TIMEOUT) {
-			bg_proc_kill(&d->site, BG_PROC_GRACE_MS, &r);
-			d->siting = false;
-			event(d, "warning", 0, 0, "site: killed after %d s", SITE_TIMEOUT);
-		} else if (bg_proc_wait(&d->site, 0, &r) == 0) {
-			d->siting = false;
-			if (r.exit_code != 0)
-				event(d, "warning", 0, 0, "site: exit %d (see %s/site.log)",
-				      r.exit_code, d->conf.state);
-		}
+		if (logged_ended(d, &d->site, &d->siting, "site", SITE_TIMEOUT, &r) > 0 &&
+		    r.exit_code != 0)
+			event(d, "warning", 0, 0, "site: exit %d (see %s/site.log)", r.exit_code,
+			      d->conf.state);
 		return;
 	}
 	if (d->stopping || !d->site_dirty)
 		return;
 	d->site_dirty = false;
-	{
-		char *log = bg_path_join(d->conf.state, "site.log");
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-		struct bg_proc_opts o = { NULL, NULL, NULL, -1, fd, BG_PROC_SAME };
-		char *argv[] = { d->self, "site", "--db", d->db, d->conf.site, NULL };
-
-		o.argv = argv;
-		if (fd < 0 || bg_proc_start(&d->site, &o) < 0)
-			event(d, "error", 0, 0, "site: cannot start: %s",
-			      fd < 0 ? strerror(errno) : bg_error_last());
-		else
-			d->siting = true;
-		if (fd >= 0)
-			close(fd);
-		free(log);
-	}
+	start_logged(d, &d->site, &d->siting, "site", argv);
 }
 
 /* ---- the loop ---- */

@@ -112,6 +112,7 @@ int cmd_mail(int argc, char **argv)
 	double backoff = BG_MAILER_BACKOFF;
 	int opt, ret = 1, waiting = 0;
 
+	memset(&conf, 0, sizeof(conf));
 	while ((opt = getopt_long(argc, argv, "d:c:nsj", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': free(db); db = xstrdup(optarg); break;
@@ -120,17 +121,17 @@ int cmd_mail(int argc, char **argv)
 		case 's': send = true; break;
 		case 'j': json = true; break;
 		default:
-			free(db);
-			return cmd_option_error("mail", argv);
+			ret = cmd_option_error("mail", argv);
+			goto out;
 		}
 	}
 	if (optind < argc) {
-		free(db);
-		return cmd_usage_error("mail", "unexpected argument '%s'", argv[optind]);
+		ret = cmd_usage_error("mail", "unexpected argument '%s'", argv[optind]);
+		goto out;
 	}
 	if (dry_run && send) {
-		free(db);
-		return cmd_usage_error("mail", "--dry-run sends nothing: not with --send");
+		ret = cmd_usage_error("mail", "--dry-run sends nothing: not with --send");
+		goto out;
 	}
 	/* the tests' shortcut: BOOTGATE_MAIL_BACKOFF=SECONDS for the first retry */
 	if ((b = getenv("BOOTGATE_MAIL_BACKOFF"))) {
@@ -146,8 +147,7 @@ int cmd_mail(int argc, char **argv)
 		config = bg_project_file("lab-configs/bootgate.yaml");
 	if (!config || bg_service_conf_load(config, &conf) < 0) {
 		log_warnx("%s", config ? bg_error_last() : "no configuration: give --config FILE");
-		free(db);
-		return 1;
+		goto out;
 	}
 	if (!db)
 		db = bg_path_join(conf.state, "bootgate.db");

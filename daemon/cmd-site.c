@@ -106,7 +106,7 @@ int cmd_site(int argc, char **argv)
 			log_warnx("%s", bg_error_last());
 			gen = -1;
 		}
-	} else {
+	} else if (gen == 0) {
 		bg_text_printf(stdout, "site: %zu files written, %zu unchanged in %s\n", st.written,
 			       st.unchanged, so.outdir);
 	}

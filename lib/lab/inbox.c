@@ -689,7 +689,7 @@ int bg_inbox_drop(struct bg_store *s, const char *dir, int64_t tree_id,
 	int ret = 0;
 
 	if (!d)
-		return bg_error_errno("drop directory '%s'", dir);
+		return bg_error_errno("cannot read the drop directory '%s'", dir);
 	while ((e = readdir(d)))
 		if (drop_name(e->d_name))
 			bg_strvec_push(&names, e->d_name);

@@ -386,6 +386,20 @@ static void finish_message(struct ctx *x, struct made *m)
 	bg_mail_message(&m->message, &h, m->body.buf);
 }
 
+/* The mail into mails and its row marked done, inside the caller's transaction. */
+static int store_mail(struct ctx *x, int64_t outbox, const struct made *m, const char *rcpt,
+		      int64_t *mail_id)
+{
+	if (bg_store_exec(x->s, "INSERT INTO mails (outbox_id, about, message_id, mail_from, "
+			  "rcpt, subject, message) VALUES (?, ?, ?, ?, ?, ?, ?)", "issssss",
+			  outbox, m->about, m->message_id, x->from.addr, rcpt, m->subject.buf,
+			  m->message.buf) < 0)
+		return -1;
+	*mail_id = bg_store_last_id(x->s);
+	return bg_store_exec(x->s, "UPDATE outbox SET done = ? WHERE id = ?", "di",
+			     bg_store_now(), outbox);
+}
+
 /* Stores the mail and marks the row done, at once; or tells it (dry run). */
 static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 {
@@ -393,6 +407,7 @@ static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 				     m->message_id, m->subject.buf, NULL, NULL, 0, 0 };
 	struct bg_strbuf rcpt = BG_STRBUF_INIT;
 	int64_t done = 0;
+	int ret = -1;
 
 	if (x->dry_run) {
 		e.message = m->message.buf;
@@ -405,30 +420,37 @@ static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 	for (size_t i = 0; i < m->cc.n; i++)
 		bg_strbuf_addf(&rcpt, "%s\n", m->cc.v[i].addr);
 	if (bg_store_begin(x->s) < 0)
-		goto fail_notx;
+		goto out;
 	/* another mailer may have taken the row meanwhile */
 	if (bg_store_int(x->s, 1, &done, "SELECT done IS NOT NULL FROM outbox WHERE id = ?", "i",
-			 outbox) < 0)
-		goto fail;
-	if (!done && (bg_store_exec(x->s, "INSERT INTO mails (outbox_id, about, message_id, "
-				    "mail_from, rcpt, subject, message) VALUES (?, ?, ?, ?, ?, ?, ?)",
-				    "issssss", outbox, m->about, m->message_id, x->from.addr,
-				    rcpt.buf, m->subject.buf, m->message.buf) < 0 ||
-		      (e.mail_id = bg_store_last_id(x->s),
-		       bg_store_exec(x->s, "UPDATE outbox SET done = ? WHERE id = ?", "di",
-				     bg_store_now(), outbox) < 0)))
-		goto fail;
+			 outbox) < 0 ||
+	    (!done && store_mail(x, outbox, m, rcpt.buf, &e.mail_id) < 0)) {
+		bg_store_rollback(x->s);
+		goto out;
+	}
 	if (bg_store_commit(x->s) < 0)
-		goto fail_notx;
-	bg_strbuf_release(&rcpt);
+		goto out;
 	if (!done && x->fn)
 		x->fn(&e, x->data);
-	return !done;
-fail:
-	bg_store_rollback(x->s);
-fail_notx:
+	ret = !done;
+out:
 	bg_strbuf_release(&rcpt);
-	return -1;
+	return ret;
+}
+
+/* Appends the words (NULL ends them) to a command, each quoted as the shell needs it. */
+static void shell_words(struct bg_strbuf *sb, ...)
+{
+	const char *w;
+	va_list ap;
+
+	va_start(ap, sb);
+	while ((w = va_arg(ap, const char *))) {
+		if (sb->len && sb->buf[sb->len - 1] != ' ')
+			bg_strbuf_addch(sb, ' ');
+		bg_mail_shell_word(sb, w);
+	}
+	va_end(ap);
 }
 
 /* The composed mail, made whole and kept; or why not, when it has nobody to go to. */
@@ -459,7 +481,8 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	struct steps st = { NULL, NULL, 0, 0 };
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
 	char *before = NULL, *after = NULL, *parent = NULL, *subject = NULL, *author = NULL;
-	char *command = NULL, *rerun = NULL, *closes = NULL, *why = NULL;
+	struct bg_strbuf command = BG_STRBUF_INIT, rerun = BG_STRBUF_INIT;
+	char *closes = NULL, *why = NULL;
 	const char *skip_why;
 	int64_t dup = 0;
 	int ret = -1;
@@ -570,11 +593,12 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		}
 	}
 	repro_lines(t, r.v[7], r.v[6], &config, &make, &qemu);
-	command = xasprintf("bootgate bisect --tree %s --name %s --good %s --bad %s --board %s "
-			    "--mode %s --metric %s", r.v[13], r.v[10], r.v[8], r.v[9], r.v[7],
-			    r.v[6], r.v[5]);
-	rerun = xasprintf("bootgate rerun --tree %s %s", r.v[10], r.v[2]);
-	b.repro = (struct bg_mail_repro){ config.buf, command, rerun, make.len ? make.buf : NULL,
+	shell_words(&command, "bootgate", "bisect", "--tree", r.v[13], "--name", r.v[10],
+		    "--good", r.v[8], "--bad", r.v[9], "--board", r.v[7], "--mode", r.v[6],
+		    "--metric", r.v[5] ? r.v[5] : "", NULL);
+	shell_words(&rerun, "bootgate", "rerun", "--tree", r.v[10], r.v[2], NULL);
+	b.repro = (struct bg_mail_repro){ config.buf, command.buf, rerun.buf,
+					  make.len ? make.buf : NULL,
 					  qemu.len ? qemu.buf : NULL };
 	closes = xasprintf("%s/bisection/%" PRId64 ".html", x->c->report.site_url, id);
 	b.closes = closes;
@@ -603,8 +627,8 @@ out:
 	free(parent);
 	free(subject);
 	free(author);
-	free(command);
-	free(rerun);
+	bg_strbuf_release(&command);
+	bg_strbuf_release(&rerun);
 	free(closes);
 	free(why);
 	return ret;
@@ -685,7 +709,8 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	struct bg_mail_series se;
 	struct made m;
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
-	char *before = NULL, *after = NULL, *closes = NULL, *why = NULL, *rerun = NULL;
+	struct bg_strbuf rerun = BG_STRBUF_INIT;
+	char *before = NULL, *after = NULL, *closes = NULL, *why = NULL;
 	const char *skip_why;
 	size_t reply = 0;
 	bool regression = false;
@@ -752,10 +777,15 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.reply = reply;
 	se.regression = regression;
 	repro_lines(t, r.v[4], r.v[3], &config, &make, &qemu);
-	rerun = xasprintf("b4 am %s && bootgate series --tree %s --name %s --board %s "
-			  "--base %s --mode %s ./*.mbx", ps.p[reply].message_id,
-			  r.v[7] ? r.v[7] : ".", r.v[5], r.v[4], r.v[2] ? r.v[2] : "HEAD", r.v[3]);
-	se.repro = (struct bg_mail_repro){ config.buf, rerun, NULL, make.len ? make.buf : NULL,
+	shell_words(&rerun, "b4", "am", ps.p[reply].message_id ? ps.p[reply].message_id : "",
+		    NULL);
+	bg_strbuf_addstr(&rerun, " && ");
+	shell_words(&rerun, "bootgate", "series", "--tree", r.v[7] ? r.v[7] : ".", "--name",
+		    r.v[5], "--board", r.v[4], "--base", r.v[2] ? r.v[2] : "HEAD", "--mode", r.v[3],
+		    NULL);
+	bg_strbuf_addstr(&rerun, " ./*.mbx");
+	se.repro = (struct bg_mail_repro){ config.buf, rerun.buf, NULL,
+					   make.len ? make.buf : NULL,
 					   qemu.len ? qemu.buf : NULL };
 	closes = xasprintf("%s/series/%" PRId64 ".html", x->c->report.site_url, id);
 	se.closes = closes;
@@ -785,7 +815,7 @@ out:
 	free(after);
 	free(closes);
 	free(why);
-	free(rerun);
+	bg_strbuf_release(&rerun);
 	return ret;
 }
 

@@ -93,7 +93,8 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 	return ret;
 }
 
-int bg_reuse_count(const struct bg_reuse *r, const char *image_sha256, int64_t *n)
+/* Complete boots of an image the store has. */
+static int count_boots(const struct bg_reuse *r, const char *image_sha256, int64_t *n)
 {
 	return bg_store_int(r->s, 0, n, "SELECT count(*) FROM boots WHERE image_sha256 = ? AND "
 			    "board = ? AND mode = ? AND outcome = 'complete'", "sss", image_sha256,
@@ -105,7 +106,7 @@ int bg_reuse_boots(const struct bg_reuse *r, const char *image, const char *imag
 {
 	int64_t have;
 
-	if (bg_reuse_count(r, image_sha256, &have) < 0)
+	if (count_boots(r, image_sha256, &have) < 0)
 		return -1;
 	if (have >= n)
 		return 0;

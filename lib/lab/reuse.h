@@ -38,8 +38,6 @@ int bg_reuse_build(const struct bg_reuse *r, const char *sha, const char *what,
 /* Boots an image n times and records every boot, complete or not. */
 int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image_sha256,
 		  unsigned n);
-/* Complete boots of an image the store has. */
-int bg_reuse_count(const struct bg_reuse *r, const char *image_sha256, int64_t *n);
 /* Boots the image until the store has n complete boots of it (one round of boots). */
 int bg_reuse_boots(const struct bg_reuse *r, const char *image, const char *image_sha256,
 		   unsigned n);

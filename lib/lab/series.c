@@ -187,11 +187,11 @@ static int take_patch(const struct bg_store_row *row, void *data)
 		return 0;
 	}
 	if (idx < 1 || idx > r->total)
-		return bg_error("series %" PRId64 ": patch %" PRId64 " of %" PRId64, r->id, idx,
-				r->total);
+		return bg_error("series %" PRId64 ": patch %" PRId64 " is not from 1 to its total %"
+				PRId64, r->id, idx, r->total);
 	c = &r->c[idx];
 	if (c->mbox)
-		return bg_error("series %" PRId64 ": patch %" PRId64 " twice", r->id, idx);
+		return bg_error("series %" PRId64 ": patch %" PRId64 " is stored twice", r->id, idx);
 	c->message_id = xstrdup(bg_row_text(row, 1));
 	c->subject = xstrdup(bg_row_text(row, 2));
 	c->author = bg_row_null(row, 3) ? NULL : xstrdup(bg_row_text(row, 3));
@@ -209,7 +209,8 @@ static int load(struct run *r)
 	if (!r->message_id)
 		return bg_error("series %" PRId64 " does not exist", r->id);
 	if (r->total < 1 || r->total > MAX_PATCHES)
-		return bg_error("series %" PRId64 " has %" PRId64 " patches", r->id, r->total);
+		return bg_error("series %" PRId64 " has %" PRId64 " patches, not 1 to %d", r->id,
+				r->total, MAX_PATCHES);
 	r->c = xcalloc((size_t)r->total + 1, sizeof(*r->c));
 	r->j = xcalloc((size_t)r->total + 1, sizeof(*r->j));
 	for (int64_t i = 0; i <= r->total; i++) {
@@ -696,7 +697,8 @@ static int conclude(struct run *r)
 	bg_json_init(&w, -1, 0);
 	write_result(r, &w);
 	if (bg_store_exec(r->s, "UPDATE series SET state = CASE state WHEN 'superseded' "
-			  "THEN state ELSE ? END, error = ?, result = ?, finished = ? WHERE id = ?", "sssdi", r->error ? "failed" : "done", r->error,
+			  "THEN state ELSE ? END, error = ?, result = ?, finished = ? WHERE id = ?",
+			  "sssdi", r->error ? "failed" : "done", r->error,
 			  w.out.buf, bg_store_now(), r->id) < 0 ||
 	    bg_store_int(r->s, 0, &have, "SELECT count(*) FROM outbox WHERE kind = 'series' AND "
 			 "ref = ?", "i", r->id) < 0 ||
@@ -710,8 +712,8 @@ static int conclude(struct run *r)
 	ret = bg_store_commit(r->s);
 	if (!ret)
 		bg_record_event(r->s, r->error ? "warning" : "info", r->tree_id, 0,
-				"series %" PRId64 " %s%s%s", r->id, r->error ? "failed: " : "done",
-				r->error ? r->error : "", "");
+				"series %" PRId64 " %s%s", r->id, r->error ? "failed: " : "done",
+				r->error ? r->error : "");
 	return ret;
 fail:
 	bg_store_rollback(r->s);

@@ -42,7 +42,6 @@ struct bg_msg {
 	char *title;          /* the subject after the tag (the commit subject) */
 	char *base_commit;    /* a "base-commit: <40 hex>" line of the body, NULL when none */
 	size_t line;          /* 1-based line of its first header in what was parsed */
-	/* additions to the shared contract */
 	char *name;           /* the name given to the parser, for messages about it */
 	bool rfc;             /* the tag says RFC */
 	size_t raw_off, raw_len;  /* the message as it came: its bytes in the buffer parsed,
@@ -83,8 +82,6 @@ struct bg_series_msgs {
 int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msgs **out,
 		       size_t *nout);
 void bg_series_msgs_free(struct bg_series_msgs *s, size_t n);
-
-/* Additions: the pieces the inbox reuses. */
 
 /* The key that tells versions of one series apart from other series: "addr\ntitle"
  * of the cover, else of patch 1. Owned by the caller. */

@@ -36,11 +36,6 @@ static void escape(struct bg_strbuf *sb, const char *s, size_t len, bool attr)
 	}
 }
 
-void bg_html_txtn(struct bg_strbuf *sb, const char *s, size_t len)
-{
-	escape(sb, s, len, false);
-}
-
 void bg_html_txt(struct bg_strbuf *sb, const char *s)
 {
 	if (s)

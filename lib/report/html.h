@@ -15,7 +15,6 @@
  * valid UTF-8 becomes U+FFFD, one per byte.
  */
 void bg_html_txt(struct bg_strbuf *sb, const char *s);
-void bg_html_txtn(struct bg_strbuf *sb, const char *s, size_t len);
 /* The same for a quoted attribute value: newline and tab as &#10; and &#9; too. */
 void bg_html_attr(struct bg_strbuf *sb, const char *s);
 /* The first n bytes of s as text, never cutting a UTF-8 sequence (a commit's "sha12"). */

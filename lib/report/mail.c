@@ -405,7 +405,9 @@ static void wrap_words(struct bg_strbuf *sb, const char *first, const char *rest
 			const char *q = p;
 
 			for (; *q && *q != ' '; q++)
-				if (*q == '\'' && strchr(q + 1, '\''))
+				if (*q == '\\' && q[1])
+					q++;
+				else if (*q == '\'' && strchr(q + 1, '\''))
 					q = strchr(q + 1, '\'');
 			n = (size_t)(q - p);
 		}
@@ -436,6 +438,24 @@ void bg_mail_command(struct bg_strbuf *sb, const char *indent, const char *cmd)
 
 	wrap_words(sb, indent, rest, cmd, " \\");
 	free(rest);
+}
+
+void bg_mail_shell_word(struct bg_strbuf *sb, const char *s)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789@%+=:,./_-";
+
+	if (*s && !s[strspn(s, plain)]) {
+		bg_strbuf_addstr(sb, s);
+		return;
+	}
+	bg_strbuf_addch(sb, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			bg_strbuf_addstr(sb, "'\\''");
+		else
+			bg_strbuf_addch(sb, *s);
+	bg_strbuf_addch(sb, '\'');
 }
 
 /* ---- when to mail ---- */

@@ -71,6 +71,12 @@ void bg_mail_clean(struct bg_strbuf *sb, const char *s);
 void bg_mail_wrap(struct bg_strbuf *sb, const char *first, const char *rest, const char *text);
 /* A shell command wrapped at 72 columns with " \" at each break, indented by four. */
 void bg_mail_command(struct bg_strbuf *sb, const char *indent, const char *cmd);
+/*
+ * Appends s as one POSIX shell word: as it is when it holds only letters, digits and
+ * @%+=:,./_-, else in single quotes ('\'' for a quote). The commands of a mail are pasted
+ * into shells, and a Message-ID or a name from the lists may hold $, ` or ;.
+ */
+void bg_mail_shell_word(struct bg_strbuf *sb, const char *s);
 
 /* ---- the reports ---- */
 

@@ -220,6 +220,14 @@ test_expect_success 'a series reply answers the patch that made boot slower' '
 	test_grep "^Closes: https://ci.example.org/boot/series/1.html" tags
 '
 
+test_expect_success 'a Message-ID from the list is one quoted word of the repro command' '
+	series_sql 3 "c3;\`touch pwned\`|\$x@example.org" regression | SQL &&
+	bootgate mail --config bootgate.yaml --dry-run >out &&
+	SQL "UPDATE outbox SET done = 0 WHERE kind = '\''series'\'' AND ref = 3" &&
+	tr -d "\r" <out >body &&
+	test_grep "b4 am '\''p2-c3;\`touch pwned\`|\$x@example.org'\'' &&" body
+'
+
 test_expect_success 'server down: the mail waits (attempts, error), then leaves once' '
 	stop_sink &&
 	series_sql 2 "cover-2@example.org" improvement | SQL &&

@@ -267,8 +267,9 @@ test_expect_success 'site: a second run writes nothing; a file changed by hand i
 test_expect_success 'site: OUTDIR a file, a missing store, bad arguments' '
 	make_store &&
 	echo x >afile &&
-	test_exit_code 1 bootgate site --db store.db afile 2>err &&
+	test_exit_code 1 bootgate site --db store.db afile >out.txt 2>err &&
 	test_grep "afile. is not a directory" err &&
+	test ! -s out.txt &&
 	test_exit_code 1 bootgate site --db nostore.db out 2>err &&
 	test_grep "no store at .nostore.db." err &&
 	test ! -e nostore.db && test ! -e out &&

@@ -140,6 +140,32 @@ static void test_wrap(void **state)
 	bg_strbuf_release(&sb);
 }
 
+static void test_shell_word(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	(void)state;
+	bg_mail_shell_word(&sb, "20261201.a-b_c+d@host.example");
+	assert_string_equal(sb.buf, "20261201.a-b_c+d@host.example");
+	bg_strbuf_reset(&sb);
+	bg_mail_shell_word(&sb, "a`reboot`$(id)|sh@x");
+	assert_string_equal(sb.buf, "'a`reboot`$(id)|sh@x'");
+	bg_strbuf_reset(&sb);
+	bg_mail_shell_word(&sb, "it's");
+	assert_string_equal(sb.buf, "'it'\\''s'");
+	bg_strbuf_reset(&sb);
+	bg_mail_shell_word(&sb, "");
+	assert_string_equal(sb.buf, "''");
+	/* a quoted word with a quote and spaces is never broken inside its quotes */
+	bg_strbuf_reset(&sb);
+	bg_mail_command(&sb, "$ ", "b4 am 'x'\\''y z w v u t s r q p o n m l k j i h g f e d c b "
+			"a 9 8 7@b' && ls");
+	assert_string_equal(sb.buf, "$ b4 am \\\n"
+			    "      'x'\\''y z w v u t s r q p o n m l k j i h g f e d c b a 9 8 7@b' \\\n"
+			    "      && ls\n");
+	bg_strbuf_release(&sb);
+}
+
 static void test_no_mail_rules(void **state)
 {
 	struct bg_mail_patch p[4] = {
@@ -216,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_trailers),
 		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_shell_word),
 		cmocka_unit_test(test_no_mail_rules),
 		cmocka_unit_test(test_subject_and_message),
 	};
