@@ -6,6 +6,7 @@
 #include "lab/git.h"
 #include "lab/record.h"
 #include "lab/reuse.h"
+#include "lab/sha.h"
 #include "lab/tree.h"
 #include "report/comparison.h"
 #include "util/error.h"
@@ -126,9 +127,16 @@ int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
 	char *made = NULL;
 	int ret = -1;
 
-	/* a message without an id still names its series, by where it came from */
-	if (!mid || !*mid)
-		mid = made = xasprintf("%s:%zu", source, head->line);
+	/*
+	 * A message without an id still names its series, by what it holds: its line alone
+	 * would name every such series the same, and a second would get the first's result.
+	 */
+	if (!mid || !*mid) {
+		char hex[BG_SHA256_HEX];
+
+		bg_sha256_mem(buf, len, hex);
+		mid = made = xasprintf("%s:%s", source, hex);
+	}
 	if (bg_store_int(s, 0, id, "SELECT id FROM series WHERE message_id = ?", "s", mid) < 0)
 		goto out;
 	if (*id) {

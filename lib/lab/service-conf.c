@@ -594,6 +594,7 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 {
 	struct bg_conf *c = &sc->conf, *limits, *webhook, *trees;
 	const char *state, *sock, *site;
+	struct stat st;
 	size_t ntrees;
 
 	if (bg_conf_str(c, "state", BG_SERVICE_STATE_DEFAULT, &state) < 0 ||
@@ -635,6 +636,9 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 					"watches at least one");
 	sc->state = resolve(dir, state);
 	sc->site = site ? resolve(dir, site) : bg_path_join(sc->state, "site");
+	/* made when missing; a file there would fail every rewrite after each result */
+	if (site && stat(sc->site, &st) == 0 && !S_ISDIR(st.st_mode))
+		return bg_conf_error_at(c, "site", 0, "'site': '%s' is not a directory", sc->site);
 	if (sc->report.enabled && !sc->report.site_url)
 		sc->report.site_url = xasprintf("file://%s", sc->site);
 	sc->socket = sock ? resolve(dir, sock) : bg_path_join(sc->state, "bootgate.sock");

@@ -228,6 +228,16 @@ static bool needs_encoding(const char *w, size_t n)
 	return false;
 }
 
+/*
+ * Whether a word must be encoded: in a phrase (a display name) also any word that is not
+ * atext; a long one or one reading as an encoded word in either, as a name comes from
+ * anyone's commit trailer as freely as a subject does.
+ */
+static bool must_encode(const char *w, size_t n, bool phrase)
+{
+	return needs_encoding(w, n) || (phrase && !atext_word(w, n));
+}
+
 struct fold {
 	struct bg_strbuf *sb;
 	size_t col;
@@ -305,7 +315,7 @@ static void fold_words(struct fold *f, const char *s, bool phrase)
 			break;
 		w = p;
 		n = strcspn(w, " ");
-		if (phrase ? !atext_word(w, n) : needs_encoding(w, n)) {
+		if (must_encode(w, n, phrase)) {
 			/* the run goes on while the words need it: the spaces are kept inside */
 			const char *q = w + n;
 
@@ -314,7 +324,7 @@ static void fold_words(struct fold *f, const char *s, bool phrase)
 				const char *nw = q + strspn(q, " ");
 				size_t nn = strcspn(nw, " ");
 
-				if (!nn || (phrase ? atext_word(nw, nn) : !needs_encoding(nw, nn)))
+				if (!nn || !must_encode(nw, nn, phrase))
 					break;
 				run_end = q = nw + nn;
 			}

@@ -98,6 +98,39 @@ static void test_addresses(void **state)
 	bg_mail_addrs_release(&l);
 }
 
+/* A name from a commit's trailer is anyone's: one long word, or one that reads as encoded. */
+static void test_name_long_or_encoded_word(void **state)
+{
+	struct bg_mail_addrs l = { NULL, 0, 0 };
+	struct bg_strbuf sb = BG_STRBUF_INIT, name = BG_STRBUF_INIT;
+
+	(void)state;
+	for (int i = 0; i < 2000; i++)
+		bg_strbuf_addch(&name, 'a');
+	bg_mail_addrs_add(&l, name.buf, "a@x.org");
+	bg_mail_header_addrs(&sb, "Cc", &l);
+	/* encoded words, folded: no line near 998 characters, the hard limit */
+	for (const char *p = sb.buf; *p;) {
+		const char *e = strstr(p, "\r\n");
+
+		assert_non_null(e);
+		assert_true(e - p <= 4 + 75);    /* "Cc: " and one encoded word */
+		assert_true(p == sb.buf || *p == ' ');
+		p = e + 2;
+	}
+	assert_non_null(strstr(sb.buf, "=?UTF-8?Q?aaaa"));
+	bg_strbuf_reset(&sb);
+	bg_mail_addrs_release(&l);
+	/* "=?...?=" in a name would be decoded by the reader's mailer: encoded itself */
+	bg_mail_addrs_add(&l, "=?UTF-8?Q?Linus_Torvalds?=", "b@x.org");
+	bg_mail_header_addrs(&sb, "Cc", &l);
+	assert_string_equal(sb.buf, "Cc: =?UTF-8?Q?=3D=3FUTF-8=3FQ=3FLinus=5FTorvalds=3F=3D?= "
+			    "<b@x.org>\r\n");
+	bg_strbuf_release(&sb);
+	bg_strbuf_release(&name);
+	bg_mail_addrs_release(&l);
+}
+
 static void test_trailers(void **state)
 {
 	struct bg_mail_addrs l = { NULL, 0, 0 };
@@ -239,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_subject_injection),
 		cmocka_unit_test(test_encoded_words),
 		cmocka_unit_test(test_long_subject_folded),
+		cmocka_unit_test(test_name_long_or_encoded_word),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_trailers),
 		cmocka_unit_test(test_wrap),

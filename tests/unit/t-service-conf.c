@@ -445,6 +445,13 @@ static void test_report(void **state)
 	assert_true(c.trees[0].mail.send_list);
 	assert_int_equal(c.trees[0].mail.nmaintainers, 1);
 	bg_service_conf_release(&c);
+	/* a site where a file is: said at once, not after every result */
+	assert_int_equal(load_text("site: bad.yaml\n" TREE, &c), -1);
+	assert_non_null(strstr(bg_error_last(), "bad.yaml:1:7: 'site': '"));
+	assert_non_null(strstr(bg_error_last(), "/bad.yaml' is not a directory"));
+	assert_int_equal(load_text("site: new-site\n" TREE, &c), 0);
+	assert_non_null(strstr(c.site, "/new-site"));
+	bg_service_conf_release(&c);
 	assert_int_equal(load_text(TREE, &c), 0);
 	assert_false(c.report.enabled);
 	assert_false(c.trees[0].mail.send_list);
