@@ -1,4 +1,6 @@
 /* Sending one mail through libcurl's SMTP (smtp.h); curl's errors are translated here. */
+#include <ctype.h>
+
 #include <curl/curl.h>
 
 #include "lab/smtp.h"
@@ -30,9 +32,17 @@ int bg_smtp_url_check(const char *url)
 	host = strstr(url, "://") + 3;
 	if (!*host || *host == '/' || *host == ':')
 		return bg_error("'%s' names no host", url);
-	for (const char *p = url; *p; p++)
+	for (const char *p = url; *p; p++) {
+		unsigned v;
+
 		if ((unsigned char)*p <= ' ' || *p == 0x7f)
 			return bg_error("the SMTP URL may not hold a space or a control character");
+		/* libcurl decodes %XX: a %0d%0a would reach the server as a command of its own */
+		if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2]) &&
+		    sscanf(p + 1, "%2x", &v) == 1 && (v <= ' ' || v == 0x7f))
+			return bg_error("the SMTP URL may not hold a space or a control character, "
+					"even %%-escaped ('%.3s')", p);
+	}
 	/* a password in the URL would end up in logs and errors: smtp-password-file is for it */
 	if (strchr(host, '@'))
 		return bg_error("the SMTP URL may not hold a login: give smtp-user and "

@@ -464,6 +464,10 @@ static void test_report(void **state)
 		     "'smtp': 'http://h' is not an smtp:// or smtps:// URL");
 	expect_error("report: {smtp: 'smtp://u:p@h'}\n" TREE, 1, 16, "'smtp': the SMTP URL may "
 		     "not hold a login: give smtp-user and smtp-password-file");
+	expect_error("report: {smtp: 'smtp://h/x%0d%0aRSET'}\n" TREE, 1, 16, "'smtp': the SMTP "
+		     "URL may not hold a space or a control character, even %-escaped ('%0d')");
+	assert_int_equal(load_text("report: {smtp: 'smtp://h/x%41'}\n" TREE, &c), 0);
+	bg_service_conf_release(&c);
 	expect_error("report: {smtp-user: u}\n" TREE, 1, 21,
 		     "'smtp-user' needs 'smtp-password-file'");
 	expect_error("report: {min-confidence: '1.5'}\n" TREE, 1, 26,
