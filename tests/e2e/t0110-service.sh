@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
 . "$ROOT/tests/e2e/lib-smtp.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
@@ -54,20 +55,6 @@ new_commit() {
 		commit-tree "$t" -p "$1"
 }
 
-# wait_for SECONDS SHELL-CONDITION: polls every 2 s; fails with the daemon's log
-wait_for() {
-	waited=0
-	while ! eval "$2"; do
-		if [ "$waited" -ge "$1" ]; then
-			echo "not true after $1 s: $2" >&2
-			tail -40 "$SCRATCH/daemon.log" >&2
-			return 1
-		fi
-		sleep 2
-		waited=$((waited + 2))
-	done
-}
-
 write_conf() {
 	cat >"$SCRATCH/bootgate.yaml" <<EOF
 state: $STATE
@@ -108,13 +95,6 @@ start_daemon() {
 	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" >>"$SCRATCH/daemon.log" 2>&1 &
 	echo $! >"$SCRATCH/daemon.pid"
 	wait_for 30 '"$ROOT/bin/bootgate" trigger --socket "$SOCK" tracing >/dev/null 2>&1'
-}
-
-stop_daemon() {
-	[ -s "$SCRATCH/daemon.pid" ] || return 0
-	kill -TERM "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true
-	wait_for 60 '! kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null'
-	rm -f "$SCRATCH/daemon.pid"
 }
 
 trap 'stop_daemon; stop_git_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT

@@ -8,6 +8,7 @@
 BOOTGATED=$ROOT/bin/bootgated
 export BOOTGATE_MAIL_BACKOFF=1
 . "$ROOT/tests/e2e/lib-smtp.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
 PORT=$SMTP_PORT
 mkdir -p "$SCRATCH/state"
 
@@ -15,12 +16,6 @@ start_daemon() {
 	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" --db "$SCRATCH/state/bootgate.db" \
 		>>"$SCRATCH/daemon.log" 2>&1 &
 	echo $! >"$SCRATCH/daemon.pid"
-}
-stop_daemon() {
-	[ -s "$SCRATCH/daemon.pid" ] || return 0
-	kill -TERM "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true
-	while kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null; do sleep 0.2; done
-	rm -f "$SCRATCH/daemon.pid"
 }
 trap 'stop_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
 

@@ -6,6 +6,7 @@
 # no kernel is built, and the cache is this test's own.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
 
 BOOTGATED=$ROOT/bin/bootgated
 STATE=$SCRATCH/state
@@ -15,26 +16,6 @@ export BOOTGATE_STATE=$STATE BOOTGATE_CACHE=$SCRATCH/cache BOOTGATE_JOB_BACKOFF=
 
 q() {
 	sqlite3 -batch -noheader "$DB" "$1"
-}
-
-wait_for() {
-	waited=0
-	while ! eval "$2"; do
-		if [ "$waited" -ge "$1" ]; then
-			echo "not true after $1 s: $2" >&2
-			tail -30 "$SCRATCH/daemon.log" >&2
-			return 1
-		fi
-		sleep 1
-		waited=$((waited + 1))
-	done
-}
-
-stop_daemon() {
-	[ -s "$SCRATCH/daemon.pid" ] || return 0
-	kill -TERM "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true
-	wait_for 60 '! kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null'
-	rm -f "$SCRATCH/daemon.pid"
 }
 
 start_daemon() {

@@ -10,6 +10,7 @@
 . "$ROOT/tests/e2e/lib-gitd.sh"
 . "$ROOT/tests/e2e/lib-smtp.sh"
 . "$ROOT/tests/e2e/lib-inbox.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
@@ -26,26 +27,6 @@ q() {
 	sqlite3 -batch -noheader "$DB" "$1"
 }
 
-# wait_for SECONDS SHELL-CONDITION: polls every 2 s; fails with the daemon's log
-wait_for() {
-	waited=0
-	while ! eval "$2"; do
-		if [ "$waited" -ge "$1" ]; then
-			echo "not true after $1 s: $2" >&2
-			tail -40 "$SCRATCH/daemon.log" >&2
-			return 1
-		fi
-		sleep 2
-		waited=$((waited + 2))
-	done
-}
-
-stop_daemon() {
-	[ -s "$SCRATCH/daemon.pid" ] || return 0
-	kill -TERM "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true
-	wait_for 60 '! kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null'
-	rm -f "$SCRATCH/daemon.pid"
-}
 trap 'stop_daemon; stop_git_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
 
 # split MBOX PREFIX: each message of MBOX into PREFIX.N (1-based), without its From_ line
