@@ -49,11 +49,63 @@ const char *bg_project_file(const char *rel)
 	return find_upward(rel, path, sizeof(path));
 }
 
+/* A string required unless def is given. */
+static int opt_str(struct bg_conf *c, const char *key, const char *def, const char **out)
+{
+	return def ? bg_conf_str(c, key, def, out) : bg_conf_str_req(c, key, out);
+}
+
+static bool http_url_ok(const char *u)
+{
+	if (strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
+		return false;
+	for (const char *p = u; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#')
+			return false;
+	return u[strlen(u) - 1] != '/';
+}
+
+static int load_lava(struct bg_conf *c, const char *lab, struct bg_lava_board *l)
+{
+	char *tmpl;
+	int ret = 0;
+
+	if (bg_conf_str_req(c, "lava_url", &l->url) < 0 ||
+	    bg_conf_str(c, "lava_token_file", "", &l->token_file) < 0 ||
+	    bg_conf_str(c, "lava_token_env", "", &l->token_env) < 0 ||
+	    bg_conf_str_req(c, "lava_device_type", &l->device_type) < 0 ||
+	    bg_conf_list(c, "lava_tags", &l->tags, &l->ntags) < 0 ||
+	    bg_conf_str_req(c, "lava_template", &l->job_template) < 0 ||
+	    bg_conf_str_req(c, "artifact_url", &l->artifact_url) < 0 ||
+	    bg_conf_long(c, "lava_limit", 1, 1, 64, &l->limit) < 0 ||
+	    bg_conf_long(c, "lava_queue_timeout", 3600, 1, 7 * 86400, &l->queue_timeout) < 0 ||
+	    bg_conf_long(c, "lava_retries", 2, 0, 10, &l->retries) < 0)
+		return -1;
+	if (!http_url_ok(l->url))
+		return bg_conf_error_at(c, "lava_url", 0, "'lava_url' is http://HOST[:PORT] or "
+					"https://..., without a query or a trailing '/'");
+	if (!http_url_ok(l->artifact_url))
+		return bg_conf_error_at(c, "artifact_url", 0, "'artifact_url' is http://HOST[:PORT] "
+					"or https://..., without a query or a trailing '/'");
+	if (!*l->token_file == !*l->token_env)
+		return bg_conf_error_at(c, "lava_token_file", 0, "a LAVA board names its token with "
+					"one of 'lava_token_file' or 'lava_token_env'");
+	if (!bg_path_name_ok(l->job_template))
+		return bg_conf_error_at(c, "lava_template", 0, "'lava_template' is a file name of "
+					"%s/lava, not a path", lab);
+	tmpl = xasprintf("%s/lava/%s", lab, l->job_template);
+	if (access(tmpl, R_OK) != 0)
+		ret = bg_conf_error_at(c, "lava_template", 0, "cannot read '%s': %s", tmpl,
+				       strerror(errno));
+	free(tmpl);
+	return ret;
+}
+
 int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 {
 	struct bg_conf *c = &b->conf;
 	char *path;
-	const char *poweroff;
+	const char *poweroff, *type, *qemu_def;
 	struct stat st;
 	int ret = -1;
 
@@ -73,8 +125,16 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 		free(path);
 		return -1;
 	}
-	if (bg_conf_load(path, c) < 0)
+	if (bg_conf_load(path, c) < 0 || bg_conf_str(c, "type", "qemu", &type) < 0)
 		goto out;
+	if (!strcmp(type, "lava")) {
+		b->type = BG_BOARD_LAVA;
+	} else if (strcmp(type, "qemu") != 0) {
+		bg_conf_error_at(c, "type", 0, "'type' is qemu or lava, not '%s'", type);
+		goto out;
+	}
+	/* a LAVA device brings its own emulator or hardware */
+	qemu_def = b->type == BG_BOARD_LAVA ? "" : NULL;
 	if (bg_conf_str_req(c, "name", &b->name) < 0 ||
 	    bg_conf_str_req(c, "arch", &b->arch) < 0 ||
 	    bg_conf_str_req(c, "kernel_arch", &b->kernel_arch) < 0 ||
@@ -83,8 +143,8 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	    bg_conf_str_req(c, "image", &b->image) < 0 ||
 	    bg_conf_list(c, "fragments", &b->fragments, &b->nfragments) < 0 ||
 	    bg_conf_str(c, "init_cc", "gcc", &b->init_cc) < 0 ||
-	    bg_conf_str_req(c, "qemu", &b->qemu) < 0 ||
-	    bg_conf_str_req(c, "machine", &b->machine) < 0 ||
+	    opt_str(c, "qemu", qemu_def, &b->qemu) < 0 ||
+	    opt_str(c, "machine", qemu_def, &b->machine) < 0 ||
 	    bg_conf_str(c, "cpu", "", &b->cpu) < 0 ||
 	    bg_conf_long(c, "memory", 512, 64, 65536, &b->memory) < 0 ||
 	    bg_conf_list(c, "qemu_args", &b->qemu_args, &b->nqemu_args) < 0 ||
@@ -94,6 +154,7 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	    bg_conf_long(c, "boot_timeout", 120, 1, 86400, &b->boot_timeout) < 0 ||
 	    bg_conf_long(c, "exit_timeout", 60, 1, 86400, &b->exit_timeout) < 0 ||
 	    bg_conf_long(c, "icount_shift", 3, 0, 10, &b->icount_shift) < 0 ||
+	    (b->type == BG_BOARD_LAVA && load_lava(c, lab, &b->lava) < 0) ||
 	    bg_conf_check_unused(c) < 0)
 		goto out;
 	/* the name and the arch name directories of the cache and of the artifacts */

@@ -10,14 +10,36 @@
 
 enum bg_poweroff { BG_POWEROFF, BG_REBOOT };
 
+/* Where a board boots: bootgate-boot's own QEMU, or a LAVA lab's device. */
+enum bg_board_type { BG_BOARD_QEMU, BG_BOARD_LAVA };
+
+/*
+ * A LAVA board (type: lava): a device type and tags on one server. The token is read from
+ * token_file or the environment variable token_env when a job is sent, never kept in a
+ * file bootgate writes, a log or a URL.
+ */
+struct bg_lava_board {
+	const char *url;           /* the server: http://host:port, without /api/... */
+	const char *token_file, *token_env;   /* one of them; "" when not given */
+	const char *device_type;
+	char **tags;
+	size_t ntags;
+	const char *job_template; /* a file name in lab-configs/lava/ */
+	const char *artifact_url; /* how the lab's workers reach bootgated's artifacts */
+	long limit;                /* jobs in flight at once */
+	long queue_timeout;        /* s a job may wait for a device before it is cancelled */
+	long retries;              /* resubmissions of a boot the lab failed */
+};
+
 struct bg_board {
+	enum bg_board_type type;
 	const char *name, *arch;
 	/* the kernel */
 	const char *kernel_arch, *cross_compile, *make_target, *image;
 	char **fragments;          /* file names in lab-configs/kconfig/ */
 	size_t nfragments;
 	const char *init_cc;       /* compiler of the test init */
-	/* QEMU */
+	/* QEMU (for a LAVA board: only memory, cmdline and the timeouts count) */
 	const char *qemu, *machine, *cpu;
 	long memory;               /* MiB */
 	char **qemu_args;
@@ -27,6 +49,7 @@ struct bg_board {
 	const char *timing_cmdline; /* only in timing mode; @HOST_TSC_KHZ@ is replaced */
 	long boot_timeout, exit_timeout;  /* s */
 	long icount_shift;
+	struct bg_lava_board lava; /* type lava */
 	char *lab;                 /* the lab-configs directory the board came from */
 	struct bg_conf conf;       /* owns the strings */
 };

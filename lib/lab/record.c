@@ -127,9 +127,9 @@ int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *boa
 	if (bg_store_begin(s) < 0)
 		return -1;
 	if (bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, outcome, wall_s, "
-			  "console, created) VALUES (?, ?, ?, ?, ?, ?, ?)", "ssssdsd", image_sha256,
-			  board, mode, bg_outcome_name(outcome), rec->wall_seconds, rec->log,
-			  bg_store_now()) < 0)
+			  "console, job_url, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "ssssdssd",
+			  image_sha256, board, mode, bg_outcome_name(outcome), rec->wall_seconds,
+			  rec->log, rec->job_url, bg_store_now()) < 0)
 		goto fail;
 	a.boot = bg_store_last_id(s);
 	if (parsed && outcome == BG_OUTCOME_COMPLETE)

@@ -157,6 +157,7 @@ void bg_boot_run_release(struct bg_boot_run *r)
 		free(r->boots[i].image_path);
 		free(r->boots[i].log);
 		free(r->boots[i].parsed);
+		free(r->boots[i].job_url);
 	}
 	free(r->boots);
 	bg_boot_run_init(r);
@@ -201,6 +202,7 @@ void bg_boot_run_write(struct bg_json *j, const struct bg_boot_run *r)
 		bg_json_double(j, b->userspace_wall_seconds);   /* NaN: null */
 		key_str(j, "log", b->log);
 		key_str(j, "parsed", b->parsed);
+		key_str(j, "job_url", b->job_url);
 		bg_json_object_end(j);
 	}
 	bg_json_array_end(j);
@@ -251,6 +253,8 @@ int bg_boot_run_read(const char *name, const char *text, struct bg_boot_run *r)
 		b->userspace_wall_seconds = bg_json_doc_num(d, key);
 		snprintf(key, sizeof(key), "boots.%zu.parsed", i);
 		b->parsed = dup_or_null(d, key);
+		snprintf(key, sizeof(key), "boots.%zu.job_url", i);
+		b->job_url = dup_or_null(d, key);
 	}
 	bg_json_doc_free(d);
 	return 0;

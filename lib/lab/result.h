@@ -60,6 +60,7 @@ struct bg_boot_record {
 	double userspace_wall_seconds;   /* NAN without the marker */
 	char *log;               /* the console */
 	char *parsed;            /* the path of its parsed boot (LOG.json, report/boot-json.h) */
+	char *job_url;           /* the lab's page of the boot (a LAVA job's URL); NULL on QEMU */
 };
 
 struct bg_boot_run {
