@@ -193,6 +193,7 @@ bench: deps-bench all
 	@sh bench/bench-service.sh
 	@sh bench/bench-inbox.sh
 	@sh bench/bench-site.sh
+	@sh bench/bench-lava.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

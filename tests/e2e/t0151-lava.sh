@@ -1,0 +1,235 @@
+#!/bin/sh
+# Boots through a real LAVA lab on 127.0.0.1 (scripts/lava-lab.sh: lava-server, its
+# scheduler and two lava-workers, each with a QEMU device): the x86_64 kernel built here
+# boots as LAVA jobs and reads the same as under bootgate-boot's own QEMU; a measure and
+# a bisection by the daemon run through LAVA on both workers, while lava-server is
+# stopped mid-job; a kernel URL that does not exist is the lab's failure, retried and
+# never a regression; a wrong token is an error at once. The kernels come from the
+# shared cache (scripts/kernel-repo.sh, scripts/scenario-tree.sh).
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/e2e/lib-lava.sh"
+. "$ROOT/tests/e2e/lib-gitd.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
+
+BOOTGATED=$ROOT/bin/bootgated
+TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
+sh "$ROOT/scripts/scenario-tree.sh" >scenario
+BASE=$(awk '$1 == "base" { print $2 }' scenario)
+TIP=$(awk '$1 == "tip" { print $2 }' scenario)
+CULPRIT=$(awk '$1 == "culprit" { print $2 }' scenario)
+INITCALL=$(awk '$1 == "initcall" { print $2 }' scenario)
+STATE=$SCRATCH/state
+DB=$STATE/bootgate.db
+SOCK=$STATE/bootgate.sock
+LAB=$SCRATCH/lab
+CACHE=${BOOTGATE_CACHE:-/var/cache/bootgate}
+ART_PORT=$((33100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
+export BOOTGATE_STATE=$STATE BOOTGATE_JOB_BACKOFF=2
+
+q() {
+	sqlite3 -batch -noheader "$DB" "$1"
+}
+
+# lava_job ID: the job's REST detail (the token read from its file, never on a command line)
+lava_job() {
+	printf 'header = "Authorization: Token %s"\n' "$(cat "$LAVA_TOKEN_FILE")" |
+		curl -sS -m 10 -K - "$LAVA_URL/api/v0.2/jobs/$1/"
+}
+
+# lava_running: a job of this LAVA is running now
+lava_running() {
+	printf 'header = "Authorization: Token %s"\n' "$(cat "$LAVA_TOKEN_FILE")" |
+		curl -sS -m 10 -K - "$LAVA_URL/api/v0.2/jobs/?state=Running&limit=1" |
+		jq -e ".count > 0" >/dev/null
+}
+
+# the devices a boot result's jobs ran on, one a line
+devices_of() {
+	for id in $(jq -r '.boots[].job_url | sub(".*/"; "")' "$1"); do
+		lava_job "$id" | jq -r .actual_device || return 1
+	done | sort -u
+}
+
+start_artifacts() {
+	setsid "$ROOT/bin/bootgate" serve-artifacts --listen "127.0.0.1:$ART_PORT" \
+		>"$SCRATCH/artifacts.log" 2>&1 &
+	echo $! >"$SCRATCH/artifacts.pid"
+	wait_for 30 'grep -q "^serving" "$SCRATCH/artifacts.log"'
+}
+
+stop_artifacts() {
+	[ -s "$SCRATCH/artifacts.pid" ] || return 0
+	kill -TERM "$(cat "$SCRATCH/artifacts.pid")" 2>/dev/null || true
+	rm -f "$SCRATCH/artifacts.pid"
+}
+
+# test_expect_code_in "CODES" CMD...: CMD exits with one of CODES
+test_expect_code_in() {
+	codes=$1
+	shift
+	code=0
+	"$@" || code=$?
+	case " $codes " in
+	*" $code "*) return 0 ;;
+	esac
+	echo "exit $code, not one of: $codes" >&2
+	return 1
+}
+
+start_daemon() {
+	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" >>"$SCRATCH/daemon.log" 2>&1 &
+	echo $! >"$SCRATCH/daemon.pid"
+	wait_for 30 '"$ROOT/bin/bootgate" trigger --socket "$SOCK" tracing >/dev/null 2>&1'
+}
+
+trap 'stop_daemon; stop_artifacts; stop_git_daemon; lava_stop; rm -rf "$SCRATCH"' EXIT
+
+lava_start
+# the lab as shipped, pointed at this LAVA and this artifact server
+cp -R "$ROOT/lab-configs" "$LAB"
+board=$LAB/boards/lava-qemu-x86_64.yaml
+sed -i -e "s|^lava_url: .*|lava_url: $LAVA_URL|" \
+	-e "s|^lava_token_file: .*|lava_token_file: $LAVA_TOKEN_FILE|" \
+	-e "s|^artifact_url: .*|artifact_url: http://127.0.0.1:$ART_PORT|" "$board"
+export BOOTGATE_LAB=$LAB
+
+test_expect_success 'the base kernel is built (or found in the cache)' '
+	"$ROOT/bin/bootgate-build" --tree "$TREE" --commit "$BASE" --board qemu-x86_64 >build.json &&
+	test_jq ".status == \"built\"" build.json &&
+	jq -r .image build.json >image &&
+	test -s "$(cat image)"
+'
+
+test_expect_success 'LAVA boots read exactly as bootgate-boot'"'"'s own QEMU (deterministic)' '
+	start_artifacts &&
+	start=$(date +%s) &&
+	"$ROOT/bin/bootgate-boot" --board lava-qemu-x86_64 --image "$(cat image)" --boots 2 \
+		--mode deterministic --out lava >lava.json 2>lava.err &&
+	lava_s=$(($(date +%s) - start)) &&
+	start=$(date +%s) &&
+	"$ROOT/bin/bootgate-boot" --board qemu-x86_64 --image "$(cat image)" --boots 1 \
+		--mode deterministic --out qemu >qemu.json 2>qemu.err &&
+	qemu_s=$(($(date +%s) - start)) &&
+	test_jq "[.boots[].outcome] == [\"complete\", \"complete\"] and .accel == \"lava\"" lava.json &&
+	test_jq "all(.boots[]; .job_url | test(\"^$LAVA_URL/scheduler/job/[0-9]+$\"))" lava.json &&
+	"$ROOT/bin/bootgate" diff --json --all qemu/boot-000-A.log lava/boot-000-A.log >diff.json &&
+	"$ROOT/bin/bootgate" diff --json --all lava/boot-001-A.log lava/boot-000-A.log >diff2.json &&
+	test_jq "(.rows | length) > 150 and all(.rows[]; .a_usecs == .b_usecs)" diff.json &&
+	test_jq "(.rows | length) > 150 and all(.rows[]; .a_usecs == .b_usecs)" diff2.json &&
+	test_jq "[.rows[] | select(.metric == \"initcall.$INITCALL\")] | length == 1" diff.json &&
+	devices_of lava.json >devices &&
+	test "$(cat devices | tr "\n" " ")" = "qemu-w1 qemu-w2 " &&
+	test_note "2 LAVA boots in parallel $lava_s s (jobs $(jq -r "[.boots[].wall_seconds | floor] | join(\" s, \")" lava.json) s running); 1 direct QEMU boot $qemu_s s; $(jq ".rows | length" diff.json) metrics equal"
+'
+
+test_expect_success 'the job is written by libyaml: a quote in the command line stays inside its value' '
+	sed "s|^cmdline: .*|cmdline: console=ttyS0 bootgate.note=\\\"x\\\": y|" "$board" \
+		>"$LAB/boards/lava-quoted.yaml" &&
+	sed -i "s/^name: .*/name: lava-quoted/" "$LAB/boards/lava-quoted.yaml" &&
+	"$ROOT/bin/bootgate-boot" --board lava-quoted --image "$(cat image)" --print-job >job.yaml &&
+	python3 -c "import sys, yaml; d = yaml.safe_load(open(\"job.yaml\")); \
+		a = d[\"actions\"][0][\"deploy\"][\"images\"][\"kernel\"][\"image_arg\"]; \
+		assert \"bootgate.note=\\\"x\\\": y\" in a, a; \
+		assert d[\"timeouts\"][\"job\"][\"minutes\"] > 5" &&
+	printf "header = \"Content-Type: application/json\"\n" >/dev/null &&
+	jq -Rs "{definition: .}" job.yaml |
+		curl -sS -m 20 -H "Content-Type: application/json" --data-binary @- \
+			"$LAVA_URL/api/v0.2/jobs/validate/" >valid.json &&
+	test_jq ".message == \"Job valid.\"" valid.json
+'
+
+test_expect_success 'a kernel URL that does not exist: the lab failed, retried, no verdict' '
+	sed -e "s/^name: .*/name: lava-nourl/" -e "s/^lava_retries: .*/lava_retries: 1/" \
+		-e "s|^artifact_url: .*|artifact_url: http://127.0.0.1:$ART_PORT/gone|" \
+		"$board" >"$LAB/boards/lava-nourl.yaml" &&
+	test_exit_code 111 "$ROOT/bin/bootgate-boot" --board lava-nourl --image "$(cat image)" \
+		--boots 1 --out nourl >nourl.json 2>nourl.err &&
+	cat nourl.err &&
+	test_jq "[.boots[].outcome] == [\"infra\"] and .boots[0].parsed == null" nourl.json &&
+	test -s nourl/boot-000-A.log.attempt-1 &&
+	test_grep "the lab failed (no kernel spoke); again in" nourl.err &&
+	id=$(jq -r ".boots[0].job_url | sub(\".*/\"; \"\")" nourl.json) &&
+	lava_job "$id" | test_jq ".health == \"Incomplete\""
+'
+
+test_expect_success 'a job past the board'"'"'s timeout is cancelled on the server' '
+	sed -e "s/^name: .*/name: lava-short/" -e "s/^lava_retries: .*/lava_retries: 0/" \
+		-e "s/^boot_timeout: .*/boot_timeout: 1/" -e "s/^exit_timeout: .*/exit_timeout: 1/" \
+		"$board" >"$LAB/boards/lava-short.yaml" &&
+	test_expect_code_in "1 111" "$ROOT/bin/bootgate-boot" --board lava-short \
+		--image "$(cat image)" --boots 1 --out short >short.json 2>short.err &&
+	test_grep "ran past the board'"'"'s timeout: cancelling it" short.err &&
+	test_jq "[.boots[].outcome] | . == [\"hang\"] or . == [\"infra\"]" short.json &&
+	id=$(jq -r ".boots[0].job_url | sub(\".*/\"; \"\")" short.json) &&
+	wait_for 60 "lava_job $id | jq -e \".health == \\\"Canceled\\\"\" >/dev/null"
+'
+
+test_expect_success 'a wrong token: a clear error at once, the token never printed' '
+	printf "not-the-token-4242\n" >"$SCRATCH/wrong-token" &&
+	sed -e "s/^name: .*/name: lava-wrong/" \
+		-e "s|^lava_token_file: .*|lava_token_file: $SCRATCH/wrong-token|" \
+		"$board" >"$LAB/boards/lava-wrong.yaml" &&
+	start=$(date +%s) &&
+	test_exit_code 2 "$ROOT/bin/bootgate-boot" --board lava-wrong --image "$(cat image)" \
+		--boots 1 --out wrong >wrong.json 2>wrong.err &&
+	test $(($(date +%s) - start)) -lt 20 &&
+	test_grep "the token is refused (HTTP 403" wrong.err &&
+	! grep -q "not-the-token-4242" wrong.err wrong.json &&
+	rm "$SCRATCH/wrong-token" &&
+	test_exit_code 2 "$ROOT/bin/bootgate-boot" --board lava-wrong --image "$(cat image)" \
+		--boots 1 --out wrong >wrong.json 2>wrong.err &&
+	test_grep "wrong-token" wrong.err
+'
+
+test_expect_success 'bootgate measure through LAVA: the culprit against its parent' '
+	"$ROOT/bin/bootgate" measure --tree "$TREE" --commit "$CULPRIT" --against "$CULPRIT^" \
+		--board lava-qemu-x86_64 --mode deterministic --boots 2 --json >measure.json 2>err &&
+	test_jq "[.comparison.verdicts[] | select(.metric == \"initcall.$INITCALL\")][0] |
+		.verdict == \"different\" and .delta > 5000 and .exact" measure.json &&
+	test_jq "all(.boots[]; .job_url | test(\"/scheduler/job/\"))" measure.json
+'
+
+test_expect_success 'the daemon bisects through LAVA on both workers; lava-server stops mid-job' '
+	stop_artifacts &&
+	start_git_daemon "$SCRATCH/served" >/dev/null &&
+	make_served_repo tracing.git >/dev/null &&
+	git -C "$TREE" push -q "$SCRATCH/served/tracing.git" "$BASE:refs/heads/for-next" &&
+	cat >"$SCRATCH/bootgate.yaml" <<-EOF &&
+	state: $STATE
+	limits:
+	  builds: 1
+	poll: 3600
+	artifacts:
+	  listen: 127.0.0.1:$ART_PORT
+	trees:
+	  - name: tracing
+	    url: $(gitd_url)/tracing.git
+	    branch: for-next
+	    reference: $TREE
+	    boards: [lava-qemu-x86_64]
+	    mode: deterministic
+	    metrics: ["initcall.*", "boot.*"]
+	EOF
+	start_daemon &&
+	wait_for 900 "[ \"\$(q \"SELECT last_good FROM trees WHERE name = '"'tracing'"'\")\" = $BASE ]" &&
+	git -C "$TREE" push -q "$SCRATCH/served/tracing.git" "$TIP:refs/heads/for-next" &&
+	"$ROOT/bin/bootgate" trigger --socket "$SOCK" tracing "$TIP" >/dev/null &&
+	wait_for 900 "lava_running" &&
+	lava_stop_server &&
+	sleep 15 &&
+	"$ROOT/bin/bootgate" status >status &&
+	test_grep "name=tracing" status &&
+	lava_start >/dev/null &&
+	wait_for 1800 "[ \"\$(q \"SELECT count(*) FROM bisections WHERE state = '"'done'"'\")\" = 1 ]" &&
+	"$ROOT/bin/bootgate" show --json 1 >show.json &&
+	test_jq ".culprit == \"$CULPRIT\" and .metric == \"initcall.$INITCALL\"" show.json &&
+	test "$(q "SELECT count(*) FROM boots WHERE board = '"'lava-qemu-x86_64'"' AND job_url IS NULL AND outcome = '"'complete'"'")" = 0 &&
+	test "$(q "SELECT count(*) FROM boots WHERE board != '"'lava-qemu-x86_64'"'")" = 0 &&
+	n=$(q "SELECT count(*) FROM boots WHERE outcome = '"'complete'"'") &&
+	devices=$(for id in $(q "SELECT substr(job_url, length('"'$LAVA_URL/scheduler/job/'"') + 1) FROM boots");
+		do lava_job "$id" | jq -r .actual_device; done | sort -u | tr "\n" " ") &&
+	test "$devices" = "qemu-w1 qemu-w2 " &&
+	test_note "$n LAVA boots stored, on $devices; $(cat "$STATE"/jobs/* | grep -c "waiting for the server") waits for the stopped server"
+'
+
+test_done
