@@ -22,7 +22,7 @@ openssl/ lib/lab/sha.c
 jansson.h lib/lab/json-read.c
 sqlite3.h lib/store/store.c
 microhttpd.h lib/lab/webhook.c
-curl/ lib/lab/smtp.c
+curl/ lib/lab/curl.c
 '
 out=${TMPDIR:-/tmp}/bootgate-layout.$$
 trap 'rm -f "$out"' EXIT

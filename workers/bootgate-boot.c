@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "lab/board.h"
+#include "lab/lava-run.h"
 #include "lab/result.h"
 #include "lab/tree.h"
 #include "parse/bootlog.h"
@@ -65,7 +66,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bootgate-boot --image IMG [--image2 IMG] --board NAME [--boots N]\n"
 		"                     [--mode timing|deterministic] [--parallel N] [--out DIR]\n"
-		"                     [--initrd CPIO] [--append ARGS] [--lab DIR]\n"
+		"                     [--initrd CPIO] [--append ARGS] [--lab DIR] [--print-job]\n"
 		"\nBoots IMG (and IMG2, interleaved) N times each (3) on a QEMU board of\n"
 		"lab-configs/boards/. timing: wall clock, statistics decide. deterministic:\n"
 		"-icount, guest time counts instructions, so code-path changes read the same in\n"
@@ -385,17 +386,17 @@ static char *test_initramfs(const struct run *r)
 }
 
 /* Parses a boot's console and keeps the result beside it; returns the result's path. */
-static char *keep_parsed(const struct boot *b)
+static char *keep_parsed(const char *log_path)
 {
 	struct bg_json pj;
-	struct parsed p = { &pj, b->log_path, 0 };
+	struct parsed p = { &pj, log_path, 0 };
 	struct bg_bootlog *log;
-	char *json_path = xasprintf("%s.json", b->log_path);
+	char *json_path = xasprintf("%s.json", log_path);
 
 	bg_json_init(&pj, -1, 0);
-	log = bg_bootlog_new(b->log_path, write_boot, &p);
+	log = bg_bootlog_new(log_path, write_boot, &p);
 	/* a boot written before a read error is kept: null only when there is none */
-	if (bg_bootlog_parse_path(log, b->log_path) < 0)
+	if (bg_bootlog_parse_path(log, log_path) < 0)
 		log_warnx("%s", bg_error_last());
 	if (!p.nboots)
 		bg_strbuf_addstr(&pj.out, "null");
@@ -408,6 +409,128 @@ static char *keep_parsed(const struct boot *b)
 	}
 	bg_strbuf_release(&pj.out);
 	return json_path;
+}
+
+/* The run's directory: --out, else a new one under the cache's boots/. NULL with a warning. */
+static char *make_outdir(const struct run *r)
+{
+	char *outdir;
+
+	if (r->out) {
+		outdir = xstrdup(r->out);
+	} else {
+		char *boots_dir = xasprintf("%s/boots", bg_cache_dir());
+
+		bg_mkdirs(boots_dir);
+		outdir = xasprintf("%s/run.XXXXXX", boots_dir);
+		free(boots_dir);
+		if (!mkdtemp(outdir)) {
+			log_warn("cannot create '%s'", outdir);
+			free(outdir);
+			return NULL;
+		}
+	}
+	if (bg_mkdirs(outdir) < 0) {
+		log_warnx("%s", bg_error_last());
+		free(outdir);
+		return NULL;
+	}
+	return outdir;
+}
+
+/* Every boot under QEMU into res; how many QEMU could not be run. */
+static unsigned run_qemu(struct run *r, const char *outdir, struct bg_boot_run *res)
+{
+	unsigned sides = r->images[1] ? 2 : 1, n = r->boots * sides, execfail = 0;
+	struct boot *boots = xcalloc(n, sizeof(*boots));
+
+	for (unsigned i = 0; i < n; i++) {
+		struct boot *b = &boots[i];
+
+		/* A B A B ...: the host's drift falls on both sides alike */
+		b->index = i;
+		b->side = (int)(i % sides);
+		b->nth = i / sides;
+		b->log_path = xasprintf("%s/boot-%03u-%c.log", outdir, i, 'A' + b->side);
+		bg_strbuf_init(&b->line, 0);
+	}
+	log_info("%u boot%s on %s (%s, %s mode), %u at a time; logs in %s", n, n == 1 ? "" : "s",
+		 r->board.name, r->accel, r->deterministic ? "deterministic" : "timing",
+		 r->parallel < n ? r->parallel : n, outdir);
+	run_boots(r, boots, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct boot *b = &boots[i];
+		struct bg_boot_record *rec;
+
+		execfail += b->exec_failed;
+		rec = bg_boot_run_add(res, b->side, r->images[b->side], b->outcome, b->log_path);
+		rec->wall_seconds = b->wall;
+		if (b->marker)
+			rec->userspace_wall_seconds = b->marker_wall;
+		/* the parsed boot, kept beside its console (none for a boot never started) */
+		if (!b->lost && (b->outcome != BG_OUTCOME_INFRA || b->lines))
+			rec->parsed = keep_parsed(b->log_path);
+		bg_strbuf_release(&b->line);
+		free(b->log_path);
+	}
+	free(boots);
+	return execfail;
+}
+
+static void lava_opts(const struct run *r, const char *outdir, struct bg_lava_run *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->board = &r->board;
+	o->images[0] = r->images[0];
+	o->images[1] = r->images[1];
+	o->initrd = r->initrd;
+	o->cmdline = r->cmdline;
+	o->deterministic = r->deterministic;
+	o->boots = r->boots;
+	o->parallel = r->parallel;
+	o->out = outdir;
+	o->cache = bg_cache_dir();
+}
+
+/* Every boot as a LAVA job into res; -1 when the configuration is wrong. */
+static int run_lava(struct run *r, const char *outdir, struct bg_boot_run *res)
+{
+	struct bg_lava_run o;
+
+	lava_opts(r, outdir, &o);
+	if (bg_lava_run_boots(&o, res) < 0)
+		return -1;
+	for (size_t i = 0; i < res->n; i++) {
+		struct bg_boot_record *rec = &res->boots[i];
+
+		/* a job in which no kernel spoke has no console to read */
+		if (rec->outcome != BG_OUTCOME_INFRA && access(rec->log, R_OK) == 0)
+			rec->parsed = keep_parsed(rec->log);
+	}
+	return 0;
+}
+
+/* --print-job: the first boot's LAVA job on stdout, nothing sent. */
+static int print_lava_job(const struct run *r)
+{
+	struct bg_lava_run o;
+	struct bg_strbuf job = BG_STRBUF_INIT;
+	int ret = BG_EXIT_OK;
+
+	if (r->board.type != BG_BOARD_LAVA) {
+		log_warnx("--print-job: board %s is not a LAVA board (type: lava)", r->board.name);
+		return BG_EXIT_USAGE;
+	}
+	lava_opts(r, NULL, &o);
+	if (bg_lava_run_print(&o, &job) < 0) {
+		log_warnx("%s", bg_error_last());
+		ret = BG_EXIT_USAGE;
+	} else if (fwrite(job.buf, 1, job.len, stdout) != job.len || fflush(stdout) != 0) {
+		log_warn("cannot write the job");
+		ret = BG_EXIT_INFRA;
+	}
+	bg_strbuf_release(&job);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -423,16 +546,16 @@ int main(int argc, char **argv)
 		{ "initrd", required_argument, NULL, 'r' },
 		{ "append", required_argument, NULL, 'a' },
 		{ "lab", required_argument, NULL, 'l' },
+		{ "print-job", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run r = { 0 };
 	const char *board = NULL, *lab = NULL;
-	struct boot *boots;
 	struct bg_boot_run res;
-	unsigned n, sides, failed = 0, infra = 0, execfail = 0;
+	unsigned failed = 0, infra = 0, execfail = 0;
 	unsigned long v;
-	bool result_lost = false;
+	bool result_lost = false, print_job = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	char *outdir = NULL, *initrd = NULL;
 	struct bg_json j;
@@ -467,6 +590,7 @@ int main(int argc, char **argv)
 		case 'r': r.initrd = optarg; break;
 		case 'a': r.extra = optarg; break;
 		case 'l': lab = optarg; break;
+		case 'P': print_job = true; break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
@@ -505,69 +629,39 @@ int main(int argc, char **argv)
 		}
 		r.initrd = initrd;
 	}
-	if (r.out) {
-		outdir = xstrdup(r.out);
-	} else {
-		char *boots_dir = xasprintf("%s/boots", bg_cache_dir());
-
-		bg_mkdirs(boots_dir);
-		outdir = xasprintf("%s/run.XXXXXX", boots_dir);
-		free(boots_dir);
-		if (!mkdtemp(outdir)) {
-			log_warn("cannot create '%s'", outdir);
-			ret = BG_EXIT_INFRA;
-			goto out_early;
-		}
-	}
-	if (bg_mkdirs(outdir) < 0) {
-		log_warnx("%s", bg_error_last());
-		ret = BG_EXIT_INFRA;
-		goto out_early;
-	}
-	r.accel = pick_accel(&r.board);
+	r.accel = r.board.type == BG_BOARD_LAVA ? "lava" : pick_accel(&r.board);
 	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
 	snprintf(r.icount, sizeof(r.icount), "shift=%ld,sleep=off,align=off", r.board.icount_shift);
 	build_cmdline(&r);
-	sides = r.images[1] ? 2 : 1;
-	n = r.boots * sides;
-	boots = xcalloc(n, sizeof(*boots));
-	for (unsigned i = 0; i < n; i++) {
-		struct boot *b = &boots[i];
-
-		/* A B A B ...: the host's drift falls on both sides alike */
-		b->index = i;
-		b->side = (int)(i % sides);
-		b->nth = i / sides;
-		b->log_path = xasprintf("%s/boot-%03u-%c.log", outdir, i, 'A' + b->side);
-		bg_strbuf_init(&b->line, 0);
+	if (print_job) {
+		ret = print_lava_job(&r);
+		goto out_early;
 	}
-	log_info("%u boot%s on %s (%s, %s mode), %u at a time; logs in %s", n, n == 1 ? "" : "s",
-		 r.board.name, r.accel, r.deterministic ? "deterministic" : "timing",
-		 r.parallel < n ? r.parallel : n, outdir);
-	run_boots(&r, boots, n);
-
+	if (!(outdir = make_outdir(&r))) {
+		ret = BG_EXIT_INFRA;
+		goto out_early;
+	}
 	bg_boot_run_init(&res);
+	if (r.board.type == BG_BOARD_LAVA) {
+		if (run_lava(&r, outdir, &res) < 0) {
+			/* the token or the job refused: the configuration's, no retry helps */
+			log_warnx("%s", bg_error_last());
+			bg_boot_run_release(&res);
+			ret = BG_EXIT_USAGE;
+			goto out_early;
+		}
+	} else {
+		execfail = run_qemu(&r, outdir, &res);
+	}
 	res.board = xstrdup(r.board.name);
 	res.mode = xstrdup(r.deterministic ? "deterministic" : "timing");
 	res.accel = xstrdup(r.accel);
 	res.cmdline = xstrdup(r.cmdline);
 	res.out = xstrdup(outdir);
-	for (unsigned i = 0; i < n; i++) {
-		struct boot *b = &boots[i];
-		struct bg_boot_record *rec;
-
-		failed += b->outcome == BG_OUTCOME_PANIC || b->outcome == BG_OUTCOME_HANG;
-		infra += b->outcome == BG_OUTCOME_INFRA;
-		execfail += b->exec_failed;
-		rec = bg_boot_run_add(&res, b->side, r.images[b->side], b->outcome, b->log_path);
-		rec->wall_seconds = b->wall;
-		if (b->marker)
-			rec->userspace_wall_seconds = b->marker_wall;
-		/* the parsed boot, kept beside its console (none for a boot never started) */
-		if (!b->lost && (b->outcome != BG_OUTCOME_INFRA || b->lines))
-			rec->parsed = keep_parsed(b);
-		bg_strbuf_release(&b->line);
-		free(b->log_path);
+	for (size_t i = 0; i < res.n; i++) {
+		failed += res.boots[i].outcome == BG_OUTCOME_PANIC ||
+			  res.boots[i].outcome == BG_OUTCOME_HANG;
+		infra += res.boots[i].outcome == BG_OUTCOME_INFRA;
 	}
 	bg_json_init(&j, STDOUT_FILENO, 2);
 	bg_boot_run_write(&j, &res);
@@ -577,7 +671,6 @@ int main(int argc, char **argv)
 		result_lost = true;
 	}
 	bg_boot_run_release(&res);
-	free(boots);
 	/* a panic or a hang is the kernel's and decides; a lab failure alone is worth a retry */
 	ret = execfail ? BG_EXIT_EXEC : result_lost ? BG_EXIT_INFRA : failed ? BG_EXIT_FAILED :
 	      infra ? BG_EXIT_INFRA : BG_EXIT_OK;

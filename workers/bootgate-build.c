@@ -469,12 +469,17 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 
 static void same_as_parent(struct build *b);
 
-/* artifacts/by-source/KEY: the key hashes the source tree, board, configuration, compiler. */
+/*
+ * artifacts/by-source/KEY: the key hashes the source tree, the configuration (which names
+ * the arch, the compiler prefix and the make target), the image's path and the compiler;
+ * not the board's name, so that boards that build alike (qemu-x86_64 and a LAVA board
+ * booting the same kernel) share one image.
+ */
 static char *source_link(const struct build *b)
 {
 	char key[BG_SHA256_HEX];
-	char *text = xasprintf("bootgate-source-1 %s %s %s %s", b->source, b->board.name,
-			       b->config_key, b->compiler ? b->compiler : "");
+	char *text = xasprintf("bootgate-source-2 %s %s %s %s", b->source, b->config_key,
+			       b->board.image, b->compiler ? b->compiler : "");
 
 	bg_sha256_mem(text, strlen(text), key);
 	free(text);

@@ -75,6 +75,7 @@ static int load_lava(struct bg_conf *c, const char *lab, struct bg_lava_board *l
 	    bg_conf_str(c, "lava_token_env", "", &l->token_env) < 0 ||
 	    bg_conf_str_req(c, "lava_device_type", &l->device_type) < 0 ||
 	    bg_conf_list(c, "lava_tags", &l->tags, &l->ntags) < 0 ||
+	    bg_conf_list(c, "lava_vars", &l->vars, &l->nvars) < 0 ||
 	    bg_conf_str_req(c, "lava_template", &l->job_template) < 0 ||
 	    bg_conf_str_req(c, "artifact_url", &l->artifact_url) < 0 ||
 	    bg_conf_long(c, "lava_limit", 1, 1, 64, &l->limit) < 0 ||
@@ -90,6 +91,14 @@ static int load_lava(struct bg_conf *c, const char *lab, struct bg_lava_board *l
 	if (!*l->token_file == !*l->token_env)
 		return bg_conf_error_at(c, "lava_token_file", 0, "a LAVA board names its token with "
 					"one of 'lava_token_file' or 'lava_token_env'");
+	for (size_t i = 0; i < l->nvars; i++) {
+		const char *v = l->vars[i], *eq = strchr(v, '=');
+
+		if (!eq || eq == v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+		    (size_t)(eq - v))
+			return bg_conf_error_at(c, "lava_vars", i, "a LAVA variable is NAME=value, "
+						"NAME in [A-Z0-9_], not '%s'", v);
+	}
 	if (!bg_path_name_ok(l->job_template))
 		return bg_conf_error_at(c, "lava_template", 0, "'lava_template' is a file name of "
 					"%s/lava, not a path", lab);

@@ -24,6 +24,8 @@ struct bg_lava_board {
 	const char *device_type;
 	char **tags;
 	size_t ntags;
+	char **vars;               /* NAME=value: more @NAME@ for the template */
+	size_t nvars;
 	const char *job_template; /* a file name in lab-configs/lava/ */
 	const char *artifact_url; /* how the lab's workers reach bootgated's artifacts */
 	long limit;                /* jobs in flight at once */

@@ -1,8 +1,12 @@
-/* Sending one mail through libcurl's SMTP (smtp.h); curl's errors are translated here. */
+/*
+ * The one file that includes curl.h: sending a mail over SMTP (smtp.h) and one HTTP
+ * request to a lab (http-client.h). curl's errors are translated here.
+ */
 #include <ctype.h>
 
 #include <curl/curl.h>
 
+#include "lab/http-client.h"
 #include "lab/smtp.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -127,5 +131,98 @@ out:
 	curl_slist_free_all(to);
 	curl_easy_cleanup(c);
 	bg_strbuf_release(&sender);
+	return ret;
+}
+
+/* ---- HTTP ---- */
+
+struct sink {
+	struct bg_strbuf *b;
+	size_t max;
+	bool over;
+};
+
+static size_t write_cb(char *buf, size_t size, size_t nmemb, void *data)
+{
+	struct sink *s = data;
+	size_t n = size * nmemb;
+
+	if (s->b->len + n > s->max) {
+		s->over = true;
+		return 0;      /* curl stops with CURLE_WRITE_ERROR */
+	}
+	bg_strbuf_add(s->b, buf, n);
+	return n;
+}
+
+int bg_http_request(const struct bg_http_request *rq, struct bg_http_answer *a)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *hdr = NULL;
+	struct sink sink = { &a->body, rq->max_answer ? rq->max_answer : (size_t)16 << 20,
+			     false };
+	bool post = !strcmp(rq->method, "POST");
+	CURL *c;
+	CURLcode rc;
+	int ret = -1;
+
+	a->status = 0;
+	bg_strbuf_init(&a->body, 0);
+	if (strncmp(rq->url, "http://", 7) != 0 && strncmp(rq->url, "https://", 8) != 0)
+		return bg_error("'%s' is not an http:// or https:// URL", rq->url);
+	if (!post && strcmp(rq->method, "GET") != 0)
+		return bg_error("%s: method %s is not GET or POST", rq->url, rq->method);
+	if (once_init() < 0)
+		return -1;
+	if (!(c = curl_easy_init()))
+		return bg_error("%s: libcurl cannot make a handle", rq->url);
+	if (rq->auth && !(hdr = curl_slist_append(hdr, rq->auth)))
+		goto oom;
+	if (post && rq->content_type) {
+		struct bg_strbuf ct = BG_STRBUF_INIT;
+		struct curl_slist *n;
+
+		bg_strbuf_addf(&ct, "Content-Type: %s", rq->content_type);
+		n = curl_slist_append(hdr, ct.buf);
+		bg_strbuf_release(&ct);
+		if (!n)
+			goto oom;
+		hdr = n;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, rq->url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, rq->connect_timeout > 0 ?
+			 rq->connect_timeout : (long)BG_HTTP_CONNECT_TIMEOUT);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout > 0 ? rq->timeout :
+			 (long)BG_HTTP_TIMEOUT);
+	/* a redirect would carry the token to wherever it points */
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+	if (post) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)(rq->body ? rq->body_len : 0));
+	}
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		if (sink.over)
+			bg_error("%s: the answer is longer than %zu bytes", rq->url, sink.max);
+		else
+			bg_error("%s: %s", rq->url, *errbuf ? errbuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a->status);
+	ret = 0;
+	goto out;
+oom:
+	bg_error("%s: out of memory", rq->url);
+out:
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(c);
 	return ret;
 }
