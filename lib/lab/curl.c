@@ -54,6 +54,18 @@ int bg_smtp_url_check(const char *url)
 	return 0;
 }
 
+/* What every transfer sets: the URL, its protocols, the error buffer, the timeouts. */
+static void base_opts(CURL *c, const char *url, const char *protocols, char *errbuf,
+		      long connect_timeout, long timeout)
+{
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, protocols);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout);
+}
+
 static int once_init(void)
 {
 	static bool done;
@@ -96,14 +108,9 @@ int bg_smtp_send(const struct bg_smtp *srv, const char *from, char *const *rcpt,
 		}
 		to = n;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, srv->url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, srv->connect_timeout > 0 ?
-			 srv->connect_timeout : (long)BG_SMTP_CONNECT_TIMEOUT);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, srv->timeout > 0 ? srv->timeout :
-			 (long)BG_SMTP_TIMEOUT);
+	base_opts(c, srv->url, "smtp,smtps", errbuf, srv->connect_timeout > 0 ?
+		  srv->connect_timeout : (long)BG_SMTP_CONNECT_TIMEOUT,
+		  srv->timeout > 0 ? srv->timeout : (long)BG_SMTP_TIMEOUT);
 	curl_easy_setopt(c, CURLOPT_MAIL_FROM, sender.buf);
 	curl_easy_setopt(c, CURLOPT_MAIL_RCPT, to);
 	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
@@ -189,14 +196,9 @@ int bg_http_request(const struct bg_http_request *rq, struct bg_http_answer *a)
 			goto oom;
 		hdr = n;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, rq->url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, rq->connect_timeout > 0 ?
-			 rq->connect_timeout : (long)BG_HTTP_CONNECT_TIMEOUT);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout > 0 ? rq->timeout :
-			 (long)BG_HTTP_TIMEOUT);
+	base_opts(c, rq->url, "http,https", errbuf, rq->connect_timeout > 0 ?
+		  rq->connect_timeout : (long)BG_HTTP_CONNECT_TIMEOUT,
+		  rq->timeout > 0 ? rq->timeout : (long)BG_HTTP_TIMEOUT);
 	/* a redirect would carry the token to wherever it points */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
