@@ -22,8 +22,21 @@ CACHE=${BOOTGATE_CACHE:-/var/cache/bootgate}
 STATE=$CACHE/lava
 RUN=$STATE/run
 PORT=${LAVA_PORT:-8000}
+case "$PORT" in
+'' | *[!0-9]* | 0*) PORT=0 ;;
+esac
+if [ ${#PORT} -gt 5 ] || [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65533 ]; then
+	echo "lava-lab: LAVA_PORT is a port number, 1 to 65533, not '$LAVA_PORT'" >&2
+	exit 2
+fi
 WS_PORT=$((PORT + 1))
 EVENT_PORT=$((PORT + 2))
+# the token goes into a curl config line and a manage argument: a plain word
+case "${LAVA_TOKEN:-}" in
+*[!A-Za-z0-9._-]*)
+	echo "lava-lab: LAVA_TOKEN takes letters, digits and '._-' only" >&2
+	exit 2 ;;
+esac
 URL=http://127.0.0.1:$PORT
 API=$URL/api/v0.2
 WORKERS="lava-w1 lava-w2"
@@ -64,20 +77,27 @@ daemon() {
 	say "started $name (pid $!)"
 }
 
-# halt NAME TAG: SIGTERM to the daemon's process group, SIGKILL after 20 s
+# halt NAME:TAG...: SIGTERM to each daemon's process group at once, SIGKILL to those
+# still there after 20 s
 halt() {
-	if alive "$1" "$2"; then
-		pid=$(cat "$RUN/$1.pid")
-		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-		i=0
+	pids=""
+	for n in "$@"; do
+		if alive "${n%%:*}" "${n#*:}"; then
+			pid=$(cat "$RUN/${n%%:*}.pid")
+			kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+			pids="$pids $pid"
+		fi
+		rm -f "$RUN/${n%%:*}.pid"
+	done
+	i=0
+	for pid in $pids; do
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
 		kill -KILL -- "-$pid" 2>/dev/null || true
-		say "stopped $1"
-	fi
-	rm -f "$RUN/$1.pid"
+	done
+	[ -z "$pids" ] || say "stopped$pids after $((i / 10)).$((i % 10)) s"
 }
 
 # api PATH: GET with the token (read from its file: never on a command line)
@@ -159,9 +179,6 @@ provision_token() {
 		token=$(cat "$STATE/token")
 	fi
 	[ -n "$token" ] || token=$(head -c 30 /dev/urandom | base64 | tr -dc A-Za-z0-9)
-	case "$token" in
-	*[!A-Za-z0-9._-]*) die "LAVA_TOKEN: only letters, digits and . _ - are taken" ;;
-	esac
 	# each "manage" call costs 1.5 s: the server is asked first
 	if [ -s "$STATE/token" ] && [ "$token" = "$(cat "$STATE/token")" ] &&
 		[ "$(field "$(api system/whoami/)" user)" = admin ]; then
@@ -241,7 +258,8 @@ provision_lab() {
 		mkdir -p "$STATE/$w"
 		case "$workers" in
 		*"$w"*) ;;
-		*) manage workers add --description "bootgate test worker" "$w" >/dev/null ;;
+		*) manage workers add --description "bootgate test worker" "$w" >/dev/null
+		   rm -f "$STATE/$w/token" ;;   # a new database: a new worker token
 		esac
 		if [ ! -s "$STATE/$w/token" ]; then
 			details=$(manage workers details "$w")
@@ -316,12 +334,8 @@ do_start() {
 }
 
 do_stop() {
-	for w in $WORKERS; do
-		halt "$w" "--name $w"
-	done
-	halt scheduler lava-scheduler
-	halt gunicorn "lava_server.wsgi"
-	halt publisher lava-publisher
+	halt "lava-w1:--name lava-w1" "lava-w2:--name lava-w2" scheduler:lava-scheduler \
+		gunicorn:lava_server.wsgi publisher:lava-publisher
 	if [ -e "$RUN/postgres.ours" ]; then
 		# shellcheck disable=SC2046
 		pg_ctlcluster $(pg_cluster) stop || true
