@@ -126,7 +126,7 @@ deps-unit:
 deps-sanitize:
 	@sh scripts/deps.sh build unit clang
 deps-e2e:
-	@sh scripts/deps.sh build e2e kernel
+	@sh scripts/deps.sh build e2e kernel lava
 deps-bench:
 	@sh scripts/deps.sh build bench kernel
 deps-analyze:
