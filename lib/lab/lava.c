@@ -239,24 +239,6 @@ enum bg_lava_rc bg_lava_cancel(struct bg_lava *srv, long id)
 	return rc;
 }
 
-enum bg_lava_rc bg_lava_validate(struct bg_lava *srv, const char *job, char **message)
-{
-	size_t len;
-	char *body = definition(job, &len);
-	struct bg_json_doc *d;
-	enum bg_lava_rc rc = call_json(srv, "POST", "jobs/validate/", body, len, 200, &d);
-	const char *m;
-
-	free(body);
-	*message = NULL;
-	if (rc != BG_LAVA_OK)
-		return rc;
-	m = bg_json_doc_str(d, "message");
-	*message = xstrdup(m ? m : "");
-	bg_json_doc_free(d);
-	return BG_LAVA_OK;
-}
-
 char *bg_lava_job_url(const struct bg_lava *srv, long id)
 {
 	return xasprintf("%s/scheduler/job/%ld", srv->url, id);

@@ -54,8 +54,6 @@ enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job 
 enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, struct bg_strbuf *out,
 			    size_t *lines);
 enum bg_lava_rc bg_lava_cancel(struct bg_lava *srv, long id);
-/* The server's own check of a job (POST /jobs/validate/): its message in *message. */
-enum bg_lava_rc bg_lava_validate(struct bg_lava *srv, const char *job, char **message);
 /* SERVER/scheduler/job/ID: where a person reads the job. */
 char *bg_lava_job_url(const struct bg_lava *srv, long id);
 

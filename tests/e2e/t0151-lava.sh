@@ -30,17 +30,22 @@ q() {
 	sqlite3 -batch -noheader "$DB" "$1"
 }
 
-# lava_job ID: the job's REST detail (the token read from its file, never on a command line)
+# lava_job ID: the job's REST detail
 lava_job() {
-	printf 'header = "Authorization: Token %s"\n' "$(cat "$LAVA_TOKEN_FILE")" |
-		curl -sS -m 10 -K - "$LAVA_URL/api/v0.2/jobs/$1/"
+	lava_api "jobs/$1/"
 }
 
 # lava_running: a job of this LAVA is running now
 lava_running() {
-	printf 'header = "Authorization: Token %s"\n' "$(cat "$LAVA_TOKEN_FILE")" |
-		curl -sS -m 10 -K - "$LAVA_URL/api/v0.2/jobs/?state=Running&limit=1" |
-		jq -e ".count > 0" >/dev/null
+	lava_api "jobs/?state=Running&limit=1" | jq -e ".count > 0" >/dev/null
+}
+
+# lava_stop_server: lava-server's HTTP side (gunicorn) stops, as a server that goes down
+lava_stop_server() {
+	pid=$(cat "$CACHE/lava/run/gunicorn.pid") &&
+	kill -TERM -- "-$pid" &&
+	wait_for 30 "! kill -0 $pid 2>/dev/null" &&
+	! curl -s -m 5 "$LAVA_URL/api/v0.2/system/version/" >/dev/null
 }
 
 # the devices a boot result's jobs ran on, one a line
@@ -131,10 +136,8 @@ test_expect_success 'the job is written by libyaml: a quote in the command line 
 		a = d[\"actions\"][0][\"deploy\"][\"images\"][\"kernel\"][\"image_arg\"]; \
 		assert \"bootgate.note=\\\"x\\\": y\" in a, a; \
 		assert d[\"timeouts\"][\"job\"][\"minutes\"] > 5" &&
-	printf "header = \"Content-Type: application/json\"\n" >/dev/null &&
-	jq -Rs "{definition: .}" job.yaml |
-		curl -sS -m 20 -H "Content-Type: application/json" --data-binary @- \
-			"$LAVA_URL/api/v0.2/jobs/validate/" >valid.json &&
+	curl -sS -m 20 --data-urlencode "definition@job.yaml" -d strict=1 \
+		"$LAVA_URL/api/v0.2/jobs/validate/" >valid.json &&
 	test_jq ".message == \"Job valid.\"" valid.json
 '
 
