@@ -48,6 +48,8 @@ static const struct bg_cmd commands[] = {
 	  "the store's results as KCIDB v5.3, or as boot-time wizard boot-data files" },
 	{ "mail", cmd_mail, "[--db FILE] [--config FILE] [--dry-run | --send] [--json]",
 	  "compose the outbox's reports into mails, and send those due (SMTP, retried)" },
+	{ "serve-artifacts", cmd_serve_artifacts, "[--listen ADDR:PORT] [--cache DIR]",
+	  "serve the artifact store read-only over HTTP for LAVA (GET /artifacts/SHA256/image)" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
 	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
@@ -81,7 +83,7 @@ static void print_overview(FILE *out)
 {
 	fprintf(out, "usage: bootgate COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-15s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'bootgate help COMMAND' or 'bootgate COMMAND --help' shows one command.\n");
 }
 

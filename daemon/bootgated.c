@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "lab/artifacts.h"
 #include "lab/board.h"
 #include "lab/git.h"
 #include "lab/mailer.h"
@@ -86,6 +87,7 @@ struct daemon {
 	struct job jobs[MAX_JOBS];
 	int sock, sigfd, hook_pipe[2];
 	struct bg_webhook *hook;
+	struct bg_artifacts *artifacts;   /* NULL: none configured */
 	char *sock_path;         /* the socket's path at start: reloads do not move it */
 	bool sock_bound;
 	int lock_fd;
@@ -281,6 +283,29 @@ static double check_inboxes(struct daemon *d, double next)
 	return next;
 }
 
+/*
+ * "ADDR:PORT" (or "[ADDR]:PORT") for host, owned by the caller: a host name is resolved
+ * here, the servers listen on an address. NULL with why.
+ */
+static char *numeric_listen(const char *what, const char *host, unsigned port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	char addr[NI_MAXHOST];
+	int e = getaddrinfo(host, NULL, &hints, &ai);
+
+	if (e || getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr), NULL, 0,
+			     NI_NUMERICHOST)) {
+		if (ai)
+			freeaddrinfo(ai);
+		bg_error("%s: cannot resolve '%s': %s", what, host,
+			 e ? gai_strerror(e) : "no address");
+		return NULL;
+	}
+	freeaddrinfo(ai);
+	return strchr(addr, ':') ? xasprintf("[%s]:%u", addr, port) :
+	       xasprintf("%s:%u", addr, port);
+}
+
 static int start_webhook(struct daemon *d)
 {
 	char *secret, *listen;
@@ -297,29 +322,34 @@ static int start_webhook(struct daemon *d)
 		free(secret);
 		return bg_error("%s: the secret is empty", d->conf.webhook_secret_file);
 	}
-	{
-		/* a host name is resolved here: the webhook listens on an address */
-		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
-		char host[NI_MAXHOST];
-		int e = getaddrinfo(d->conf.webhook_host, NULL, &hints, &ai);
-
-		if (e || getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0,
-				     NI_NUMERICHOST)) {
-			if (ai)
-				freeaddrinfo(ai);
-			free(secret);
-			return bg_error("webhook: cannot resolve '%s': %s", d->conf.webhook_host,
-					e ? gai_strerror(e) : "no address");
-		}
-		freeaddrinfo(ai);
-		listen = strchr(host, ':') ? xasprintf("[%s]:%u", host, d->conf.webhook_port) :
-			 xasprintf("%s:%u", host, d->conf.webhook_port);
+	listen = numeric_listen("webhook", d->conf.webhook_host, d->conf.webhook_port);
+	if (!listen) {
+		free(secret);
+		return -1;
 	}
 	ret = bg_webhook_start(listen, secret, len, hook_push, d, &d->hook);
 	if (!ret)
 		log_info("webhook on %s", listen);
 	explicit_bzero(secret, len);
 	free(secret);
+	free(listen);
+	return ret;
+}
+
+/* The artifact store over HTTP, read-only, for LAVA's workers (lab/artifacts.h). */
+static int start_artifacts(struct daemon *d)
+{
+	char *listen;
+	int ret;
+
+	if (!d->conf.artifacts_host)
+		return 0;
+	listen = numeric_listen("artifacts", d->conf.artifacts_host, d->conf.artifacts_port);
+	if (!listen)
+		return -1;
+	ret = bg_artifacts_start(listen, bg_cache_dir(), &d->artifacts);
+	if (!ret)
+		log_info("artifacts of %s on http://%s", bg_cache_dir(), listen);
 	free(listen);
 	return ret;
 }
@@ -338,6 +368,8 @@ static void reload(struct daemon *d)
 		      "%s and %s stay", d->conf.state, d->sock_path);
 	bg_webhook_stop(d->hook);
 	d->hook = NULL;
+	bg_artifacts_stop(d->artifacts);
+	d->artifacts = NULL;
 	bg_service_conf_release(&d->conf);
 	d->conf = c;
 	if (setup_trees(d) < 0)
@@ -345,6 +377,8 @@ static void reload(struct daemon *d)
 	setup_inboxes(d);
 	if (start_webhook(d) < 0)
 		event(d, "error", 0, 0, "webhook: %s", bg_error_last());
+	if (start_artifacts(d) < 0)
+		event(d, "error", 0, 0, "%s", bg_error_last());
 	event(d, "info", 0, 0, "configuration reloaded from %s: %zu trees", d->conf_path,
 	      d->ntrees);
 }
@@ -1194,7 +1228,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (lock_state(&d) < 0 || bg_mkdirs(d.logs) < 0 || bg_store_open(d.db, &d.s) < 0 ||
-	    setup_trees(&d) < 0 || open_socket(&d) < 0 || start_webhook(&d) < 0) {
+	    setup_trees(&d) < 0 || open_socket(&d) < 0 || start_webhook(&d) < 0 ||
+	    start_artifacts(&d) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
@@ -1214,6 +1249,7 @@ int main(int argc, char **argv)
 	event(&d, "info", 0, 0, "stopped");
 out:
 	bg_webhook_stop(d.hook);
+	bg_artifacts_stop(d.artifacts);
 	free_inboxes(&d);
 	free_trees(&d);
 	if (d.sock >= 0)

@@ -30,6 +30,7 @@ int cmd_inbox(int argc, char **argv);
 int cmd_site(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
+int cmd_serve_artifacts(int argc, char **argv);
 
 /* A bisection as bootgate show prints it; 0, or 1 after saying why. */
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);

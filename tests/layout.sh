@@ -21,7 +21,7 @@ git2.h lib/lab/git.c
 openssl/ lib/lab/sha.c
 jansson.h lib/lab/json-read.c
 sqlite3.h lib/store/store.c
-microhttpd.h lib/lab/webhook.c
+microhttpd.h lib/lab/http.c
 curl/ lib/lab/curl.c
 '
 out=${TMPDIR:-/tmp}/bootgate-layout.$$

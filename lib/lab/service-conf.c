@@ -86,7 +86,7 @@ static int check_file(const struct bg_conf *c, const char *key, size_t item, con
 	return 0;
 }
 
-/* ---- the webhook's address ---- */
+/* ---- the webhook's and the artifacts' addresses ---- */
 
 static bool is_host_name(const char *s)
 {
@@ -590,9 +590,21 @@ static int read_webhook(struct bg_service_conf *sc, struct bg_conf *w, const cha
 	return 0;
 }
 
+/* artifacts: {listen: HOST:PORT}: where LAVA's workers fetch images (lab/artifacts.h) */
+static int read_artifacts(struct bg_service_conf *sc, struct bg_conf *a)
+{
+	const char *where;
+
+	if (bg_conf_str(a, "listen", NULL, &where) < 0 ||
+	    bg_conf_check_unused(a) < 0 ||
+	    check_required(a, "listen", where) < 0)
+		return -1;
+	return parse_listen(a, where, &sc->artifacts_host, &sc->artifacts_port);
+}
+
 static int read_conf(struct bg_service_conf *sc, const char *dir)
 {
-	struct bg_conf *c = &sc->conf, *limits, *webhook, *trees;
+	struct bg_conf *c = &sc->conf, *limits, *webhook, *artifacts, *trees;
 	const char *state, *sock, *site;
 	struct stat st;
 	size_t ntrees;
@@ -601,6 +613,7 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 	    bg_conf_map(c, "limits", &limits) < 0 ||
 	    bg_conf_long(c, "poll", 300, 10, 86400, &sc->poll) < 0 ||
 	    bg_conf_map(c, "webhook", &webhook) < 0 ||
+	    bg_conf_map(c, "artifacts", &artifacts) < 0 ||
 	    bg_conf_str(c, "socket", NULL, &sock) < 0 ||
 	    bg_conf_str(c, "site", NULL, &site) < 0 ||
 	    bg_conf_maps(c, "trees", &trees, &ntrees) < 0)
@@ -612,6 +625,8 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 		       bg_conf_check_unused(limits) < 0))
 		return -1;
 	if (webhook && read_webhook(sc, webhook, dir) < 0)
+		return -1;
+	if (artifacts && read_artifacts(sc, artifacts) < 0)
 		return -1;
 	if (read_report(sc, dir) < 0)
 		return -1;
@@ -691,6 +706,7 @@ void bg_service_conf_release(struct bg_service_conf *sc)
 	free(sc->state);
 	free(sc->webhook_host);
 	free(sc->webhook_secret_file);
+	free(sc->artifacts_host);
 	free(sc->socket);
 	free(sc->file);
 	bg_conf_release(&sc->conf);

@@ -1,7 +1,8 @@
 /*
  * The service's configuration (lab-configs/bootgate.yaml): where the daemon keeps its
- * state, how much it runs at once, its webhook and trigger socket, and the trees it
- * watches, each with the boards it boots, its mode, metrics, thresholds and kernel config.
+ * state, how much it runs at once, its webhook, artifact server and trigger socket, and
+ * the trees it watches, each with the boards it boots, its mode, metrics, thresholds and
+ * kernel config.
  * Every key is checked and every unknown one refused; each mistake is "file:line:col: why".
  */
 #ifndef BG_SERVICE_CONF_H
@@ -83,6 +84,8 @@ struct bg_service_conf {
 	char *webhook_host;   /* NULL: no webhook; an IPv6 address without its brackets */
 	unsigned webhook_port;
 	char *webhook_secret_file;
+	char *artifacts_host; /* NULL: no artifact server; as webhook_host */
+	unsigned artifacts_port;
 	char *socket;         /* the trigger socket; short enough for a Unix socket */
 	char *site;           /* the results site the daemon keeps (default STATE/site) */
 	struct bg_service_tree *trees;

@@ -206,6 +206,17 @@ static void test_paths_and_defaults(void **state)
 				   "secret-file: /s}\n" TREE, &c), 0);
 	assert_string_equal(c.webhook_host, "ci.example.org");
 	assert_int_equal(c.trees[0].poll, 60);
+	assert_null(c.artifacts_host);
+	bg_service_conf_release(&c);
+	/* the artifact server: its address alone */
+	assert_int_equal(load_text("artifacts: {listen: 127.0.0.1:8788}\n" TREE, &c), 0);
+	assert_string_equal(c.artifacts_host, "127.0.0.1");
+	assert_int_equal(c.artifacts_port, 8788);
+	assert_null(c.webhook_host);
+	bg_service_conf_release(&c);
+	assert_int_equal(load_text("artifacts:\n  listen: '[::1]:80'\n" TREE, &c), 0);
+	assert_string_equal(c.artifacts_host, "::1");
+	assert_int_equal(c.artifacts_port, 80);
 	bg_service_conf_release(&c);
 	/* a threshold may name a metric, or a prefix, inside what the tree looks at */
 	assert_int_equal(load_text(TREE "    metrics: [\"initcall.*\", boot.init, \"probe.i*\"]\n"
@@ -282,6 +293,17 @@ static void test_value_errors(void **state)
 	}
 	expect_error("webhook:\n  listen: 127.0.0.1:8787\n" TREE, 2, 3,
 		     "'secret-file' is missing");
+	for (size_t i = 0; i < ARRAY_SIZE(listens); i++) {
+		char *text = xasprintf("artifacts: {listen: '%s'}\n" TREE, listens[i][0]);
+
+		expect_error(text, 1, 21, listens[i][1]);
+		free(text);
+	}
+	expect_error("artifacts: {}\n" TREE, 1, 12, "'listen' is missing");
+	expect_error("artifacts: {listen: 127.0.0.1:8788, cache: /x}\n" TREE, 1, 37,
+		     "unknown key 'cache'");
+	expect_error("artifacts: 127.0.0.1:8788\n" TREE, 1, 1,
+		     "'artifacts' takes a mapping of keys to values");
 	{
 		char *sock = xasprintf("socket: /%0120d\n" TREE, 0);
 		char *why = xasprintf("the socket '/%0120d' is longer than a Unix socket's path "

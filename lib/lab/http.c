@@ -1,0 +1,307 @@
+/* The one file that includes microhttpd.h: the daemon's HTTP servers (http.h). */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "lab/http.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/num.h"
+#include "util/strbuf.h"
+#include "util/text.h"
+#include "util/xmalloc.h"
+
+#define TARGET_LOGGED 100      /* bytes of a refused target that reach the log */
+
+struct bg_http {
+	struct MHD_Daemon *mhd;
+	struct bg_http_service svc;
+	unsigned port;
+};
+
+/* One request: made when its first line is read, freed when it is done. */
+struct conn {
+	struct bg_http_request req;
+	char *target;
+	struct bg_strbuf body;
+	bool started;      /* head() was called */
+	bool answered;     /* whatever else comes is not read */
+};
+
+static void client_of(struct MHD_Connection *c, char addr[INET6_ADDRSTRLEN])
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	const void *in = NULL;
+
+	if (sa && sa->sa_family == AF_INET)
+		in = &((const struct sockaddr_in *)sa)->sin_addr;
+	else if (sa && sa->sa_family == AF_INET6)
+		in = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	if (!in || !inet_ntop(sa->sa_family, in, addr, INET6_ADDRSTRLEN))
+		memcpy(addr, "?", 2);
+}
+
+static struct MHD_Response *text_response(const char *why)
+{
+	struct bg_strbuf text = BG_STRBUF_INIT;
+	struct MHD_Response *resp;
+
+	bg_text_escape_line(&text, why, strlen(why));
+	bg_strbuf_addch(&text, '\n');
+	resp = MHD_create_response_from_buffer(text.len, text.buf, MHD_RESPMEM_MUST_COPY);
+	bg_strbuf_release(&text);
+	if (resp)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; charset=utf-8");
+	return resp;
+}
+
+/*
+ * Queues the answer. A refusal is logged once, with what the client sent cut short:
+ * log.c escapes the whole line (bg_text_escape_line), so nothing from the request
+ * reaches the terminal raw. MHD_NO closes the connection.
+ */
+static enum MHD_Result send_answer(const struct bg_http *h, struct MHD_Connection *c,
+				   const struct conn *k, struct bg_http_answer *a)
+{
+	const char *why = a->text ? a->text : "";
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (a->status >= 400) {
+		char addr[INET6_ADDRSTRLEN];
+
+		client_of(c, addr);
+		log_warnx("%s: %s: %.16s '%.*s': %u %s%s%s", h->svc.name, addr, k->req.method,
+			  (int)strnlen(k->target, TARGET_LOGGED), k->target, a->status, why,
+			  a->detail ? ": " : "", a->detail ? a->detail : "");
+	}
+	if (a->fd >= 0) {
+		resp = MHD_create_response_from_fd64(a->size, a->fd);
+		if (!resp)
+			close(a->fd);
+		else
+			MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+						a->type ? a->type : "application/octet-stream");
+		a->fd = -1;
+	} else {
+		resp = text_response(why);
+	}
+	if (!resp)
+		return MHD_NO;
+	if (a->status == MHD_HTTP_METHOD_NOT_ALLOWED && a->allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, a->allow);
+	ret = MHD_queue_response(c, a->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/*
+ * MHD calls this first with the headers alone, then once for each piece of the body,
+ * then once more with nothing left (*size 0): that last call answers.
+ */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *size, void **state)
+{
+	struct bg_http *h = cls;
+	struct conn *k = *state;
+	struct bg_http_answer a = { .fd = -1 };
+
+	if (!k)     /* never: the first line made it; refused rather than guessed */
+		return MHD_NO;
+	if (!k->started) {
+		k->started = true;
+		k->req.method = method;
+		k->req.path = url;
+		k->req.conn = c;
+		if (h->svc.head(h->svc.data, &k->req, &a)) {
+			k->answered = true;
+			return send_answer(h, c, k, &a);
+		}
+		return MHD_YES;
+	}
+	if (k->answered)
+		return MHD_NO;
+	if (*size) {
+		/*
+		 * Without a Content-Length (chunked), only counting stops a large body. MHD
+		 * 0.9.75 takes no answer mid-body: the connection is then closed unanswered.
+		 */
+		if (!h->svc.max_body || bg_strbuf_add(&k->body, upload, *size) < 0) {
+			k->answered = true;
+			a.status = MHD_HTTP_CONTENT_TOO_LARGE;
+			a.text = h->svc.too_large;
+			return send_answer(h, c, k, &a);
+		}
+		*size = 0;
+		return MHD_YES;
+	}
+	k->answered = true;
+	k->req.body = k->body.buf;
+	k->req.body_len = k->body.len;
+	h->svc.body(h->svc.data, &k->req, &a);
+	return send_answer(h, c, k, &a);
+}
+
+/* The request line is read: the target as sent, before MHD cuts and decodes it. */
+static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct bg_http *h = cls;
+	struct conn *k = xcalloc(1, sizeof(*k));
+
+	k->target = xstrdup(uri);
+	k->req.target = k->target;
+	bg_strbuf_init(&k->body, h->svc.max_body);
+	return k;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **state,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct bg_http *h = cls;
+	struct conn *k = *state;
+
+	if (!k)
+		return;
+	if (k->req.state && h->svc.release)
+		h->svc.release(k->req.state);
+	bg_strbuf_release(&k->body);
+	free(k->target);
+	free(k);
+	*state = NULL;
+}
+
+/*
+ * Paths are taken as sent: the paths served need no %-escape, and decoding one would
+ * let "%2F" or "%00" pass for what the path does not show.
+ */
+static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
+{
+	return strlen(s);
+}
+
+BG_PRINTF(2, 0)
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const struct bg_http *h = cls;
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_warnx("%s: %s", h->svc.name, msg);
+}
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	const char *colon = strrchr(listen, ':'), *host = listen;
+	char addr[INET6_ADDRSTRLEN];
+	unsigned long port;
+	size_t len;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon || bg_num_parse_ulong(colon + 1, 0, 65535, &port) < 0)
+		goto bad;
+	len = colon - listen;
+	if (listen[0] == '[') {
+		if (len < 2 || listen[len - 1] != ']')
+			goto bad;
+		host++;
+		len -= 2;
+	}
+	if (len >= sizeof(addr))
+		goto bad;
+	memcpy(addr, host, len);
+	addr[len] = '\0';
+	if (host != listen) {
+		if (inet_pton(AF_INET6, addr, &in6->sin6_addr) != 1)
+			goto bad;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+	} else {
+		if (inet_pton(AF_INET, addr, &in4->sin_addr) != 1)
+			goto bad;
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+	}
+	return 0;
+bad:
+	return bg_error("listen address '%s' is not IPV4:PORT or [IPV6]:PORT", listen);
+}
+
+int bg_http_check_listen(const char *listen)
+{
+	struct sockaddr_storage ss;
+
+	return parse_listen(listen, &ss);
+}
+
+static uint16_t port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+int bg_http_start(const char *listen, const struct bg_http_service *svc,
+		  struct bg_http **out)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct bg_http *h;
+
+	*out = NULL;
+	if (parse_listen(listen, &ss) < 0)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h = xcalloc(1, sizeof(*h));
+	h->svc = *svc;
+	errno = 0;
+	/* the port is in the address already: given again, MHD names it when bind fails */
+	h->mhd = MHD_start_daemon(flags, port_of(&ss), NULL, NULL, handle, h,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				  MHD_OPTION_CONNECTION_TIMEOUT, svc->timeout,
+				  MHD_OPTION_CONNECTION_LIMIT, svc->connections,
+				  MHD_OPTION_URI_LOG_CALLBACK, begin, h,
+				  MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+				  MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL,
+				  MHD_OPTION_END);
+	if (!h->mhd) {
+		if (errno)
+			bg_error_errno("%s: cannot listen on '%s'", svc->name, listen);
+		else
+			bg_error("%s: cannot listen on '%s'", svc->name, listen);
+		free(h);
+		return -1;
+	}
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : 0;
+	*out = h;
+	return 0;
+}
+
+unsigned bg_http_port(const struct bg_http *h)
+{
+	return h->port;
+}
+
+const char *bg_http_header(const struct bg_http_request *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+void bg_http_stop(struct bg_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->mhd);
+	free(h);
+}
