@@ -158,7 +158,12 @@ int cmd_status(int argc, char **argv)
 		      "comparisons c ORDER BY c.id DESC LIMIT 10") < 0 ||
 	      section(s, &rs, "bisections", "SELECT b.id, t.name AS tree, b.state, b.metric, "
 		      "b.outcome, b.culprit, b.confidence, b.created, b.finished FROM bisections b "
-		      "JOIN trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10") < 0;
+		      "JOIN trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10") < 0 ||
+	      /* where each ran: the board, and the lab's page of a LAVA boot */
+	      section(s, &rs, "boots", "SELECT o.id, (SELECT commit_sha FROM builds WHERE "
+		      "image_sha256 = o.image_sha256 ORDER BY id LIMIT 1) AS \"commit\", o.board, "
+		      "o.mode, o.outcome, o.wall_s, o.job_url, o.created FROM boots o ORDER BY "
+		      "o.id DESC LIMIT 10") < 0;
 	if (ret)
 		log_warnx("%s", bg_error_last());
 	ret = finish_json(rs.j, ret);

@@ -41,6 +41,13 @@ static int take_row(const struct bg_store_row *r, void *data)
 	return 1;
 }
 
+/* Each row's first column into a strvec: the LAVA job URLs of a report's boots. */
+static int take_url(const struct bg_store_row *r, void *data)
+{
+	bg_strvec_push(data, bg_row_text(r, 0));
+	return 0;
+}
+
 static void row_release(struct row *t)
 {
 	for (int i = 0; i < ROW_MAX; i++)
@@ -483,6 +490,7 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	char *before = NULL, *after = NULL, *parent = NULL, *subject = NULL, *author = NULL;
 	struct bg_strbuf command = BG_STRBUF_INIT, rerun = BG_STRBUF_INIT;
 	char *closes = NULL, *why = NULL;
+	struct bg_strvec urls = BG_STRVEC_INIT;
 	const char *skip_why;
 	int64_t dup = 0;
 	int ret = -1;
@@ -597,6 +605,13 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		    "--good", r.v[8], "--bad", r.v[9], "--board", r.v[7], "--mode", r.v[6],
 		    "--metric", r.v[5] ? r.v[5] : "", NULL);
 	shell_words(&rerun, "bootgate", "rerun", "--tree", r.v[10], r.v[2], NULL);
+	/* the boots the engine was told of, each lab job once, in the order they came */
+	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM bisection_reports r "
+			   "JOIN boots o ON o.id = r.boot_id WHERE r.bisection_id = ? AND "
+			   "o.job_url IS NOT NULL GROUP BY o.job_url ORDER BY min(r.seq)", "i", id) < 0)
+		goto out;
+	b.job_urls = (const char *const *)urls.v;
+	b.njob_urls = urls.n;
 	b.repro = (struct bg_mail_repro){ config.buf, command.buf, rerun.buf,
 					  make.len ? make.buf : NULL,
 					  qemu.len ? qemu.buf : NULL };
@@ -629,6 +644,7 @@ out:
 	free(author);
 	bg_strbuf_release(&command);
 	bg_strbuf_release(&rerun);
+	bg_strvec_release(&urls);
 	free(closes);
 	free(why);
 	return ret;
@@ -707,6 +723,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	struct patches ps = { NULL, NULL, 0, 0 };
 	const struct bg_service_tree *t;
 	struct bg_mail_series se;
+	struct bg_strvec urls = BG_STRVEC_INIT;
 	struct made m;
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
 	struct bg_strbuf rerun = BG_STRBUF_INIT;
@@ -776,6 +793,16 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.n = ps.n;
 	se.reply = reply;
 	se.regression = regression;
+	/* the boots of the base and of the tree after each patch, on the series' board */
+	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM boots o WHERE "
+			   "o.board = ?1 AND o.mode = ?2 AND o.job_url IS NOT NULL AND "
+			   "o.image_sha256 IN (SELECT image_sha256 FROM builds WHERE board = ?1 AND "
+			   "(commit_sha = ?3 OR commit_sha IN (SELECT commit_sha FROM series_patches "
+			   "WHERE series_id = ?4))) GROUP BY o.job_url ORDER BY min(o.id)", "sssi",
+			   r.v[4], r.v[3], r.v[2], id) < 0)
+		goto out;
+	se.job_urls = (const char *const *)urls.v;
+	se.njob_urls = urls.n;
 	repro_lines(t, r.v[4], r.v[3], &config, &make, &qemu);
 	shell_words(&rerun, "b4", "am", ps.p[reply].message_id ? ps.p[reply].message_id : "",
 		    NULL);
@@ -816,6 +843,7 @@ out:
 	free(closes);
 	free(why);
 	bg_strbuf_release(&rerun);
+	bg_strvec_release(&urls);
 	return ret;
 }
 

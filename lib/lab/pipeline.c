@@ -85,6 +85,7 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 		mb->outcome = rec->outcome;
 		mb->wall_seconds = rec->wall_seconds;
 		mb->log = xstrdup(rec->log);
+		mb->job_url = rec->job_url ? xstrdup(rec->job_url) : NULL;
 		set = &m->set[mb->side];
 		m->boots_failed |= rec->outcome != BG_OUTCOME_COMPLETE;
 		progress(o, "boot %zu (%.12s) %s", i, m->rev[mb->side], bg_outcome_name(rec->outcome));
@@ -139,6 +140,7 @@ void bg_measure_release(struct bg_measure *m)
 	bg_boot_run_release(&m->run);
 	for (size_t i = 0; i < m->nboots; i++) {
 		free(m->boots[i].log);
+		free(m->boots[i].job_url);
 		bg_boot_free(m->boots[i].parsed);
 	}
 	free(m->boots);
@@ -176,6 +178,11 @@ void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,
 		bg_json_str(j, bg_outcome_name(b->outcome));
 		bg_json_key(j, "wall_seconds");
 		bg_json_double(j, b->wall_seconds);
+		bg_json_key(j, "job_url");
+		if (b->job_url)
+			bg_json_str(j, b->job_url);
+		else
+			bg_json_null(j);
 		bg_json_key(j, "parsed");
 		if (b->parsed)
 			bg_boot_write_json(j, b->parsed, b->log);

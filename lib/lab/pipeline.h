@@ -36,6 +36,7 @@ struct bg_measure_boot {
 	enum bg_outcome outcome;
 	double wall_seconds;
 	char *log;
+	char *job_url;            /* the lab's page of the boot (LAVA); NULL on QEMU */
 	struct bg_boot *parsed;   /* the console's boot, when it was read */
 };
 
@@ -70,7 +71,10 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
  */
 int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 void bg_measure_release(struct bg_measure *m);
-/* {"mode", "board", "commit": build, "against": build|null, "boots": [...], "comparison"} */
+/*
+ * {"mode", "board", "commit": build, "against": build|null, "boots": [{"side", "outcome",
+ * "wall_seconds", "job_url", "parsed"}], "comparison"}
+ */
 void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,
 			   const struct bg_measure *m);
 

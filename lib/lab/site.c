@@ -999,6 +999,94 @@ static void verdict_table(struct bg_strbuf *p, struct cmp_doc *c, bool probes)
 	bg_strbuf_addstr(p, "</tbody></table>\n");
 }
 
+/* ---- the boots of a page: where each ran, and the lab's page of it ---- */
+
+/*
+ * The table of boots, rows given (nothing when there are none): the first column what
+ * ran (a side, or a commit), then board, outcome, wall time and the LAVA job.
+ */
+static void boots_table(struct bg_strbuf *p, const char *what, const struct bg_strbuf *rows)
+{
+	if (!rows->len)
+		return;
+	bg_strbuf_addf(p, "<h2 id=\"boots\">Boots</h2>\n<table class=\"boots\">\n<thead><tr>"
+		       "<th>%s</th><th>board</th><th>outcome</th><th>wall s</th><th>lab job</th>"
+		       "</tr></thead>\n<tbody>\n", what);
+	bg_strbuf_add(p, rows->buf, rows->len);
+	bg_strbuf_addstr(p, "</tbody></table>\n");
+}
+
+/* The row's cells after the first; a job URL that is not http(s) is shown, not linked. */
+static void boot_cells(struct bg_strbuf *p, const char *board, const char *outcome, double wall,
+		       const char *job_url)
+{
+	add_td_text(p, NULL, board);
+	add_td_text(p, NULL, outcome);
+	if (isnan(wall))
+		bg_strbuf_addstr(p, "<td class=\"num\">-</td>");
+	else
+		bg_strbuf_addf(p, "<td class=\"num\">%.1f</td>", wall);
+	if (job_url && bg_site_url_ok(job_url)) {
+		bg_strbuf_addstr(p, "<td>");
+		bg_html_link(p, job_url, job_url);
+		bg_strbuf_addstr(p, "</td>");
+	} else {
+		add_td_text(p, NULL, job_url);
+	}
+	bg_strbuf_addstr(p, "</tr>\n");
+}
+
+/* The boots a comparison's result lists, base first, each with the comparison's board. */
+static void comparison_boots(struct bg_strbuf *p, struct cmp_doc *c, const char *board)
+{
+	struct bg_strbuf rows = BG_STRBUF_INIT;
+	size_t n = bg_json_doc_len(c->d, "boots");
+
+	for (int against = 1; against >= 0; against--) {
+		for (size_t i = 0; i < n; i++) {
+			const char *side = str_at(c, "boots.%zu.", i, "side");
+
+			if (!side || (strcmp(side, "against") == 0) != (against == 1))
+				continue;
+			bg_strbuf_addf(&rows, "<tr><td>%s</td>", against ? "base" : "candidate");
+			boot_cells(&rows, board, str_at(c, "boots.%zu.", i, "outcome"),
+				   num_at(c, "boots.%zu.", i, "wall_seconds"),
+				   str_at(c, "boots.%zu.", i, "job_url"));
+		}
+	}
+	boots_table(p, "side", &rows);
+	bg_strbuf_release(&rows);
+}
+
+static int bisection_boot_row(const struct bg_store_row *r, void *data)
+{
+	struct bg_strbuf *rows = data;
+
+	bg_strbuf_addstr(rows, "<tr><td>");
+	add_sha(rows, bg_row_text(r, 0));
+	bg_strbuf_addstr(rows, "</td>");
+	boot_cells(rows, bg_row_text(r, 1), bg_row_text(r, 2),
+		   bg_row_null(r, 3) ? NAN : bg_row_double(r, 3),
+		   bg_row_null(r, 4) ? NULL : bg_row_text(r, 4));
+	return 0;
+}
+
+/* The boots the engine was told of, in the order it was told. */
+static int bisection_boots(struct site *w, struct bg_strbuf *p, int64_t id)
+{
+	struct bg_strbuf rows = BG_STRBUF_INIT;
+	int ret = bg_store_query(w->s, bisection_boot_row, &rows, "SELECT c.sha, o.board, "
+				 "o.outcome, o.wall_s, o.job_url FROM bisection_reports r JOIN "
+				 "boots o ON o.id = r.boot_id JOIN bisection_commits c ON "
+				 "c.bisection_id = r.bisection_id AND c.idx = r.idx WHERE "
+				 "r.bisection_id = ? ORDER BY r.seq", "i", id);
+
+	if (ret >= 0)
+		boots_table(p, "commit", &rows);
+	bg_strbuf_release(&rows);
+	return ret;
+}
+
 static void comparison_body(struct bg_strbuf *p, struct cmp_doc *c, const char *base,
 			    const char *cand)
 {
@@ -1204,6 +1292,7 @@ static int comparison_page(struct site *w, int64_t id)
 	if (res.d) {
 		c.d = res.d;
 		comparison_body(p, &c, v[2], v[3]);
+		comparison_boots(p, &c, v[4]);
 	} else {
 		add_no_result(p, res.why);
 	}
@@ -1396,6 +1485,10 @@ static int bisection_page(struct site *w, int64_t id)
 		if (ret < 0)
 			goto out;
 		bg_strbuf_addstr(p, "</tbody></table>\n");
+	}
+	if (bisection_boots(w, p, id) < 0) {
+		ret = -1;
+		goto out;
 	}
 	ret = result_end(w, &res);
 out:

@@ -599,6 +599,22 @@ static void repro(struct bg_strbuf *sb, const struct bg_mail_repro *r)
 		bg_mail_command(sb, "  $ ", r->qemu);
 }
 
+/* "Boots ran on BOARD: URL ...", each URL a word of its own: none, no paragraph. */
+static void lab_jobs(struct bg_strbuf *sb, const char *board, const char *const *urls,
+		     size_t n)
+{
+	struct bg_strbuf t = BG_STRBUF_INIT;
+
+	if (!n)
+		return;
+	bg_strbuf_addf(&t, "Boots ran on %s:", board);
+	for (size_t i = 0; i < n; i++)
+		bg_strbuf_addf(&t, " %s", urls[i]);
+	bg_strbuf_addch(sb, '\n');
+	bg_mail_wrap(sb, "", "", t.buf);
+	bg_strbuf_release(&t);
+}
+
 static void tags(struct bg_strbuf *sb, const char *reporter, const char *closes,
 		 const char *culprit, const char *subject)
 {
@@ -698,6 +714,7 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 			bg_mail_wrap(sb, "  ", "                       ", t.buf);
 		}
 	}
+	lab_jobs(sb, b->board, b->job_urls, b->njob_urls);
 	repro(sb, &b->repro);
 	tags(sb, b->reporter, b->closes, b->culprit, b->subject);
 	signature(sb);
@@ -754,6 +771,7 @@ void bg_mail_series_body(struct bg_strbuf *sb, const struct bg_mail_series *s)
 				       nz(p->verdict, nz(p->status, "-")));
 		bg_mail_wrap(sb, "  ", "                            ", t.buf);
 	}
+	lab_jobs(sb, s->board, s->job_urls, s->njob_urls);
 	repro(sb, &s->repro);
 	tags(sb, s->reporter, s->closes, NULL, NULL);
 	signature(sb);

@@ -123,6 +123,8 @@ struct bg_mail_bisection {
 	const char *revert_verdict;
 	const struct bg_mail_step *steps;
 	size_t nsteps;
+	const char *const *job_urls;       /* the LAVA jobs of its boots, in order */
+	size_t njob_urls;
 	struct bg_mail_repro repro;
 	const char *closes;                /* SITE/bisection/ID.html */
 	const char *reporter;              /* "bootgate <from@addr>" */
@@ -148,6 +150,8 @@ struct bg_mail_series {
 	size_t n;
 	size_t reply;                      /* the patch the mail answers, an index into p */
 	bool regression;                   /* reply names a patch that made a metric slower */
+	const char *const *job_urls;       /* the LAVA jobs of its boots, in order */
+	size_t njob_urls;
 	struct bg_mail_repro repro;
 	const char *closes, *reporter;
 };

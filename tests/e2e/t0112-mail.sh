@@ -257,4 +257,24 @@ test_expect_success 'the daemon sends it once the server is back, and serves sta
 	test "$(ls mails | wc -l)" = 3
 '
 
+test_expect_success 'the LAVA jobs of the boots a report rests on are listed, once each' '
+	SQL "UPDATE boots SET job_url = '\''http://lava.example.org/scheduler/job/'\'' || id WHERE id IN (1, 4);
+	     INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, culprit, confidence, created) VALUES (5, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''boot.init'\'', '\''done'\'', '\''found'\'', '\''$CULPRIT'\'', 0.99, 0);
+	     INSERT INTO bisection_commits VALUES (5, 0, '\''$GOOD'\''), (5, 1, '\''$CULPRIT'\''), (5, 2, '\''$BAD'\'');
+	     INSERT INTO bisection_reports (bisection_id, seq, idx, kind, boot_id, value) VALUES (5, 0, 1, '\''value'\'', 4, 2), (5, 1, 0, '\''value'\'', 1, 1), (5, 2, 0, '\''value'\'', 2, 1), (5, 3, 2, '\''value'\'', 4, 2);
+	     INSERT INTO outbox (kind, ref, body, created) VALUES ('\''bisection'\'', 5, '\''{}'\'', 0);" &&
+	series_sql 4 "cover-4@example.org" regression | SQL &&
+	bootgate mail --config bootgate.yaml --send >out &&
+	body_of "bootgate-bisection-5-" >body &&
+	test "$(grep -c "^Boots ran on" body)" = 1 &&
+	grep -A2 "^Boots ran on" body >jobs &&
+	printf "%s\n" "Boots ran on qemu-x86_64: http://lava.example.org/scheduler/job/4" \
+		"http://lava.example.org/scheduler/job/1" "" >expect &&
+	test_cmp expect jobs &&
+	body_of "bootgate-series-4-" >sbody &&
+	test_grep "^Boots ran on qemu-x86_64: http://lava.example.org/scheduler/job/1\$" sbody &&
+	body_of "bootgate-bisection-1-" >old &&
+	! grep -q "Boots ran on" old
+'
+
 test_done

@@ -261,4 +261,27 @@ test_expect_success 'bootgated -n: a bad artifacts address is named with its lin
 	test_grep "bootgate.yaml:4:11: .listen. is HOST:PORT, not .localhost." err
 '
 
+test_expect_success 'status: each boot with its board, and its LAVA job when it has one' '
+	C=cccccccccccccccccccccccccccccccccccccccc &&
+	sqlite3 "$SCRATCH/state/bootgate.db" "INSERT INTO builds (commit_sha, board, status,
+		image_sha256, created) VALUES ('\''$C'\'', '\''lava-qemu-x86_64'\'', '\''built'\'',
+		'\''$SHA'\'', 1); INSERT INTO boots (image_sha256, board, mode, outcome, wall_s,
+		job_url, created) VALUES ('\''$SHA'\'', '\''lava-qemu-x86_64'\'',
+		'\''deterministic'\'', '\''complete'\'', 14.5,
+		'\''http://127.0.0.1:8000/scheduler/job/17'\'', 1), ('\''$SHA'\'', '\''qemu-x86_64'\'',
+		'\''deterministic'\'', '\''complete'\'', 2.5, NULL, 2)" &&
+	bootgate status --db "$SCRATCH/state/bootgate.db" >out &&
+	sed -n "/^boots:/,\$p" out >boots &&
+	cat >expect <<-EOF &&
+	boots:
+	  id=2 commit=cccccccccccc board=qemu-x86_64 mode=deterministic outcome=complete wall_s=2.5 created=1970-01-01 00:00:02
+	  id=1 commit=cccccccccccc board=lava-qemu-x86_64 mode=deterministic outcome=complete wall_s=14.5 job_url=http://127.0.0.1:8000/scheduler/job/17 created=1970-01-01 00:00:01
+	EOF
+	test_cmp expect boots &&
+	bootgate status --json --db "$SCRATCH/state/bootgate.db" >out.json &&
+	test_jq ".boots | length == 2 and .[0].job_url == null and .[0].board == \"qemu-x86_64\"
+		and .[1].job_url == \"http://127.0.0.1:8000/scheduler/job/17\"
+		and .[1].board == \"lava-qemu-x86_64\" and .[1].commit == \"$C\"" out.json
+'
+
 test_done

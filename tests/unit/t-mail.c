@@ -232,6 +232,17 @@ static void test_no_mail_rules(void **state)
 			    "a patch did not apply");
 }
 
+/* The bisection both tests below report: tracing's init_kprobe_trace culprit. */
+static void kprobe_bisection(struct bg_mail_bisection *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->tree = "tracing";
+	b->branch = "for-next";
+	b->culprit = "0123456789abcdef0123456789abcdef01234567";
+	b->metric = "initcall.init_kprobe_trace";
+	b->revert_applies = -1;
+}
+
 static void test_subject_and_message(void **state)
 {
 	struct bg_mail_bisection b = { 0 };
@@ -242,11 +253,8 @@ static void test_subject_and_message(void **state)
 	struct bg_strbuf subj = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 
 	(void)state;
-	b.tree = "tracing";
-	b.branch = "for-next";
-	b.culprit = "0123456789abcdef0123456789abcdef01234567";
+	kprobe_bisection(&b);
 	b.subject = "tracing: slow";
-	b.metric = "initcall.init_kprobe_trace";
 	b.fig.delta_us = 230077;
 	b.fig.delta_pct = 7669233.3;
 	bg_mail_bisection_subject(&subj, &b);
@@ -266,6 +274,74 @@ static void test_subject_and_message(void **state)
 	bg_mail_addrs_release(&to);
 }
 
+/* Every line of a body at most 72 columns (µ counted once), but a lone long word. */
+static void assert_body_width(const char *body)
+{
+	for (const char *l = body; *l;) {
+		size_t n = strcspn(l, "\n"), cols = 0;
+
+		for (size_t i = 0; i < n; i++)
+			cols += ((unsigned char)l[i] & 0xc0) != 0x80;
+		if (cols > BG_MAIL_BODY_COLUMNS && memchr(l, ' ', n))
+			fail_msg("a line of %zu columns: %.*s", cols, (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+}
+
+/* The LAVA jobs of a report's boots: one paragraph naming the board, only when there are. */
+static void test_lab_jobs(void **state)
+{
+	static const char *const urls[] = { "https://lava.example.org/scheduler/job/17",
+					    "https://lava.example.org/scheduler/job/18" };
+	static const char *const short_urls[] = { "http://l/1", "http://l/2", "http://l/3" };
+	static const struct bg_mail_patch p[] = {
+		{ .idx = 1, .subject = "[PATCH 1/1] x", .status = "applied", .verdict = "same" },
+	};
+	struct bg_mail_bisection b;
+	struct bg_mail_series se = { 0 };
+	struct bg_strbuf body = BG_STRBUF_INIT;
+
+	(void)state;
+	kprobe_bisection(&b);
+	b.mode = "deterministic";
+	b.board = "lava-qemu-x86_64";
+	b.good = b.bad = b.culprit;
+	b.reporter = "bootgate <bot@ci.example.org>";
+	b.closes = "https://ci.example.org/bisection/7.html";
+	bg_mail_bisection_body(&body, &b);
+	assert_null(strstr(body.buf, "Boots ran on"));
+	bg_strbuf_reset(&body);
+	b.job_urls = urls;
+	b.njob_urls = 2;
+	bg_mail_bisection_body(&body, &b);
+	/* 72 columns exactly fit; a URL is never broken, the next goes on its own line */
+	assert_non_null(strstr(body.buf, "\n\nBoots ran on lava-qemu-x86_64: "
+			       "https://lava.example.org/scheduler/job/17\n"
+			       "https://lava.example.org/scheduler/job/18\n\nTo reproduce:"));
+	assert_body_width(body.buf);
+
+	se.tree = "tracing";
+	se.branch = "for-next";
+	se.base = b.culprit;
+	se.mode = "timing";
+	se.board = "lava-rpi4";
+	se.p = p;
+	se.n = 1;
+	se.reporter = b.reporter;
+	se.closes = "https://ci.example.org/series/3.html";
+	bg_strbuf_reset(&body);
+	bg_mail_series_body(&body, &se);
+	assert_null(strstr(body.buf, "Boots ran on"));
+	se.job_urls = short_urls;
+	se.njob_urls = 3;
+	bg_strbuf_reset(&body);
+	bg_mail_series_body(&body, &se);
+	assert_non_null(strstr(body.buf, "\n\nBoots ran on lava-rpi4: http://l/1 http://l/2 "
+			       "http://l/3\n"));
+	assert_body_width(body.buf);
+	bg_strbuf_release(&body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_shell_word),
 		cmocka_unit_test(test_no_mail_rules),
 		cmocka_unit_test(test_subject_and_message),
+		cmocka_unit_test(test_lab_jobs),
 	};
 
 	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);

@@ -16,6 +16,21 @@ static void test_url(void **state)
 	assert_false(bg_site_url_ok("https://x/\xc3\xa9"));
 }
 
+/* A store in a scratch directory, holding the tree 'tracing' (id 1); out is DIR/site. */
+static struct bg_store *scratch_store(const char *name, char **dir, char **db, char **out)
+{
+	struct bg_store *s;
+
+	*dir = unit_scratch_dir(name);
+	assert_non_null(*dir);
+	*db = bg_path_join(*dir, "bootgate.db");
+	*out = bg_path_join(*dir, "site");
+	assert_int_equal(bg_store_open(*db, &s), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (id, name, path) VALUES "
+				       "(1, 'tracing', '/x')", ""), 0);
+	return s;
+}
+
 struct seen {
 	size_t written, unchanged;
 	char last[64];
@@ -34,20 +49,14 @@ static void on_file(const char *rel, bool written, void *data)
 
 static void test_generate(void **state)
 {
-	char *dir = unit_scratch_dir("site"), *db, *out, *index, *page;
-	struct bg_store *s;
+	char *dir, *db, *out, *index, *page;
+	struct bg_store *s = scratch_store("site", &dir, &db, &out);
 	struct seen seen = { 0, 0, "" };
 	struct bg_site_opts o = { NULL, NULL, on_file, &seen };
 	struct bg_site_stats st;
 
 	(void)state;
-	assert_non_null(dir);
-	db = bg_path_join(dir, "bootgate.db");
-	out = bg_path_join(dir, "site");
 	o.outdir = out;
-	assert_int_equal(bg_store_open(db, &s), 0);
-	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (name, path) VALUES ('tracing', '/x')",
-				       ""), 0);
 	/* the style sheet, the index and the tree's page; the directories made */
 	assert_int_equal(bg_site_generate(s, &o, &st), 0);
 	assert_int_equal(st.written, 3);
@@ -88,11 +97,86 @@ static void test_generate(void **state)
 	free(dir);
 }
 
+#define JOB17 "https://lava.example.org/scheduler/job/17"
+#define JOB18 "https://lava.example.org/scheduler/job/18"
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static char *page_of(const char *out, const char *rel)
+{
+	char *path = bg_path_join(out, rel), *page = bg_read_file(path, 1 << 20, NULL);
+
+	free(path);
+	assert_non_null(page);
+	return page;
+}
+
+/* Boots on a LAVA board: each row names its board and links its job; QEMU's have none. */
+static void test_boots(void **state)
+{
+	char *dir, *db, *out, *page;
+	struct bg_store *s = scratch_store("site-boots", &dir, &db, &out);
+	struct bg_site_opts o = { NULL, NULL, NULL, NULL };
+	struct bg_site_stats st;
+
+	(void)state;
+	o.outdir = out;
+	/* a comparison whose base booted on LAVA; the candidate's job URL is no http(s) */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (id, tree_id, base, cand, board, "
+		"mode, verdict, result, created) VALUES (1, 1, ?, ?, 'lava-qemu-x86_64', "
+		"'deterministic', 'pass', ?, 1)", "sss", SHA_A, SHA_B,
+		"{\"board\": \"lava-qemu-x86_64\", \"boots\": ["
+		"{\"side\": \"commit\", \"outcome\": \"complete\", \"wall_seconds\": 14.25, "
+		"\"job_url\": \"javascript:alert(1)\", \"parsed\": null},"
+		"{\"side\": \"against\", \"outcome\": \"complete\", \"wall_seconds\": 12.5, "
+		"\"job_url\": \"" JOB17 "\", \"parsed\": null}], \"comparison\": null}"), 0);
+	/* a bisection told of a LAVA boot and a QEMU boot */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (id, image_sha256, board, mode, "
+		"outcome, wall_s, job_url, created) VALUES (1, 'i1', 'lava-qemu-x86_64', "
+		"'deterministic', 'complete', 13.5, ?, 1), (2, 'i2', 'qemu-x86_64', "
+		"'deterministic', 'hang', NULL, NULL, 1)", "s", JOB18), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
+		"mode, state, created) VALUES (1, 1, ?, ?, 'lava-qemu-x86_64', 'deterministic', "
+		"'running', 1)", "ss", SHA_A, SHA_B), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisection_commits VALUES (1, 0, ?), "
+		"(1, 1, ?)", "ss", SHA_A, SHA_B), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisection_reports (bisection_id, seq, idx, "
+		"kind, boot_id, value) VALUES (1, 0, 1, 'value', 1, 5), (1, 1, 0, 'infra', 2, "
+		"NULL)", ""), 0);
+	assert_int_equal(bg_site_generate(s, &o, &st), 0);
+
+	page = page_of(out, "comparison/1.html");
+	assert_non_null(strstr(page, "<table class=\"boots\">"));
+	assert_non_null(strstr(page, "<tr><td>base</td><td>lava-qemu-x86_64</td><td>complete"
+				     "</td><td class=\"num\">12.5</td><td><a href=\"" JOB17 "\">"
+				     JOB17 "</a></td></tr>"));
+	/* base first; a URL that is not http(s) is text, never a link */
+	assert_true(strstr(page, "<td>base</td>") < strstr(page, "<td>candidate</td>"));
+	assert_non_null(strstr(page, "<td class=\"num\">14.2</td><td>javascript:alert(1)"
+				     "</td></tr>"));
+	assert_null(strstr(page, "href=\"javascript"));
+	free(page);
+
+	page = page_of(out, "bisection/1.html");
+	assert_non_null(strstr(page, "<tr><td><code title=\"" SHA_B "\">bbbbbbbbbbbb</code></td>"
+				     "<td>lava-qemu-x86_64</td><td>complete</td><td class=\"num\">"
+				     "13.5</td><td><a href=\"" JOB18 "\">" JOB18 "</a></td></tr>"));
+	assert_non_null(strstr(page, "<td>qemu-x86_64</td><td>hang</td><td class=\"num\">-</td>"
+				     "<td>-</td></tr>"));
+	free(page);
+	bg_store_close(s);
+	bg_remove_tree(dir);
+	free(db);
+	free(out);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_generate),
+		cmocka_unit_test(test_boots),
 	};
 
 	return cmocka_run_group_tests_name("site", tests, NULL, NULL);
