@@ -162,7 +162,8 @@ static size_t write_cb(char *buf, size_t size, size_t nmemb, void *data)
 	return n;
 }
 
-int bg_http_request(const struct bg_http_request *rq, struct bg_http_answer *a)
+int bg_http_client_send(const struct bg_http_client_request *rq,
+			struct bg_http_client_response *a)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdr = NULL;

@@ -12,7 +12,7 @@
 #define BG_HTTP_CONNECT_TIMEOUT 10   /* s */
 #define BG_HTTP_TIMEOUT 60           /* s, the whole exchange */
 
-struct bg_http_request {
+struct bg_http_client_request {
 	const char *method;       /* GET or POST */
 	const char *url;          /* http:// or https:// */
 	const char *auth;         /* a whole header line ("Authorization: Token ..."), or NULL */
@@ -24,7 +24,7 @@ struct bg_http_request {
 	long timeout;             /* s; 0: BG_HTTP_TIMEOUT */
 };
 
-struct bg_http_answer {
+struct bg_http_client_response {
 	long status;              /* the HTTP status */
 	struct bg_strbuf body;    /* NUL-terminated */
 };
@@ -34,6 +34,7 @@ struct bg_http_answer {
  * when none did (no connection, a timeout, a cut answer, one longer than max_answer).
  * a->body is initialised either way and belongs to the caller.
  */
-int bg_http_request(const struct bg_http_request *rq, struct bg_http_answer *a);
+int bg_http_client_send(const struct bg_http_client_request *rq,
+			struct bg_http_client_response *a);
 
 #endif

@@ -67,15 +67,15 @@ void bg_lava_close(struct bg_lava *srv)
 /* One call: the kind of answer, with the server's words for anything but success. */
 static enum bg_lava_rc call(struct bg_lava *srv, const char *method, const char *path,
 			    const char *body, size_t body_len, size_t max, long ok_status,
-			    struct bg_http_answer *a)
+			    struct bg_http_client_response *a)
 {
 	char *url = xasprintf("%s/api/v0.2/%s", srv->url, path);
-	struct bg_http_request rq = { method, url, srv->auth, "application/json", body, body_len,
-				      max, 0, srv->timeout };
+	struct bg_http_client_request rq = { method, url, srv->auth, "application/json", body,
+					     body_len, max, 0, srv->timeout };
 	enum bg_lava_rc rc = BG_LAVA_OK;
 	const char *what = NULL;
 
-	if (bg_http_request(&rq, a) < 0) {
+	if (bg_http_client_send(&rq, a) < 0) {
 		free(url);
 		return BG_LAVA_UNREACHABLE;
 	}
@@ -113,7 +113,7 @@ static enum bg_lava_rc call_json(struct bg_lava *srv, const char *method, const 
 				 const char *body, size_t body_len, long ok_status,
 				 struct bg_json_doc **doc)
 {
-	struct bg_http_answer a;
+	struct bg_http_client_response a;
 	enum bg_lava_rc rc = call(srv, method, path, body, body_len, 1 << 20, ok_status, &a);
 
 	*doc = NULL;
@@ -202,7 +202,7 @@ enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, struct b
 			    size_t *lines)
 {
 	char path[96];
-	struct bg_http_answer a;
+	struct bg_http_client_response a;
 	enum bg_lava_rc rc;
 	size_t keep;
 

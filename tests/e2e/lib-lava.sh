@@ -20,7 +20,18 @@ lava_start() {
 	LAVA_URL=$(sed -n 's/^LAVA_URL=//p' "$SCRATCH/lava-start.out")
 	LAVA_TOKEN_FILE=$(sed -n 's/^LAVA_TOKEN_FILE=//p' "$SCRATCH/lava-start.out")
 	export LAVA_URL LAVA_TOKEN_FILE
-	[ -n "$LAVA_URL" ] && [ -s "$LAVA_TOKEN_FILE" ]
+	[ -n "$LAVA_URL" ] && [ -s "$LAVA_TOKEN_FILE" ] &&
+	lava_cancel_all
+}
+
+# lava_cancel_all: every job not finished is cancelled, so that a job left by a test that
+# stopped half-way (a download from a server that is gone waits for many minutes) holds
+# no device of the next
+lava_cancel_all() {
+	for lava_job in $(lava_api "jobs/?state__in=Submitted,Scheduling,Scheduled,Running&limit=200" |
+			  jq -r ".results[].id"); do
+		lava_api "jobs/$lava_job/cancel/" >/dev/null || return 1
+	done
 }
 
 # lava_submit JOB-FILE: submits the job, prints its id; the job is cancelled at exit
@@ -31,10 +42,7 @@ lava_submit() {
 }
 
 lava_stop() {
-	[ -n "$LAVA_URL" ] && [ -s "$SCRATCH/lava-jobs" ] &&
-		for id in $(cat "$SCRATCH/lava-jobs"); do
-			lava_api "jobs/$id/cancel/" >/dev/null 2>&1
-		done
+	[ -n "$LAVA_URL" ] && lava_cancel_all 2>/dev/null
 	[ "$lava_started" = 1 ] || return 0
 	sh "$LAVA_LAB" stop 2>>"$SCRATCH/lava-start.err"
 	lava_started=0

@@ -43,7 +43,7 @@ lava_running() {
 # lava_stop_server: lava-server's HTTP side (gunicorn) stops, as a server that goes down
 lava_stop_server() {
 	pid=$(cat "$CACHE/lava/run/gunicorn.pid") &&
-	kill -TERM -- "-$pid" &&
+	kill -TERM "-$pid" &&
 	wait_for 30 "! kill -0 $pid 2>/dev/null" &&
 	! curl -s -m 5 "$LAVA_URL/api/v0.2/system/version/" >/dev/null
 }
@@ -128,7 +128,7 @@ test_expect_success 'LAVA boots read exactly as bootgate-boot'"'"'s own QEMU (de
 '
 
 test_expect_success 'the job is written by libyaml: a quote in the command line stays inside its value' '
-	sed "s|^cmdline: .*|cmdline: console=ttyS0 bootgate.note=\\\"x\\\": y|" "$board" \
+	sed "s|^cmdline: .*|cmdline: '"'console=ttyS0 bootgate.note=\"x\": y'"'|" "$board" \
 		>"$LAB/boards/lava-quoted.yaml" &&
 	sed -i "s/^name: .*/name: lava-quoted/" "$LAB/boards/lava-quoted.yaml" &&
 	"$ROOT/bin/bootgate-boot" --board lava-quoted --image "$(cat image)" --print-job >job.yaml &&
