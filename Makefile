@@ -128,7 +128,7 @@ deps-sanitize:
 deps-e2e:
 	@sh scripts/deps.sh build e2e kernel lava
 deps-bench:
-	@sh scripts/deps.sh build bench kernel
+	@sh scripts/deps.sh build bench kernel lava
 deps-analyze:
 	@sh scripts/deps.sh build analyze
 

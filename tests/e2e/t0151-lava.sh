@@ -35,6 +35,11 @@ lava_job() {
 	lava_api "jobs/$1/"
 }
 
+# lava_health ID: the job's health (Unknown until it ends)
+lava_health() {
+	lava_job "$1" | jq -r .health
+}
+
 # lava_running: a job of this LAVA is running now
 lava_running() {
 	lava_api "jobs/?state=Running&limit=1" | jq -e ".count > 0" >/dev/null
@@ -127,14 +132,16 @@ test_expect_success 'LAVA boots read exactly as bootgate-boot'"'"'s own QEMU (de
 	test_note "2 LAVA boots in parallel $lava_s s (jobs $(jq -r "[.boots[].wall_seconds | floor] | join(\" s, \")" lava.json) s running); 1 direct QEMU boot $qemu_s s; $(jq ".rows | length" diff.json) metrics equal"
 '
 
+# a board whose command line holds quotes and ": ", which would end a value pasted into YAML
+sed -e "s/^name: .*/name: lava-quoted/" \
+	-e "s/^cmdline: .*/cmdline: 'console=ttyS0 bootgate.note=\"x\": y'/" \
+	"$board" >"$LAB/boards/lava-quoted.yaml"
+
 test_expect_success 'the job is written by libyaml: a quote in the command line stays inside its value' '
-	sed "s|^cmdline: .*|cmdline: '"'console=ttyS0 bootgate.note=\"x\": y'"'|" "$board" \
-		>"$LAB/boards/lava-quoted.yaml" &&
-	sed -i "s/^name: .*/name: lava-quoted/" "$LAB/boards/lava-quoted.yaml" &&
 	"$ROOT/bin/bootgate-boot" --board lava-quoted --image "$(cat image)" --print-job >job.yaml &&
 	python3 -c "import sys, yaml; d = yaml.safe_load(open(\"job.yaml\")); \
 		a = d[\"actions\"][0][\"deploy\"][\"images\"][\"kernel\"][\"image_arg\"]; \
-		assert \"bootgate.note=\\\"x\\\": y\" in a, a; \
+		assert \"bootgate.note=\\\"x\\\": y \" in a, a; \
 		assert d[\"timeouts\"][\"job\"][\"minutes\"] > 5" &&
 	curl -sS -m 20 --data-urlencode "definition@job.yaml" -d strict=1 \
 		"$LAVA_URL/api/v0.2/jobs/validate/" >valid.json &&
@@ -164,7 +171,7 @@ test_expect_success 'a job past the board'"'"'s timeout is cancelled on the serv
 	test_grep "ran past the board'"'"'s timeout: cancelling it" short.err &&
 	test_jq "[.boots[].outcome] | . == [\"hang\"] or . == [\"infra\"]" short.json &&
 	id=$(jq -r ".boots[0].job_url | sub(\".*/\"; \"\")" short.json) &&
-	wait_for 60 "lava_job $id | jq -e \".health == \\\"Canceled\\\"\" >/dev/null"
+	wait_for 60 "[ \"\$(lava_health $id)\" = Canceled ]"
 '
 
 test_expect_success 'a wrong token: a clear error at once, the token never printed' '
