@@ -416,8 +416,12 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 			if (j->phase != WAITING || now < j->not_before)
 				continue;
 			if ((s = submit(&r, j)) < 0) {
-				bg_error("LAVA: %s", bg_error_last());
+				/* kept aside: a refused cancel would put its own words in its place */
+				char *why = xstrdup(bg_error_last());
+
 				cancel_all(&r);
+				bg_error("LAVA: %s", why);
+				free(why);
 				goto out;
 			}
 			if (s > 0) {
