@@ -384,8 +384,18 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 		goto out;
 	if (bg_lava_open(l, &r.srv) < 0)
 		goto out;
-	/* a wrong token is said before any job, not after the first boot's wait */
-	if (bg_lava_whoami(&r.srv) != BG_LAVA_OK) {
+	/*
+	 * A wrong token is said before any job, not after the first boot's wait. A server
+	 * that does not answer is the lab's: each boot's job is then resubmitted and ends
+	 * infra, as when the server stops mid-job.
+	 */
+	switch (bg_lava_whoami(&r.srv)) {
+	case BG_LAVA_OK:
+		break;
+	case BG_LAVA_UNREACHABLE:
+		log_warnx("LAVA: %s", bg_error_last());
+		break;
+	default:
 		bg_error("LAVA: %s", bg_error_last());
 		goto out;
 	}
