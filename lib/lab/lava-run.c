@@ -33,9 +33,9 @@ struct job {
 	FILE *log;
 	size_t lines;              /* of the log so far */
 	double not_before;         /* a resubmission waits */
-	double sent, running, deadline, last_answer;
+	double running, deadline;
 	bool unreachable;          /* said once per outage */
-	bool cancelled, kernel, marker, panic;
+	bool kernel, marker, panic;
 	double first_dt, marker_dt;  /* the lab's clock, from the log: for the marker's time */
 	enum bg_outcome outcome;
 	double wall;
@@ -268,8 +268,7 @@ static int submit(struct run *r, struct job *j)
 	free(j->url);
 	j->url = bg_lava_job_url(&r->srv, j->id);
 	j->phase = QUEUED;
-	j->sent = j->last_answer = bg_now();
-	j->deadline = j->sent + (double)r->o->board->lava.queue_timeout;
+	j->deadline = bg_now() + (double)r->o->board->lava.queue_timeout;
 	log_info("boot %u (%c%u): job %s", j->index, 'A' + j->side, j->nth, j->url);
 	return 0;
 }
@@ -302,7 +301,6 @@ static void finish(struct run *r, struct job *j)
 		j->phase = WAITING;
 		j->not_before = bg_now() + pause;
 		j->running = 0;
-		j->cancelled = false;
 		return;
 	}
 	j->phase = DONE;
@@ -315,7 +313,6 @@ static void cancel(struct run *r, struct job *j, const char *why)
 	log_warnx("boot %u: job %s %s: cancelling it", j->index, j->url, why);
 	if (bg_lava_cancel(&r->srv, j->id) != BG_LAVA_OK)
 		log_warnx("boot %u: %s", j->index, bg_error_last());
-	j->cancelled = true;
 	j->phase = CANCELLING;
 	j->deadline = bg_now() + CANCEL_GRACE;
 }
@@ -337,7 +334,6 @@ static void poll_job(struct run *r, struct job *j)
 		if (j->unreachable)
 			log_info("boot %u: the server answers again", j->index);
 		j->unreachable = false;
-		j->last_answer = now;
 		if (j->phase == QUEUED && (!strcmp(st.state, "Running") ||
 					   !strcmp(st.state, "Finished"))) {
 			j->phase = RUNNING;
@@ -384,8 +380,18 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 		goto out;
 	if (bg_lava_open(l, &r.srv) < 0)
 		goto out;
-	/* a wrong token is said before any job, not after the first boot's wait */
-	if (bg_lava_whoami(&r.srv) != BG_LAVA_OK) {
+	/*
+	 * A wrong token is said before any job, not after the first boot's wait. A server
+	 * that does not answer is the lab's: each boot's job is then resubmitted and ends
+	 * infra, as when the server stops mid-job.
+	 */
+	switch (bg_lava_whoami(&r.srv)) {
+	case BG_LAVA_OK:
+		break;
+	case BG_LAVA_UNREACHABLE:
+		log_warnx("LAVA: %s", bg_error_last());
+		break;
+	default:
 		bg_error("LAVA: %s", bg_error_last());
 		goto out;
 	}
@@ -416,8 +422,12 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 			if (j->phase != WAITING || now < j->not_before)
 				continue;
 			if ((s = submit(&r, j)) < 0) {
-				bg_error("LAVA: %s", bg_error_last());
+				/* kept aside: a refused cancel would put its own words in its place */
+				char *why = xstrdup(bg_error_last());
+
 				cancel_all(&r);
+				bg_error("LAVA: %s", why);
+				free(why);
 				goto out;
 			}
 			if (s > 0) {

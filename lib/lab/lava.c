@@ -19,7 +19,8 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 {
 	char *file = NULL;
 	const char *tok, *from;
-	size_t len, n;
+	size_t len = 0, n;
+	int ret = -1;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->url = l->url;
@@ -37,22 +38,21 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 	/* the token goes into a header line: nothing in it may end or bend that line */
 	for (size_t i = 0; i < n; i++)
 		if (!isgraph((unsigned char)tok[i])) {
-			if (file)
-				explicit_bzero(file, len);
-			free(file);
-			return bg_error("the LAVA token in %s holds a space or a control character",
-					from);
+			bg_error("the LAVA token in %s holds a space or a control character", from);
+			goto out;
 		}
 	if (!n) {
-		free(file);
-		return bg_error("the LAVA token in %s is empty", from);
+		bg_error("the LAVA token in %s is empty", from);
+		goto out;
 	}
 	srv->auth = xasprintf("Authorization: Token %.*s", (int)n, tok);
-	if (file) {
+	ret = 0;
+out:
+	/* whatever the file held, a token on a later line too, is wiped before it is freed */
+	if (file)
 		explicit_bzero(file, len);
-		free(file);
-	}
-	return 0;
+	free(file);
+	return ret;
 }
 
 void bg_lava_close(struct bg_lava *srv)

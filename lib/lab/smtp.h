@@ -1,6 +1,7 @@
 /*
- * Sending one mail over SMTP (wraps libcurl, the only file that includes curl/curl.h):
- * an smtp:// or smtps:// URL, an optional login, timeouts, and curl's errors said once.
+ * Sending one mail over SMTP (implemented with libcurl in lab/curl.c, the only file that
+ * includes curl/curl.h): an smtp:// or smtps:// URL, an optional login, timeouts, and
+ * curl's errors said once.
  */
 #ifndef BG_SMTP_H
 #define BG_SMTP_H

@@ -34,11 +34,11 @@ lava_cancel_all() {
 	done
 }
 
-# lava_submit JOB-FILE: submits the job, prints its id; the job is cancelled at exit
-# if it still runs then
+# lava_submit JOB-FILE: submits the job, prints its id; lava_stop cancels it at exit if
+# it still runs then (with every other job not finished)
 lava_submit() {
 	lava_api jobs/ --data-urlencode "definition@$1" >"$1.submitted" &&
-	sed -n 's/.*"job_ids":\[\([0-9]*\)\].*/\1/p' "$1.submitted" | tee -a "$SCRATCH/lava-jobs"
+	sed -n 's/.*"job_ids":\[\([0-9]*\)\].*/\1/p' "$1.submitted"
 }
 
 lava_stop() {

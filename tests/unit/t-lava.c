@@ -68,7 +68,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The scalar after the n-th scalar equal to key in the YAML text, or NULL. */
+/* The scalar after the first scalar equal to key in the YAML text, or NULL. */
 static char *value_of(const char *yaml, const char *key, bool *quoted)
 {
 	struct bg_yaml_reader *r = bg_yaml_reader_new_mem(yaml, strlen(yaml));
