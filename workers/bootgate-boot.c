@@ -492,14 +492,15 @@ static void lava_opts(const struct run *r, const char *outdir, struct bg_lava_ru
 	o->cache = bg_cache_dir();
 }
 
-/* Every boot as a LAVA job into res; -1 when the configuration is wrong. */
+/* Every boot as a LAVA job into res; 0, or BG_LAVA_RUN_CONFIG or BG_LAVA_RUN_MACHINE. */
 static int run_lava(struct run *r, const char *outdir, struct bg_boot_run *res)
 {
 	struct bg_lava_run o;
+	int ret;
 
 	lava_opts(r, outdir, &o);
-	if (bg_lava_run_boots(&o, res) < 0)
-		return -1;
+	if ((ret = bg_lava_run_boots(&o, res)) < 0)
+		return ret;
 	for (size_t i = 0; i < res->n; i++) {
 		struct bg_boot_record *rec = &res->boots[i];
 
@@ -643,11 +644,13 @@ int main(int argc, char **argv)
 	}
 	bg_boot_run_init(&res);
 	if (r.board.type == BG_BOARD_LAVA) {
-		if (run_lava(&r, outdir, &res) < 0) {
-			/* the token or the job refused: the configuration's, no retry helps */
+		int lr = run_lava(&r, outdir, &res);
+
+		if (lr < 0) {
+			/* the token or the job refused: no retry helps; the cache full: it may */
 			log_warnx("%s", bg_error_last());
 			bg_boot_run_release(&res);
-			ret = BG_EXIT_USAGE;
+			ret = lr == BG_LAVA_RUN_CONFIG ? BG_EXIT_USAGE : BG_EXIT_INFRA;
 			goto out_early;
 		}
 	} else {

@@ -36,6 +36,7 @@ struct job {
 	double running, deadline;
 	bool unreachable;          /* said once per outage */
 	bool kernel, marker, panic;
+	bool lost;                 /* its log could not be kept whole: no evidence */
 	double first_dt, marker_dt;  /* the lab's clock, from the log: for the marker's time */
 	enum bg_outcome outcome;
 	double wall;
@@ -169,16 +170,19 @@ int bg_lava_run_print(const struct bg_lava_run *o, struct bg_strbuf *job)
 	return ret;
 }
 
-/* "2026-11-29T23:22:46.608606" as seconds of the day (enough: a boot is minutes long). */
+/* "2026-11-29T23:22:46.608606" (the lab's clock, UTC) as seconds since the epoch. */
 static double dt_seconds(const char *line)
 {
 	const char *p = strstr(line, "\"dt\": \"");
-	int h, m;
+	struct tm tm = { 0 };
 	double s;
 
-	if (!p || sscanf(p + 7, "%*4d-%*2d-%*2dT%2d:%2d:%lf", &h, &m, &s) != 3)
+	if (!p || sscanf(p + 7, "%4d-%2d-%2dT%2d:%2d:%lf", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &s) != 6 || !(s >= 0 && s < 61))
 		return NAN;
-	return h * 3600.0 + m * 60.0 + s;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (double)timegm(&tm) + s;
 }
 
 /* What a new log line says about the boot: only the console counts. */
@@ -198,29 +202,42 @@ static void scan_line(struct job *j, const char *line)
 		j->panic = true;
 }
 
-/* Fetches the log's new lines into the file; false when the server did not answer. */
-static bool follow_log(struct run *r, struct job *j)
+/*
+ * Fetches the log's next lines into the file: how many, or -1 when the server did not
+ * answer. An answer of another shape (one past the size cap) loses the log: the boot can
+ * prove nothing then.
+ */
+static long follow_log(struct run *r, struct job *j)
 {
 	struct bg_strbuf chunk = BG_STRBUF_INIT;
 	size_t lines;
 	enum bg_lava_rc rc = bg_lava_log(&r->srv, j->id, j->lines, &chunk, &lines);
-	char *line, *next;
+	char *line, *end, *next;
 
 	if (rc != BG_LAVA_OK) {
+		if (rc == BG_LAVA_ANSWER && !j->lost) {
+			log_warnx("boot %u: job %s: its log cannot be read: %s", j->index, j->url,
+				  bg_error_last());
+			j->lost = true;
+		}
 		bg_strbuf_release(&chunk);
-		return false;
+		return -1;
 	}
-	if (chunk.len && fwrite(chunk.buf, 1, chunk.len, j->log) != chunk.len)
+	if ((chunk.len && fwrite(chunk.buf, 1, chunk.len, j->log) != chunk.len) ||
+	    fflush(j->log) != 0) {
 		log_warn("cannot write '%s'", j->log_path);
-	fflush(j->log);
+		j->lost = true;
+	}
 	j->lines += lines;
-	for (line = chunk.buf; line < chunk.buf + chunk.len; line = next + 1) {
-		next = strchr(line, '\n');
+	end = chunk.buf + chunk.len;
+	for (line = chunk.buf; line < end; line = next + 1) {
+		/* a NUL inside a line ends what scan_line sees of it, nothing more */
+		next = memchr(line, '\n', (size_t)(end - line));
 		*next = '\0';
 		scan_line(j, line);
 	}
 	bg_strbuf_release(&chunk);
-	return true;
+	return (long)lines;
 }
 
 static int start_log(struct job *j)
@@ -231,18 +248,22 @@ static int start_log(struct job *j)
 		/* the attempts the lab failed stay beside the boot's log */
 		char *old = xasprintf("%s.attempt-%u", j->log_path, j->attempt);
 
-		rename(j->log_path, old);
+		if (rename(j->log_path, old) < 0 && errno != ENOENT)
+			log_warn("boot %u: cannot keep '%s' as '%s'", j->index, j->log_path, old);
 		free(old);
 	}
 	j->lines = 0;
-	j->kernel = j->marker = j->panic = false;
+	j->kernel = j->marker = j->panic = j->lost = false;
 	j->first_dt = j->marker_dt = NAN;
 	if (!(j->log = fopen(j->log_path, "wb")))
 		return bg_error_errno("cannot write '%s'", j->log_path);
 	return 0;
 }
 
-/* 0 sent, 1 to try again later, -1 the configuration is wrong (the run ends). */
+/*
+ * 0 sent, 1 to try again later; BG_LAVA_RUN_CONFIG (the job or the token refused) or
+ * BG_LAVA_RUN_MACHINE (its log cannot be written) end the run.
+ */
 static int submit(struct run *r, struct job *j)
 {
 	struct bg_strbuf job = BG_STRBUF_INIT;
@@ -250,16 +271,16 @@ static int submit(struct run *r, struct job *j)
 
 	if (render(r, j, &job) < 0) {
 		bg_strbuf_release(&job);
-		return -1;
+		return BG_LAVA_RUN_CONFIG;
 	}
 	if (start_log(j) < 0) {
 		bg_strbuf_release(&job);
-		return -1;
+		return BG_LAVA_RUN_MACHINE;
 	}
 	rc = bg_lava_submit(&r->srv, job.buf, &j->id);
 	bg_strbuf_release(&job);
 	if (rc == BG_LAVA_REFUSED || rc == BG_LAVA_INVALID)
-		return -1;
+		return BG_LAVA_RUN_CONFIG;
 	j->attempt++;
 	if (rc != BG_LAVA_OK) {
 		log_warnx("boot %u: cannot send its job: %s", j->index, bg_error_last());
@@ -276,7 +297,9 @@ static int submit(struct run *r, struct job *j)
 /* The boot's outcome once its job is over, from what its console said. */
 static void judge(struct job *j)
 {
-	if (j->marker)
+	if (j->lost)
+		j->outcome = BG_OUTCOME_INFRA;
+	else if (j->marker)
 		j->outcome = BG_OUTCOME_COMPLETE;
 	else if (j->panic)
 		j->outcome = BG_OUTCOME_PANIC;
@@ -290,7 +313,9 @@ static void finish(struct run *r, struct job *j)
 {
 	unsigned retries = (unsigned)r->o->board->lava.retries;
 
-	follow_log(r, j);
+	/* the rest of the log, in as many answers as it takes */
+	while (follow_log(r, j) > 0)
+		;
 	judge(j);
 	j->wall = j->running > 0 ? bg_now() - j->running : 0;
 	if (j->outcome == BG_OUTCOME_INFRA && j->attempt <= retries) {
@@ -374,10 +399,11 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 	unsigned sides = o->images[1] ? 2 : 1, done = 0;
 	unsigned limit = o->parallel < (unsigned)l->limit ? o->parallel : (unsigned)l->limit;
 	struct run r;
-	int ret = -1;
+	int ret = BG_LAVA_RUN_MACHINE;
 
 	if (prepare(&r, o) < 0)
 		goto out;
+	ret = BG_LAVA_RUN_CONFIG;
 	if (bg_lava_open(l, &r.srv) < 0)
 		goto out;
 	/*
@@ -428,6 +454,7 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 				cancel_all(&r);
 				bg_error("LAVA: %s", why);
 				free(why);
+				ret = s;
 				goto out;
 			}
 			if (s > 0) {

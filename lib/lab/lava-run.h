@@ -30,11 +30,17 @@ struct bg_lava_run {
  * The job of the first boot, as it would be sent (nothing is sent). -1 with why.
  */
 int bg_lava_run_print(const struct bg_lava_run *o, struct bg_strbuf *job);
+/* Why a run ended before its boots did. */
+enum {
+	BG_LAVA_RUN_CONFIG = -1,    /* the token refused, a job the server refuses */
+	BG_LAVA_RUN_MACHINE = -2,   /* an image not stored where the server serves it, a log
+				       that cannot be written */
+};
+
 /*
- * Runs every boot into res (records with log, outcome, wall times and job_url). -1 with
- * why when nothing could be run because of the configuration: the token refused, a job
- * the server refuses, an image that cannot be published; the jobs already sent are
- * cancelled first. A server that does not answer is not: its boots end infra. Each
+ * Runs every boot into res (records with log, outcome, wall times and job_url). 0, or
+ * BG_LAVA_RUN_CONFIG or BG_LAVA_RUN_MACHINE with why; the jobs already sent are then
+ * cancelled first. A server that does not answer ends no run: its boots end infra. Each
  * record's parsed is left to the caller.
  */
 int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res);

@@ -207,7 +207,9 @@ enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, struct b
 	size_t keep;
 
 	*lines = 0;
-	snprintf(path, sizeof(path), "jobs/%ld/logs/?start=%zu", id, start);
+	/* a bounded range: a log of any length comes in answers of bounded size */
+	snprintf(path, sizeof(path), "jobs/%ld/logs/?start=%zu&end=%zu", id, start,
+		 start + BG_LAVA_LOG_LINES);
 	rc = call(srv, "GET", path, NULL, 0, LOG_CHUNK_MAX, 200, &a);
 	if (rc == BG_LAVA_ANSWER && a.status == 404) {
 		/* no line at or after start yet */
