@@ -124,12 +124,17 @@ test_expect_success 'LAVA boots read exactly as bootgate-boot'"'"'s own QEMU (de
 	test_jq "all(.boots[]; .job_url | test(\"^$LAVA_URL/scheduler/job/[0-9]+$\"))" lava.json &&
 	"$ROOT/bin/bootgate" diff --json --all qemu/boot-000-A.log lava/boot-000-A.log >diff.json &&
 	"$ROOT/bin/bootgate" diff --json --all lava/boot-001-A.log lava/boot-000-A.log >diff2.json &&
-	test_jq "(.rows | length) > 150 and all(.rows[]; .a_usecs == .b_usecs)" diff.json &&
-	test_jq "(.rows | length) > 150 and all(.rows[]; .a_usecs == .b_usecs)" diff2.json &&
+	# every metric both consoles carry is equal; the LAVA dispatcher may drop a console
+	# line under load (its own notes), so a metric missing on one side is counted
+	both=".rows | map(select(.a_usecs != null and .b_usecs != null))" &&
+	test_jq "($both | length) > 150 and ($both | all(.a_usecs == .b_usecs))" diff.json &&
+	test_jq "($both | length) > 150 and ($both | all(.a_usecs == .b_usecs))" diff2.json &&
+	lost=$(jq "[.rows[] | select(.a_usecs == null or .b_usecs == null)] | length" diff.json) &&
+	test "$lost" -le 4 &&
 	test_jq "[.rows[] | select(.metric == \"initcall.$INITCALL\")] | length == 1" diff.json &&
 	devices_of lava.json >devices &&
 	test "$(cat devices | tr "\n" " ")" = "qemu-w1 qemu-w2 " &&
-	test_note "2 LAVA boots in parallel $lava_s s (jobs $(jq -r "[.boots[].wall_seconds | floor] | join(\" s, \")" lava.json) s running); 1 direct QEMU boot $qemu_s s; $(jq ".rows | length" diff.json) metrics equal"
+	test_note "2 LAVA boots in parallel $lava_s s (jobs $(jq -r "[.boots[].wall_seconds | floor] | join(\" s, \")" lava.json) s running); 1 direct QEMU boot $qemu_s s; $(jq "$both | length" diff.json) metrics equal, $lost on one side only"
 '
 
 # a board whose command line holds quotes and ": ", which would end a value pasted into YAML
@@ -164,12 +169,18 @@ test_expect_success 'a kernel URL that does not exist: the lab failed, retried, 
 
 test_expect_success 'a job past the board'"'"'s timeout is cancelled on the server' '
 	sed -e "s/^name: .*/name: lava-short/" -e "s/^lava_retries: .*/lava_retries: 0/" \
-		-e "s/^boot_timeout: .*/boot_timeout: 1/" -e "s/^exit_timeout: .*/exit_timeout: 1/" \
+		-e "s/^boot_timeout: .*/boot_timeout: 5/" -e "s/^exit_timeout: .*/exit_timeout: 1/" \
 		"$board" >"$LAB/boards/lava-short.yaml" &&
-	test_expect_code_in "1 111" "$ROOT/bin/bootgate-boot" --board lava-short \
-		--image "$(cat image)" --boots 1 --out short >short.json 2>short.err &&
+	# the kernel waits for a root disk there is none of: silent, where LAVA would wait
+	# for the marker its own whole minute
+	start=$(date +%s) &&
+	test_exit_code 1 "$ROOT/bin/bootgate-boot" --board lava-short --image "$(cat image)" \
+		--append "rdinit=/nonexistent root=/dev/vda rootwait" \
+		--boots 1 --out short >short.json 2>short.err &&
+	test $(($(date +%s) - start)) -lt 50 &&
 	test_grep "ran past the board'"'"'s timeout: cancelling it" short.err &&
-	test_jq "[.boots[].outcome] | . == [\"hang\"] or . == [\"infra\"]" short.json &&
+	test_jq "[.boots[].outcome] == [\"hang\"]" short.json &&
+	test_grep "Waiting for root device" short/boot-000-A.log &&
 	id=$(jq -r ".boots[0].job_url | sub(\".*/\"; \"\")" short.json) &&
 	wait_for 60 "[ \"\$(lava_health $id)\" = Canceled ]"
 '
