@@ -10,6 +10,7 @@
 . "$ROOT/tests/e2e/lib-lava.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
 . "$ROOT/tests/e2e/lib-daemon.sh"
+. "$ROOT/tests/e2e/lib-smtp.sh"
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
@@ -92,7 +93,7 @@ start_daemon() {
 	wait_for 30 '"$ROOT/bin/bootgate" trigger --socket "$SOCK" tracing >/dev/null 2>&1'
 }
 
-trap 'stop_daemon; stop_artifacts; stop_git_daemon; lava_stop; rm -rf "$SCRATCH"' EXIT
+trap 'stop_daemon; stop_artifacts; stop_git_daemon; stop_sink; lava_stop; rm -rf "$SCRATCH"' EXIT
 
 lava_start
 # the lab as shipped, pointed at this LAVA and this artifact server
@@ -222,6 +223,9 @@ test_expect_success 'the daemon bisects through LAVA on both workers; lava-serve
 	poll: 3600
 	artifacts:
 	  listen: 127.0.0.1:$ART_PORT
+	report:
+	  from: "bootgate <bootgate@ci.example.org>"
+	  smtp: smtp://127.0.0.1:$SMTP_PORT
 	trees:
 	  - name: tracing
 	    url: $(gitd_url)/tracing.git
@@ -230,7 +234,11 @@ test_expect_success 'the daemon bisects through LAVA on both workers; lava-serve
 	    boards: [lava-qemu-x86_64]
 	    mode: deterministic
 	    metrics: ["initcall.*", "boot.*"]
+	    mail:
+	      to: ["linux-trace-kernel@vger.example.org"]
+	      send: list
 	EOF
+	start_sink &&
 	start_daemon &&
 	wait_for 900 "[ \"\$(q \"SELECT last_good FROM trees WHERE name = '"'tracing'"'\")\" = $BASE ]" &&
 	git -C "$TREE" push -q "$SCRATCH/served/tracing.git" "$TIP:refs/heads/for-next" &&
@@ -251,6 +259,17 @@ test_expect_success 'the daemon bisects through LAVA on both workers; lava-serve
 		do lava_job "$id" | jq -r .actual_device; done | sort -u | tr "\n" " ") &&
 	test "$devices" = "qemu-w1 qemu-w2 " &&
 	test_note "$n LAVA boots stored, on $devices; $(cat "$STATE"/jobs/* | grep -c "waiting for the server") waits for the stopped server"
+'
+
+test_expect_success 'the report names the LAVA jobs: in the mail and on the site' '
+	wait_for 120 "[ \"\$(mails_with bootgate-bisection-1-)\" = 1 ]" &&
+	body_of bootgate-bisection-1- >body &&
+	test_grep "^Boots ran on lava-qemu-x86_64:" body &&
+	test_grep "$LAVA_URL/scheduler/job/[0-9][0-9]*" body &&
+	wait_for 60 "grep -q \"$LAVA_URL/scheduler/job/\" \"$STATE/site/bisection/1.html\"" &&
+	mkdir -p "$ROOT/build/test-artifacts" &&
+	cp "$SCRATCH"/mails/* "$ROOT/build/test-artifacts/t0151-lava-bisection-report.eml" &&
+	test_note "the report as sent: build/test-artifacts/t0151-lava-bisection-report.eml"
 '
 
 test_done
