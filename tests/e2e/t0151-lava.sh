@@ -141,16 +141,16 @@ test_expect_success 'LAVA boots read exactly as bootgate-boot'"'"'s own QEMU (de
 	test_note "2 LAVA boots in parallel $lava_s s (jobs $(jq -r "[.boots[].wall_seconds | floor] | join(\" s, \")" lava.json) s running); 1 direct QEMU boot $qemu_s s; $(jq "$both | length" diff.json) metrics equal, $lost on one side only; boot.userspace $(jq -r "[.rows[] | select(.metric == \"boot.userspace\") | .delta][0]" diff.json) us apart"
 '
 
-# a board whose command line holds quotes and ": ", which would end a value pasted into YAML
+# a board whose command line holds ": " and " #", which would end a value pasted into YAML
 sed -e "s/^name: .*/name: lava-quoted/" \
-	-e "s/^cmdline: .*/cmdline: 'console=ttyS0 bootgate.note=\"x\": y'/" \
+	-e "s/^cmdline: .*/cmdline: 'console=ttyS0 bootgate.note=x: y #z'/" \
 	"$board" >"$LAB/boards/lava-quoted.yaml"
 
-test_expect_success 'the job is written by libyaml: a quote in the command line stays inside its value' '
+test_expect_success 'the job is written by libyaml: ": " and " #" in the command line stay in its value' '
 	"$ROOT/bin/bootgate-boot" --board lava-quoted --image "$(cat image)" --print-job >job.yaml &&
 	python3 -c "import sys, yaml; d = yaml.safe_load(open(\"job.yaml\")); \
 		a = d[\"actions\"][0][\"deploy\"][\"images\"][\"kernel\"][\"image_arg\"]; \
-		assert \"bootgate.note=\\\"x\\\": y \" in a, a; \
+		assert \"bootgate.note=x: y #z \" in a, a; \
 		assert d[\"timeouts\"][\"job\"][\"minutes\"] > 5" &&
 	curl -sS -m 20 --data-urlencode "definition@job.yaml" -d strict=1 \
 		"$LAVA_URL/api/v0.2/jobs/validate/" >valid.json &&
