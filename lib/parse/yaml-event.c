@@ -203,7 +203,7 @@ int bg_yaml_write(struct bg_yaml_writer *w, const struct bg_yaml_event *ev)
 	switch (ev->type) {
 	case BG_YAML_SCALAR:
 		return emit(w, &e, yaml_scalar_event_initialize(&e, NULL, NULL,
-				(yaml_char_t *)ev->value, (int)ev->len, !ev->quoted, ev->quoted,
+				(yaml_char_t *)ev->value, (int)ev->len, !ev->quoted, 1,
 				ev->quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE));
 	case BG_YAML_MAP_BEGIN:
 		w->depth++;
