@@ -204,7 +204,7 @@ static bool follow_log(struct run *r, struct job *j)
 	struct bg_strbuf chunk = BG_STRBUF_INIT;
 	size_t lines;
 	enum bg_lava_rc rc = bg_lava_log(&r->srv, j->id, j->lines, &chunk, &lines);
-	char *line, *next;
+	char *line, *next, *end = chunk.buf + chunk.len;
 
 	if (rc != BG_LAVA_OK) {
 		bg_strbuf_release(&chunk);
@@ -214,8 +214,9 @@ static bool follow_log(struct run *r, struct job *j)
 		log_warn("cannot write '%s'", j->log_path);
 	fflush(j->log);
 	j->lines += lines;
-	for (line = chunk.buf; line < chunk.buf + chunk.len; line = next + 1) {
-		next = strchr(line, '\n');
+	/* the chunk ends with a newline; a NUL the server sent may come before one */
+	for (line = chunk.buf; line < end; line = next + 1) {
+		next = memchr(line, '\n', (size_t)(end - line));
 		*next = '\0';
 		scan_line(j, line);
 	}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# bootgate-boot against a LAVA server that answers badly (tests/e2e/fake-lava.py on
+# 127.0.0.1): a log holding a NUL byte. Each ends with the exit code the scheduler acts
+# on, and the token appears in no output.
+. "$(dirname "$0")/lib.sh"
+
+BOOT=$ROOT/bin/bootgate-boot
+TOKEN=t0156-secret-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+cp -r "$ROOT/lab-configs" lab
+printf '%s\n' "$TOKEN" >token
+head -c 1000 /dev/urandom >img
+head -c 500 /dev/urandom >rd
+mkdir cache
+
+stop_fake() {
+	[ -s "$SCRATCH/fake.pid" ] || return 0
+	kill "$(cat "$SCRATCH/fake.pid")" 2>/dev/null || true
+	rm -f "$SCRATCH/fake.pid"
+}
+trap 'stop_fake; rm -rf "$SCRATCH"' EXIT
+
+# board URL: a board "fake" of the lab copy whose server is URL
+board() {
+	sed -e "s|^lava_url:.*|lava_url: $1|" -e "s|^lava_token_file:.*|lava_token_file: $SCRATCH/token|" \
+		-e "s|^lava_retries:.*|lava_retries: 0|" \
+		"$ROOT/lab-configs/boards/lava-qemu-x86_64.yaml" >lab/boards/fake.yaml
+}
+
+# fake MODE: the fake server in MODE, the board pointing at it
+fake() {
+	stop_fake
+	rm -f port port.requests
+	python3 "$ROOT/tests/e2e/fake-lava.py" "$SCRATCH/port" "$1" &
+	echo $! >"$SCRATCH/fake.pid"
+	for i in $(seq 100); do
+		[ ! -s port ] || break
+		sleep 0.1
+	done
+	[ -s port ] && board "http://127.0.0.1:$(cat port)"
+}
+
+# boot WANT: one boot on the board "fake", its exit code WANT
+boot() {
+	rm -rf out && mkdir out &&
+	BOOTGATE_LAB=$SCRATCH/lab BOOTGATE_CACHE=$SCRATCH/cache test_exit_code "$1" \
+		"$BOOT" --board fake --image img --initrd rd --boots 1 --out out \
+		>result.json 2>err.txt &&
+	! grep -r -l -e "$TOKEN" result.json err.txt out
+}
+
+test_expect_success 'a log line holding a NUL byte: read, no crash' '
+	fake lognul &&
+	boot 0 &&
+	test_jq ".boots[0].outcome == \"complete\"" result.json
+'
+
+test_expect_success 'the token went in a header to the server, and nowhere else' '
+	fake lognul &&
+	boot 0 &&
+	test_grep "^GET /api/v0.2/system/whoami/ Token $TOKEN\$" port.requests
+'
+
+test_done
