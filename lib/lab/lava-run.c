@@ -379,17 +379,24 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 	unsigned sides = o->images[1] ? 2 : 1, done = 0;
 	unsigned limit = o->parallel < (unsigned)l->limit ? o->parallel : (unsigned)l->limit;
 	struct run r;
+	enum bg_lava_rc rc;
 	int ret = -1;
 
 	if (prepare(&r, o) < 0)
 		goto out;
 	if (bg_lava_open(l, &r.srv) < 0)
 		goto out;
-	/* a wrong token is said before any job, not after the first boot's wait */
-	if (bg_lava_whoami(&r.srv) != BG_LAVA_OK) {
+	/*
+	 * a wrong token is said before any job, not after the first boot's wait; a server
+	 * that does not answer is the lab's failure, worth a retry, not the configuration's
+	 */
+	rc = bg_lava_whoami(&r.srv);
+	if (rc != BG_LAVA_OK && rc != BG_LAVA_UNREACHABLE) {
 		bg_error("LAVA: %s", bg_error_last());
 		goto out;
 	}
+	if (rc == BG_LAVA_UNREACHABLE)
+		log_warnx("LAVA: %s: every boot is the lab's failure", bg_error_last());
 	r.n = o->boots * sides;
 	r.jobs = xcalloc(r.n, sizeof(*r.jobs));
 	for (unsigned i = 0; i < r.n; i++) {
@@ -400,6 +407,11 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 		j->nth = i / sides;
 		j->log_path = xasprintf("%s/boot-%03u-%c.log", o->out, i, 'A' + j->side);
 		j->first_dt = j->marker_dt = NAN;
+		if (rc == BG_LAVA_UNREACHABLE) {
+			j->phase = DONE;
+			j->outcome = BG_OUTCOME_INFRA;
+			done++;
+		}
 	}
 	log_info("%u boot%s on %s (%s, device type %s), %u at a time; logs in %s", r.n,
 		 r.n == 1 ? "" : "s", o->board->name, l->url, l->device_type, limit, o->out);

@@ -34,7 +34,8 @@ int bg_lava_run_print(const struct bg_lava_run *o, struct bg_strbuf *job);
  * Runs every boot into res (records with log, outcome, wall times and job_url). -1 with
  * why when nothing could be run because of the configuration: the token refused, a job
  * the server refuses, an image that cannot be published; the jobs already sent are
- * cancelled first. Each record's parsed is left to the caller.
+ * cancelled first. A server that does not answer at the start (no connection, a 5xx)
+ * makes every boot infra, with no job sent. Each record's parsed is left to the caller.
  */
 int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res);
 

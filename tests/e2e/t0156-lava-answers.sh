@@ -1,7 +1,8 @@
 #!/bin/sh
 # bootgate-boot against a LAVA server that answers badly (tests/e2e/fake-lava.py on
-# 127.0.0.1): a log holding a NUL byte. Each ends with the exit code the scheduler acts
-# on, and the token appears in no output.
+# 127.0.0.1): a log holding a NUL byte, a server that is down or failing before any
+# job. Each ends with the exit code the scheduler acts on, and the token appears in no
+# output.
 . "$(dirname "$0")/lib.sh"
 
 BOOT=$ROOT/bin/bootgate-boot
@@ -52,6 +53,23 @@ test_expect_success 'a log line holding a NUL byte: read, no crash' '
 	fake lognul &&
 	boot 0 &&
 	test_jq ".boots[0].outcome == \"complete\"" result.json
+'
+
+test_expect_success 'a server down before any job: the lab failed (111), not the configuration' '
+	stop_fake &&
+	board "http://127.0.0.1:$(cat port)" &&
+	boot 111 &&
+	test_jq ".boots | length == 1 and .[0].outcome == \"infra\" and .[0].job_url == null" \
+		result.json &&
+	test_grep "Couldn.t connect" err.txt
+'
+
+test_expect_success 'a server failing (500) before any job: 111, and no job sent' '
+	fake whoami500 &&
+	boot 111 &&
+	test_jq ".boots[0].outcome == \"infra\"" result.json &&
+	test_grep "HTTP 500: database down" err.txt &&
+	! grep -q "^POST" port.requests
 '
 
 test_expect_success 'the token went in a header to the server, and nowhere else' '
