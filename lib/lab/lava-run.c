@@ -35,6 +35,7 @@ struct job {
 	double not_before;         /* a resubmission waits */
 	double sent, running, deadline, last_answer;
 	bool unreachable;          /* said once per outage */
+	bool log_failing;          /* the same for its log */
 	bool cancelled, kernel, marker, panic;
 	double first_dt, marker_dt;  /* the lab's clock, from the log: for the marker's time */
 	enum bg_outcome outcome;
@@ -207,9 +208,14 @@ static bool follow_log(struct run *r, struct job *j)
 	char *line, *next, *end = chunk.buf + chunk.len;
 
 	if (rc != BG_LAVA_OK) {
+		/* else a boot judged on a log that never came would not say why */
+		if (!j->log_failing)
+			log_warnx("boot %u: job %s: its log: %s", j->index, j->url, bg_error_last());
+		j->log_failing = true;
 		bg_strbuf_release(&chunk);
 		return false;
 	}
+	j->log_failing = false;
 	if (chunk.len && fwrite(chunk.buf, 1, chunk.len, j->log) != chunk.len)
 		log_warn("cannot write '%s'", j->log_path);
 	fflush(j->log);

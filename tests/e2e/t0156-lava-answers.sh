@@ -1,8 +1,8 @@
 #!/bin/sh
 # bootgate-boot against a LAVA server that answers badly (tests/e2e/fake-lava.py on
 # 127.0.0.1): a log holding a NUL byte, a server that is down or failing before any
-# job. Each ends with the exit code the scheduler acts on, and the token appears in no
-# output.
+# job, a log that cannot be read. Each ends with the exit code the scheduler acts on,
+# and the token appears in no output.
 . "$(dirname "$0")/lib.sh"
 
 BOOT=$ROOT/bin/bootgate-boot
@@ -70,6 +70,14 @@ test_expect_success 'a server failing (500) before any job: 111, and no job sent
 	test_jq ".boots[0].outcome == \"infra\"" result.json &&
 	test_grep "HTTP 500: database down" err.txt &&
 	! grep -q "^POST" port.requests
+'
+
+test_expect_success 'a log that cannot be read: infra, and the log URL and why are said' '
+	fake logs500 &&
+	boot 111 &&
+	test_jq ".boots[0].outcome == \"infra\"" result.json &&
+	test_grep "jobs/7/logs/?start=0: the server failed (HTTP 500: log storage failed)" \
+		err.txt
 '
 
 test_expect_success 'the token went in a header to the server, and nowhere else' '
