@@ -20,6 +20,7 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 	char *file = NULL;
 	const char *tok, *from;
 	size_t len, n;
+	bool bad;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->url = l->url;
@@ -34,15 +35,17 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 		tok = file;
 	}
 	n = strcspn(tok, "\r\n");
+	/* a NUL in the file's first line would send the part before it as the token */
+	bad = file && n < len && !tok[n];
 	/* the token goes into a header line: nothing in it may end or bend that line */
-	for (size_t i = 0; i < n; i++)
-		if (!isgraph((unsigned char)tok[i])) {
-			if (file)
-				explicit_bzero(file, len);
-			free(file);
-			return bg_error("the LAVA token in %s holds a space or a control character",
-					from);
-		}
+	for (size_t i = 0; i < n && !bad; i++)
+		bad = !isgraph((unsigned char)tok[i]);
+	if (bad) {
+		if (file)
+			explicit_bzero(file, len);
+		free(file);
+		return bg_error("the LAVA token in %s holds a space or a control character", from);
+	}
 	if (!n) {
 		free(file);
 		return bg_error("the LAVA token in %s is empty", from);

@@ -217,6 +217,17 @@ static void test_token(void **state)
 	assert_int_equal(bg_lava_open(&b.lava, &srv), 0);
 	assert_string_equal(srv.auth, "Authorization: Token t0ken");
 	bg_lava_close(&srv);
+	/* a NUL in its first line: refused, not the part before it sent as the token */
+	{
+		char *path = xasprintf("%s/token", lab), *want;
+
+		assert_int_equal(bg_write_file(path, "t0\0ken\n", 7), 0);
+		assert_int_equal(bg_lava_open(&b.lava, &srv), -1);
+		want = xasprintf("the LAVA token in %s holds a space or a control character", path);
+		assert_string_equal(bg_error_last(), want);
+		free(want);
+		free(path);
+	}
 	bg_board_release(&b);
 }
 
