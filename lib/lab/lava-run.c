@@ -132,6 +132,14 @@ static int prepare(struct run *r, const struct bg_lava_run *o)
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
+	/*
+	 * the QEMU templates put it inside -append "..." on the worker's QEMU command line:
+	 * a quote there would end the argument and let the rest become QEMU options
+	 */
+	for (const char *p = o->cmdline; *p; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < ' ' || *p == 0x7f)
+			return bg_error("the kernel command line of a LAVA job may not hold a quote, "
+					"a backslash or a control character");
 	for (int i = 0; i < 3; i++) {
 		if (!files[i])
 			continue;

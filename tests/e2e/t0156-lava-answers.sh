@@ -1,8 +1,8 @@
 #!/bin/sh
 # bootgate-boot against a LAVA server that answers badly (tests/e2e/fake-lava.py on
 # 127.0.0.1): a log holding a NUL byte, a server that is down or failing before any
-# job, a log that cannot be read. Each ends with the exit code the scheduler acts on,
-# and the token appears in no output.
+# job, a log that cannot be read, a command line that would bend QEMU's. Each ends with
+# the exit code the scheduler acts on, and the token appears in no output.
 . "$(dirname "$0")/lib.sh"
 
 BOOT=$ROOT/bin/bootgate-boot
@@ -78,6 +78,21 @@ test_expect_success 'a log that cannot be read: infra, and the log URL and why a
 	test_jq ".boots[0].outcome == \"infra\"" result.json &&
 	test_grep "jobs/7/logs/?start=0: the server failed (HTTP 500: log storage failed)" \
 		err.txt
+'
+
+test_expect_success 'a quote in the command line: refused, no job (it would end -append)' '
+	fake lognul &&
+	BOOTGATE_LAB=$SCRATCH/lab BOOTGATE_CACHE=$SCRATCH/cache test_exit_code 2 \
+		"$BOOT" --board fake --image img --initrd rd --print-job \
+		--append "x\" -device virtio-rng-pci \"" >job.yaml 2>err.txt &&
+	test_grep "may not hold a quote" err.txt &&
+	! test -s job.yaml &&
+	rm -rf out && mkdir out &&
+	BOOTGATE_LAB=$SCRATCH/lab BOOTGATE_CACHE=$SCRATCH/cache test_exit_code 2 \
+		"$BOOT" --board fake --image img --initrd rd --boots 1 --out out \
+		--append "x\" -device virtio-rng-pci \"" >result.json 2>err.txt &&
+	test_grep "may not hold a quote" err.txt &&
+	! grep -q "^POST" port.requests
 '
 
 test_expect_success 'the token went in a header to the server, and nowhere else' '
