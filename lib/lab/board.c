@@ -55,12 +55,16 @@ static int opt_str(struct bg_conf *c, const char *key, const char *def, const ch
 	return def ? bg_conf_str(c, key, def, out) : bg_conf_str_req(c, key, out);
 }
 
+/*
+ * No login either: a user:password@ would be printed in errors, stored as the job's URL
+ * and, in artifact_url, written into a job that LAVA shows to anyone.
+ */
 static bool http_url_ok(const char *u)
 {
 	if (strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
 		return false;
 	for (const char *p = u; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#')
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#' || *p == '@')
 			return false;
 	return u[strlen(u) - 1] != '/';
 }
@@ -84,10 +88,10 @@ static int load_lava(struct bg_conf *c, const char *lab, struct bg_lava_board *l
 		return -1;
 	if (!http_url_ok(l->url))
 		return bg_conf_error_at(c, "lava_url", 0, "'lava_url' is http://HOST[:PORT] or "
-					"https://..., without a query or a trailing '/'");
+					"https://..., without a login, a query or a trailing '/'");
 	if (!http_url_ok(l->artifact_url))
 		return bg_conf_error_at(c, "artifact_url", 0, "'artifact_url' is http://HOST[:PORT] "
-					"or https://..., without a query or a trailing '/'");
+					"or https://..., without a login, a query or a trailing '/'");
 	if (!*l->token_file == !*l->token_env)
 		return bg_conf_error_at(c, "lava_token_file", 0, "a LAVA board names its token with "
 					"one of 'lava_token_file' or 'lava_token_env'");

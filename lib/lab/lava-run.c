@@ -37,6 +37,7 @@ struct job {
 	bool unreachable;          /* said once per outage */
 	bool kernel, marker, panic;
 	bool lost;                 /* its log could not be kept whole: no evidence */
+	bool log_failing;          /* its log is not answered: said once */
 	double first_dt, marker_dt;  /* the lab's clock, from the log: for the marker's time */
 	enum bg_outcome outcome;
 	double wall;
@@ -126,18 +127,31 @@ static int render(struct run *r, const struct job *j, struct bg_strbuf *out)
 	}
 }
 
+/* 0, BG_LAVA_RUN_CONFIG (a command line QEMU would misread) or BG_LAVA_RUN_MACHINE. */
 static int prepare(struct run *r, const struct bg_lava_run *o)
 {
 	const char *files[3] = { o->images[0], o->images[1], o->initrd };
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
+	/*
+	 * the QEMU templates put it inside -append "..." on the worker's QEMU command line:
+	 * a quote there would end the argument and let the rest become QEMU options
+	 */
+	for (const char *p = o->cmdline; *p; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < ' ' || *p == 0x7f) {
+			bg_error("the kernel command line of a LAVA job may not hold a quote, a "
+				 "backslash or a control character");
+			return BG_LAVA_RUN_CONFIG;
+		}
 	for (int i = 0; i < 3; i++) {
 		if (!files[i])
 			continue;
-		if (publish(o->cache, files[i], r->sha[i]) < 0)
-			return bg_error("cannot put '%s' where the artifact server serves it: %s",
-					files[i], bg_error_last());
+		if (publish(o->cache, files[i], r->sha[i]) < 0) {
+			bg_error("cannot put '%s' where the artifact server serves it: %s",
+				 files[i], bg_error_last());
+			return BG_LAVA_RUN_MACHINE;
+		}
 		r->urls[i] = xasprintf("%s/artifacts/%s/image", o->board->lava.artifact_url,
 				       r->sha[i]);
 	}
@@ -215,14 +229,17 @@ static long follow_log(struct run *r, struct job *j)
 	char *line, *end, *next;
 
 	if (rc != BG_LAVA_OK) {
-		if (rc == BG_LAVA_ANSWER && !j->lost) {
-			log_warnx("boot %u: job %s: its log cannot be read: %s", j->index, j->url,
-				  bg_error_last());
+		/* else a boot judged on a log that never came would not say why */
+		if (!j->log_failing)
+			log_warnx("boot %u: job %s: its log: %s", j->index, j->url, bg_error_last());
+		j->log_failing = true;
+		/* an answer of another shape (past the size cap) will not come right */
+		if (rc == BG_LAVA_ANSWER)
 			j->lost = true;
-		}
 		bg_strbuf_release(&chunk);
 		return -1;
 	}
+	j->log_failing = false;
 	if ((chunk.len && fwrite(chunk.buf, 1, chunk.len, j->log) != chunk.len) ||
 	    fflush(j->log) != 0) {
 		log_warn("cannot write '%s'", j->log_path);
@@ -399,28 +416,25 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 	unsigned sides = o->images[1] ? 2 : 1, done = 0;
 	unsigned limit = o->parallel < (unsigned)l->limit ? o->parallel : (unsigned)l->limit;
 	struct run r;
-	int ret = BG_LAVA_RUN_MACHINE;
+	enum bg_lava_rc rc;
+	int ret;
 
-	if (prepare(&r, o) < 0)
+	if ((ret = prepare(&r, o)) < 0)
 		goto out;
 	ret = BG_LAVA_RUN_CONFIG;
 	if (bg_lava_open(l, &r.srv) < 0)
 		goto out;
 	/*
-	 * A wrong token is said before any job, not after the first boot's wait. A server
-	 * that does not answer is the lab's: each boot's job is then resubmitted and ends
-	 * infra, as when the server stops mid-job.
+	 * a wrong token is said before any job, not after the first boot's wait; a server
+	 * that does not answer is the lab's failure, worth a retry, not the configuration's
 	 */
-	switch (bg_lava_whoami(&r.srv)) {
-	case BG_LAVA_OK:
-		break;
-	case BG_LAVA_UNREACHABLE:
-		log_warnx("LAVA: %s", bg_error_last());
-		break;
-	default:
+	rc = bg_lava_whoami(&r.srv);
+	if (rc != BG_LAVA_OK && rc != BG_LAVA_UNREACHABLE) {
 		bg_error("LAVA: %s", bg_error_last());
 		goto out;
 	}
+	if (rc == BG_LAVA_UNREACHABLE)
+		log_warnx("LAVA: %s: every boot is the lab's failure", bg_error_last());
 	r.n = o->boots * sides;
 	r.jobs = xcalloc(r.n, sizeof(*r.jobs));
 	for (unsigned i = 0; i < r.n; i++) {
@@ -431,6 +445,11 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 		j->nth = i / sides;
 		j->log_path = xasprintf("%s/boot-%03u-%c.log", o->out, i, 'A' + j->side);
 		j->first_dt = j->marker_dt = NAN;
+		if (rc == BG_LAVA_UNREACHABLE) {
+			j->phase = DONE;
+			j->outcome = BG_OUTCOME_INFRA;
+			done++;
+		}
 	}
 	log_info("%u boot%s on %s (%s, device type %s), %u at a time; logs in %s", r.n,
 		 r.n == 1 ? "" : "s", o->board->name, l->url, l->device_type, limit, o->out);

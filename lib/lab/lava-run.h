@@ -40,8 +40,9 @@ enum {
 /*
  * Runs every boot into res (records with log, outcome, wall times and job_url). 0, or
  * BG_LAVA_RUN_CONFIG or BG_LAVA_RUN_MACHINE with why; the jobs already sent are then
- * cancelled first. A server that does not answer ends no run: its boots end infra. Each
- * record's parsed is left to the caller.
+ * cancelled first. A server that does not answer ends no run: its boots end infra (with
+ * no job sent when it did not answer at the start). Each record's parsed is left to the
+ * caller.
  */
 int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res);
 

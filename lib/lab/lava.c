@@ -21,6 +21,7 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 	const char *tok, *from;
 	size_t len = 0, n;
 	int ret = -1;
+	bool bad;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->url = l->url;
@@ -35,12 +36,15 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 		tok = file;
 	}
 	n = strcspn(tok, "\r\n");
+	/* a NUL in the file's first line would send the part before it as the token */
+	bad = file && n < len && !tok[n];
 	/* the token goes into a header line: nothing in it may end or bend that line */
-	for (size_t i = 0; i < n; i++)
-		if (!isgraph((unsigned char)tok[i])) {
-			bg_error("the LAVA token in %s holds a space or a control character", from);
-			goto out;
-		}
+	for (size_t i = 0; i < n && !bad; i++)
+		bad = !isgraph((unsigned char)tok[i]);
+	if (bad) {
+		bg_error("the LAVA token in %s holds a space or a control character", from);
+		goto out;
+	}
 	if (!n) {
 		bg_error("the LAVA token in %s is empty", from);
 		goto out;

@@ -217,6 +217,17 @@ static void test_token(void **state)
 	assert_int_equal(bg_lava_open(&b.lava, &srv), 0);
 	assert_string_equal(srv.auth, "Authorization: Token t0ken");
 	bg_lava_close(&srv);
+	/* a NUL in its first line: refused, not the part before it sent as the token */
+	{
+		char *path = xasprintf("%s/token", lab), *want;
+
+		assert_int_equal(bg_write_file(path, "t0\0ken\n", 7), 0);
+		assert_int_equal(bg_lava_open(&b.lava, &srv), -1);
+		want = xasprintf("the LAVA token in %s holds a space or a control character", path);
+		assert_string_equal(bg_error_last(), want);
+		free(want);
+		free(path);
+	}
 	bg_board_release(&b);
 }
 
@@ -253,10 +264,21 @@ static void test_board_errors(void **state)
 			   ":1:7: 'type' is qemu or lava, not 'serial'");
 	expect_board_error("lava_url: http://127.0.0.1:8000",
 			   "lava_url: http://127.0.0.1:8000/?x=1", ":9:11: 'lava_url' is "
-			   "http://HOST[:PORT] or https://..., without a query or a trailing '/'");
+			   "http://HOST[:PORT] or https://..., without a login, a query or a "
+			   "trailing '/'");
+	/* a password in the URL would reach errors, the stored job URLs and the site */
+	expect_board_error("lava_url: http://127.0.0.1:8000",
+			   "lava_url: http://admin:pw@127.0.0.1:8000", ":9:11: 'lava_url' is "
+			   "http://HOST[:PORT] or https://..., without a login, a query or a "
+			   "trailing '/'");
 	expect_board_error("artifact_url: http://127.0.0.1:8788", "artifact_url: file:///srv",
 			   ":15:15: 'artifact_url' is http://HOST[:PORT] or https://..., without "
-			   "a query or a trailing '/'");
+			   "a login, a query or a trailing '/'");
+	/* and in artifact_url, to every reader of the job on the LAVA server */
+	expect_board_error("artifact_url: http://127.0.0.1:8788",
+			   "artifact_url: http://u:pw@127.0.0.1:8788", ":15:15: 'artifact_url' is "
+			   "http://HOST[:PORT] or https://..., without a login, a query or a "
+			   "trailing '/'");
 	expect_board_error("lava_token_env: T_LAVA_TOKEN\n", "",
 			   ":1:1: a LAVA board names its token with one of 'lava_token_file' or "
 			   "'lava_token_env'");
