@@ -5,6 +5,7 @@
 #   whoami500  every whoami is a 500, as a lab whose database is down
 #   lognul     job 7 Finished; its log holds a NUL byte before the marker's line
 #   logs500    job 7 Finished; every log request is a 500
+# Logs are read as LAVA reads them: ?start=L[&end=M], 0-based lines, end exclusive.
 import http.server
 import os
 import socketserver
@@ -55,7 +56,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if p.startswith("/api/v0.2/jobs/7/logs/?start="):
             if MODE == "logs500":
                 return self.answer(500, "log storage failed")
-            rest = LOG[MODE].splitlines(True)[int(p.split("=")[1]):]
+            q = dict(kv.split("=") for kv in p.split("?", 1)[1].split("&"))
+            start = int(q["start"])
+            end = int(q["end"]) if "end" in q else None
+            rest = LOG[MODE].splitlines(True)[start:end]
             if not rest:
                 return self.answer(404, '{"detail": "Not found."}')
             return self.answer(200, "".join(rest))

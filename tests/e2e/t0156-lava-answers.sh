@@ -76,7 +76,7 @@ test_expect_success 'a log that cannot be read: infra, and the log URL and why a
 	fake logs500 &&
 	boot 111 &&
 	test_jq ".boots[0].outcome == \"infra\"" result.json &&
-	test_grep "jobs/7/logs/?start=0: the server failed (HTTP 500: log storage failed)" \
+	test_grep "jobs/7/logs/?start=0&end=5000: the server failed (HTTP 500: log storage failed)" \
 		err.txt
 '
 
