@@ -18,6 +18,7 @@
 #define POLL_SECONDS 1.0
 #define RETRY_PAUSE 10.0      /* s before the first resubmission; doubles */
 #define CANCEL_GRACE 60.0     /* s a cancelled job may take to end */
+#define REQUEST_SECONDS 15    /* s one request to the server may take */
 
 enum phase { WAITING, QUEUED, RUNNING, CANCELLING, DONE };
 
@@ -221,11 +222,11 @@ static void scan_line(struct job *j, const char *line)
  * answer. An answer of another shape (one past the size cap) loses the log: the boot can
  * prove nothing then.
  */
-static long follow_log(struct run *r, struct job *j)
+static long follow_log(struct run *r, struct job *j, bool finished)
 {
 	struct bg_strbuf chunk = BG_STRBUF_INIT;
 	size_t lines;
-	enum bg_lava_rc rc = bg_lava_log(&r->srv, j->id, j->lines, &chunk, &lines);
+	enum bg_lava_rc rc = bg_lava_log(&r->srv, j->id, j->lines, finished, &chunk, &lines);
 	char *line, *end, *next;
 
 	if (rc != BG_LAVA_OK) {
@@ -331,7 +332,7 @@ static void finish(struct run *r, struct job *j)
 	unsigned retries = (unsigned)r->o->board->lava.retries;
 
 	/* the rest of the log, in as many answers as it takes */
-	while (follow_log(r, j) > 0)
+	while (follow_log(r, j, true) > 0)
 		;
 	judge(j);
 	j->wall = j->running > 0 ? bg_now() - j->running : 0;
@@ -384,7 +385,7 @@ static void poll_job(struct run *r, struct job *j)
 				      (double)b->exit_timeout;
 		}
 		if (j->phase != QUEUED)
-			follow_log(r, j);
+			follow_log(r, j, false);
 		if (!strcmp(st.state, "Finished")) {
 			finish(r, j);
 			return;
@@ -424,6 +425,8 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 	ret = BG_LAVA_RUN_CONFIG;
 	if (bg_lava_open(l, &r.srv) < 0)
 		goto out;
+	/* jobs are followed one after another: one silent answer must not hold them all */
+	r.srv.timeout = REQUEST_SECONDS;
 	/*
 	 * a wrong token is said before any job, not after the first boot's wait; a server
 	 * that does not answer is the lab's failure, worth a retry, not the configuration's

@@ -202,8 +202,8 @@ enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job 
 	return BG_LAVA_OK;
 }
 
-enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, struct bg_strbuf *out,
-			    size_t *lines)
+enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool finished,
+			    struct bg_strbuf *out, size_t *lines)
 {
 	char path[96];
 	struct bg_http_client_response a;
@@ -228,6 +228,12 @@ enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, struct b
 		for (size_t i = 0; i < keep; i++)
 			*lines += a.body.buf[i] == '\n';
 		bg_strbuf_add(out, a.body.buf, keep);
+		/* of a finished job the last line is whole, ended or not */
+		if (finished && keep < a.body.len) {
+			bg_strbuf_add(out, a.body.buf + keep, a.body.len - keep);
+			bg_strbuf_addch(out, '\n');
+			(*lines)++;
+		}
 	}
 	bg_strbuf_release(&a.body);
 	return rc;

@@ -50,11 +50,12 @@ enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job 
 /*
  * Appends the job's log lines from line start on (0-based), BG_LAVA_LOG_LINES at most, to
  * out and counts them in *lines; none while the job has not written one yet (LAVA's 404).
+ * A line without its newline is kept for the next call, unless the job has finished.
  * An answer longer than 64 MiB is BG_LAVA_ANSWER.
  */
 #define BG_LAVA_LOG_LINES 5000
-enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, struct bg_strbuf *out,
-			    size_t *lines);
+enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool finished,
+			    struct bg_strbuf *out, size_t *lines);
 enum bg_lava_rc bg_lava_cancel(struct bg_lava *srv, long id);
 /* SERVER/scheduler/job/ID: where a person reads the job. */
 char *bg_lava_job_url(const struct bg_lava *srv, long id);

@@ -5,6 +5,7 @@
 #   whoami500  every whoami is a 500, as a lab whose database is down
 #   lognul     job 7 Finished; its log holds a NUL byte before the marker's line
 #   logs500    job 7 Finished; every log request is a 500
+#   lognonl    job 7 Finished; its last line, the marker's, has no newline
 # Logs are read as LAVA reads them: ?start=L[&end=M], 0-based lines, end exclusive.
 import http.server
 import os
@@ -22,6 +23,8 @@ LOG = {
     "lognul": line("[    0.000000] Linux version 6.1.0") +
     '- {"dt": "2026-11-29T23:22:47.0", "lvl": "target", "msg": "a\0b"}\n' +
     line("bootgate: userspace reached"),
+    "lognonl": line("[    0.000000] Linux version 6.1.0") +
+    line("bootgate: userspace reached").rstrip("\n"),
 }
 
 

@@ -95,6 +95,12 @@ test_expect_success 'a quote in the command line: refused, no job (it would end 
 	! grep -q "^POST" port.requests
 '
 
+test_expect_success 'a finished log whose last line has no newline: that line counts' '
+	fake lognonl &&
+	boot 0 &&
+	test_jq "[.boots[].outcome] == [\"complete\"]" result.json
+'
+
 test_expect_success 'the token went in a header to the server, and nowhere else' '
 	fake lognul &&
 	boot 0 &&
