@@ -211,6 +211,13 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 	bg_strbuf_addf(make, "\nmake O=out ARCH=%s CROSS_COMPILE=%s olddefconfig\n"
 		       "make O=out ARCH=%s CROSS_COMPILE=%s -j$(nproc) %s", b.kernel_arch,
 		       b.cross_compile, b.kernel_arch, b.cross_compile, b.make_target);
+	if (b.type == BG_BOARD_LAVA) {
+		/* the lab's own QEMU or board: the job goes there as bootgate sends it */
+		bg_strbuf_addf(qemu, "bootgate-boot --board %s --image out/%s --mode %s --boots 1",
+			       b.name, b.image, mode);
+		bg_board_release(&b);
+		return;
+	}
 	bg_strbuf_addf(qemu, "%s -M %s", b.qemu, b.machine);
 	if (*b.cpu)
 		bg_strbuf_addf(qemu, " -cpu %s", b.cpu);

@@ -269,6 +269,9 @@ test_expect_success 'the report names the LAVA jobs: in the mail and on the site
 	body_of bootgate-bisection-1- >body &&
 	test_grep "^Boots ran on lava-qemu-x86_64:" body &&
 	test_grep "$LAVA_URL/scheduler/job/[0-9][0-9]*" body &&
+	# by hand, the boot goes to the lab as bootgate sends it: no QEMU line for it
+	test_grep "\$ bootgate-boot --board lava-qemu-x86_64" body &&
+	! grep -q -- "-M -m 512" body &&
 	wait_for 60 "grep -q \"$LAVA_URL/scheduler/job/\" \"$STATE/site/bisection/1.html\"" &&
 	mkdir -p "$ROOT/build/test-artifacts" &&
 	cp "$SCRATCH"/mails/* "$ROOT/build/test-artifacts/t0151-lava-bisection-report.eml" &&
