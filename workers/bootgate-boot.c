@@ -186,7 +186,7 @@ static int start_boot(struct run *r, struct boot *b)
 	}
 	fcntl(b->proc.out, F_SETFL, O_NONBLOCK);
 	b->running = true;
-	b->deadline = bg_now() + (double)r->board.boot_timeout * (r->deterministic ? 4 : 1);
+	b->deadline = bg_now() + bg_board_boot_seconds(&r->board, r->deterministic);
 	ret = 0;
 out:
 	if (ret < 0) {
@@ -221,7 +221,7 @@ static void console_line(struct run *r, struct boot *b)
 		/* the init powers off next; give QEMU time to exit on its own */
 		b->deadline = bg_now() + (double)r->board.exit_timeout;
 	}
-	if (strstr(b->line.buf, "Kernel panic - not syncing"))
+	if (strstr(b->line.buf, BG_PANIC_MARKER))
 		b->panic = true;
 }
 

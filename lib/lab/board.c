@@ -227,6 +227,11 @@ out:
 	return ret;
 }
 
+double bg_board_boot_seconds(const struct bg_board *b, bool deterministic)
+{
+	return (double)b->boot_timeout * (deterministic ? 4 : 1);
+}
+
 void bg_board_release(struct bg_board *b)
 {
 	bg_conf_release(&b->conf);

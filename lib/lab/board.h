@@ -59,6 +59,11 @@ struct bg_board {
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);
 void bg_board_release(struct bg_board *b);
+/*
+ * Seconds a boot may take to reach the marker: boot_timeout, four times over in
+ * deterministic mode, where the guest's clock counts instructions and runs slower.
+ */
+double bg_board_boot_seconds(const struct bg_board *b, bool deterministic);
 /* The lab-configs directory: $BOOTGATE_LAB, else next to the program's bin/. */
 const char *bg_lab_dir(void);
 /* The project's directory holding rel (e.g. "scripts/initramfs.sh"), found upward from

@@ -87,6 +87,12 @@ static int publish(const char *cache, const char *file, char sha[BG_SHA256_HEX])
 	return ret;
 }
 
+/* The pause before a boot's next job: RETRY_PAUSE, doubled with each job sent. */
+static double retry_pause(const struct job *j)
+{
+	return RETRY_PAUSE * (double)(1u << (j->attempt - 1));
+}
+
 static long minutes(double seconds)
 {
 	return (long)ceil(seconds / 60.0);
@@ -96,7 +102,7 @@ static long minutes(double seconds)
 static int render(struct run *r, const struct job *j, struct bg_strbuf *out)
 {
 	const struct bg_board *b = r->o->board;
-	double boot = (double)b->boot_timeout * (r->o->deterministic ? 4 : 1);
+	double boot = bg_board_boot_seconds(b, r->o->deterministic);
 	char name[160], jobmin[32], bootmin[32], qemu[96] = "";
 	const char *kernel_url = r->urls[j->side], *kernel_sha = r->sha[j->side];
 
@@ -213,7 +219,7 @@ static void scan_line(struct job *j, const char *line)
 		j->marker = true;
 		j->marker_dt = dt_seconds(line);
 	}
-	if (strstr(line, "Kernel panic - not syncing"))
+	if (strstr(line, BG_PANIC_MARKER))
 		j->panic = true;
 }
 
@@ -337,7 +343,7 @@ static void finish(struct run *r, struct job *j)
 	judge(j);
 	j->wall = j->running > 0 ? bg_now() - j->running : 0;
 	if (j->outcome == BG_OUTCOME_INFRA && j->attempt <= retries) {
-		double pause = RETRY_PAUSE * (double)(1u << (j->attempt - 1));
+		double pause = retry_pause(j);
 
 		log_warnx("boot %u: job %s: the lab failed (no kernel spoke); again in %.0f s "
 			  "(%u of %u)", j->index, j->url, pause, j->attempt, retries);
@@ -381,7 +387,7 @@ static void poll_job(struct run *r, struct job *j)
 					   !strcmp(st.state, "Finished"))) {
 			j->phase = RUNNING;
 			j->running = now;
-			j->deadline = now + (double)b->boot_timeout * (r->o->deterministic ? 4 : 1) +
+			j->deadline = now + bg_board_boot_seconds(b, r->o->deterministic) +
 				      (double)b->exit_timeout;
 		}
 		if (j->phase != QUEUED)
@@ -486,8 +492,7 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 					j->outcome = BG_OUTCOME_INFRA;
 					done++;
 				} else {
-					j->not_before = now + RETRY_PAUSE *
-							(double)(1u << (j->attempt - 1));
+					j->not_before = now + retry_pause(j);
 				}
 				continue;
 			}

@@ -1014,7 +1014,7 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 				b->cmdline = keep(p, msg + 21, len - 21);
 			return;
 		}
-		if (STARTS(msg, len, "Kernel panic - not syncing")) {
+		if (STARTS(msg, len, BG_PANIC_MARKER)) {
 			if (!b->panic)
 				b->panic = keep(p, msg, len);
 			p->ended = true;

@@ -20,6 +20,8 @@
 
 /* The line the test init of bootgate writes to /dev/kmsg once userspace runs. */
 #define BG_USERSPACE_MARKER "bootgate: userspace reached"
+/* How the kernel begins the message of a panic. */
+#define BG_PANIC_MARKER "Kernel panic - not syncing"
 
 /*
  * How a boot ended: one vocabulary for the parser, the boot worker and everything that
