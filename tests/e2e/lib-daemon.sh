@@ -1,6 +1,11 @@
 # Sourced by tests that run bootgated in the background: its output goes to
 # $SCRATCH/daemon.log and its pid to $SCRATCH/daemon.pid (each test starts it its own way).
 
+# q SQL: the answer of the daemon's store ($DB, which the test sets)
+q() {
+	sqlite3 -batch -noheader "$DB" "$1"
+}
+
 # wait_for SECONDS SHELL-CONDITION: polls every second; fails with the daemon's log
 wait_for() {
 	waited=0

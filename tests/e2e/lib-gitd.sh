@@ -13,6 +13,9 @@
 #                          $SCRATCH/served) with the cached repository's master alone,
 #                          its objects borrowed through alternates; prints its path
 #
+#   scenario_tree          makes scripts/scenario-tree.sh's tracing branch (cached after
+#                          the first run) and sets BASE, TIP, CULPRIT and INITCALL from it
+#
 # GITD_SOURCE names the repository to borrow from (default: scripts/kernel-repo.sh's).
 # One daemon at a time; its pid, port and directory are kept in $SCRATCH/.gitd.
 
@@ -111,4 +114,12 @@ make_served_repo() {
 	mkdir -p "$dir" &&
 	git clone -q --bare --shared --single-branch --branch master "$src" "$dir/$1" &&
 	echo "$dir/$1"
+}
+
+scenario_tree() {
+	sh "$ROOT/scripts/scenario-tree.sh" >"$SCRATCH/scenario" || return 1
+	BASE=$(awk '$1 == "base" { print $2 }' "$SCRATCH/scenario")
+	TIP=$(awk '$1 == "tip" { print $2 }' "$SCRATCH/scenario")
+	CULPRIT=$(awk '$1 == "culprit" { print $2 }' "$SCRATCH/scenario")
+	INITCALL=$(awk '$1 == "initcall" { print $2 }' "$SCRATCH/scenario")
 }

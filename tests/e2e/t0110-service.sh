@@ -13,21 +13,13 @@
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
-sh "$ROOT/scripts/scenario-tree.sh" >scenario
-BASE=$(awk '$1 == "base" { print $2 }' scenario)
-TIP=$(awk '$1 == "tip" { print $2 }' scenario)
-CULPRIT=$(awk '$1 == "culprit" { print $2 }' scenario)
-INITCALL=$(awk '$1 == "initcall" { print $2 }' scenario)
+scenario_tree
 STATE=$SCRATCH/state
 DB=$STATE/bootgate.db
 SOCK=$STATE/bootgate.sock
 export BOOTGATE_STATE=$STATE BOOTGATE_JOB_BACKOFF=2
 # the daemon's mirrors and worktrees are kept between runs, apart from other tests'
 MIRRORS=${BOOTGATE_CACHE:-/var/cache/bootgate}/mirrors
-
-q() {
-	sqlite3 -batch -noheader "$DB" "$1"
-}
 
 # jobs_for REV: how many jobs the store has for REV
 jobs_for() {

@@ -14,10 +14,6 @@ DB=$STATE/bootgate.db
 SOCK=$STATE/bootgate.sock
 export BOOTGATE_STATE=$STATE BOOTGATE_CACHE=$SCRATCH/cache BOOTGATE_JOB_BACKOFF=1
 
-q() {
-	sqlite3 -batch -noheader "$DB" "$1"
-}
-
 start_daemon() {
 	setsid "$BOOTGATED" -f bootgate.yaml >>daemon.log 2>&1 &
 	echo $! >daemon.pid

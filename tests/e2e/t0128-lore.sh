@@ -14,18 +14,13 @@
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
-sh "$ROOT/scripts/scenario-tree.sh" >scenario
-TIP=$(awk '$1 == "tip" { print $2 }' scenario)
+scenario_tree
 STATE=$SCRATCH/state
 DB=$STATE/bootgate.db
 SOCK=$STATE/bootgate.sock
 INBOX=$SCRATCH/lkml
 V2=$FIXTURES/series/tracing-v2.mbox
 export BOOTGATE_STATE=$STATE BOOTGATE_JOB_BACKOFF=2
-
-q() {
-	sqlite3 -batch -noheader "$DB" "$1"
-}
 
 trap 'stop_daemon; stop_git_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
 

@@ -14,11 +14,7 @@
 
 BOOTGATED=$ROOT/bin/bootgated
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
-sh "$ROOT/scripts/scenario-tree.sh" >scenario
-BASE=$(awk '$1 == "base" { print $2 }' scenario)
-TIP=$(awk '$1 == "tip" { print $2 }' scenario)
-CULPRIT=$(awk '$1 == "culprit" { print $2 }' scenario)
-INITCALL=$(awk '$1 == "initcall" { print $2 }' scenario)
+scenario_tree
 STATE=$SCRATCH/state
 DB=$STATE/bootgate.db
 SOCK=$STATE/bootgate.sock
@@ -26,10 +22,6 @@ LAB=$SCRATCH/lab
 CACHE=${BOOTGATE_CACHE:-/var/cache/bootgate}
 ART_PORT=$((33100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
 export BOOTGATE_STATE=$STATE BOOTGATE_JOB_BACKOFF=2
-
-q() {
-	sqlite3 -batch -noheader "$DB" "$1"
-}
 
 # lava_job ID: the job's REST detail
 lava_job() {

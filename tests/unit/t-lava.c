@@ -58,14 +58,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", lab);
+	int ret = bg_remove_tree(lab);
 
 	(void)state;
-	if (system(cmd) != 0)
-		return -1;
-	free(cmd);
 	free(lab);
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /* The scalar after the first scalar equal to key in the YAML text, or NULL. */
