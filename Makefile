@@ -73,7 +73,7 @@ PROGRAMS = $(BIN)/bootgate $(BIN)/bootgated $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all demo check check-unit check-layout check-e2e check-sanitize check-fuzz bench \
+.PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS)
@@ -135,9 +135,15 @@ deps-analyze:
 # ---- the main job
 
 demo:
-	@sh scripts/deps.sh build kernel
+	@sh scripts/deps.sh build kernel demo
 	@$(MAKE) --no-print-directory -s all
 	@sh scripts/demo.sh
+
+# the quick tour of the parser, the verdict and the bisection engine on shipped logs
+tour:
+	@sh scripts/deps.sh build kernel
+	@$(MAKE) --no-print-directory -s all
+	@sh scripts/tour.sh
 
 # ---- tests
 

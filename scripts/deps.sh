@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages a make target needs, only those missing.
-# usage: scripts/deps.sh build|unit|clang|e2e|kernel|bench|analyze|lava ...
+# usage: scripts/deps.sh build|unit|clang|e2e|kernel|demo|bench|analyze|lava ...
 set -eu
 
 pkgs=""
@@ -18,6 +18,7 @@ for set in "$@"; do
 		     ccache bubblewrap qemu-system-x86 qemu-system-arm qemu-system-ppc
 		     gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu libc6-dev-arm64-cross
 		     libc6-dev-ppc64el-cross python3 procps jq" ;;
+	demo)    pkgs="$pkgs git postfix public-inbox sqlite3" ;;
 	bench)   pkgs="$pkgs linux-source-6.1 xz-utils perl python3 jq bc git sqlite3" ;;
 	analyze) pkgs="$pkgs cppcheck clang-tidy" ;;
 	lava)    norec="$norec lava-server lava-dispatcher postgresql qemu-system-x86 curl" ;;
