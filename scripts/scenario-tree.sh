@@ -43,6 +43,7 @@ usage="usage: scenario-tree.sh [--range N | --scenario tracing|printk|perf] [--r
 
 range=""
 scenario=""
+given_scenario=0
 repo=""
 force=0
 while [ $# -gt 0 ]; do
@@ -54,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--scenario)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 		scenario=$2
+		given_scenario=1
 		shift 2 ;;
 	--repo)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
@@ -76,8 +78,8 @@ if [ -n "$range" ]; then
 		exit 2
 	fi
 fi
-case "$scenario" in
-'' | tracing | printk | perf) ;;
+case "$given_scenario:$scenario" in
+0: | 1:tracing | 1:printk | 1:perf) ;;
 *) echo "scenario-tree.sh: --scenario wants tracing, printk or perf, not '$scenario'" >&2; exit 2 ;;
 esac
 if [ -n "$scenario" ] && [ -n "$range" ]; then
