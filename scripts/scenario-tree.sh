@@ -13,20 +13,37 @@
 #                                 one at N*83/128 (83 of 128) applies
 #                                 scripts/scenario-tree/range/ instead, which makes
 #                                 init_uprobe_trace() 4 ms slower
+#   scenario-tree.sh --scenario tracing|printk|perf
+#                                 seed-NAME: master plus 24 commits made from
+#                                 scripts/scenario-tree/seed-NAME/: 23 ordinary ones, one
+#                                 a line of its edits file (a message reworded in code
+#                                 that is built: each changes the image, or the perf
+#                                 binary, and not the boot), and the culprit patch:
+#                                   tracing, 17th: the eval-map work at boot holds
+#                                     event_mutex and trace_event_sem far longer, and
+#                                     init_kprobe_trace() waits for them
+#                                   printk, 9th: the 8250 console is registered when
+#                                     its port is probed and flushes the whole backlog
+#                                     there, a frame time (87 us at 115200) a character
+#                                   perf, 14th: culprit.patch (perf trace building
+#                                     kernel maps it does not need), else stand-in.patch
 #
 # Options: --repo DIR (default: the cached repository), --force (replace a branch of that
 # name whose tip is not the expected one; without it that is an error).
 #
 # Authors, committers and dates are fixed: the same script on the same master makes the
 # same commit ids, so a rerun finds the branch at the expected tip and changes nothing.
-# Prints, one per line: branch, base, tip, culprit, position (1-based), commits, initcall.
+# Prints, one per line: branch, base, tip, culprit, position (1-based), commits, metric
+# (what the culprit moves) and initcall (its initcall, "-" for none).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 patches=$here/scenario-tree
-usage="usage: scenario-tree.sh [--range N] [--repo DIR] [--force]"
+usage="usage: scenario-tree.sh [--range N | --scenario tracing|printk|perf] [--repo DIR] [--force]"
 
 range=""
+scenario=""
+given_scenario=0
 repo=""
 force=0
 while [ $# -gt 0 ]; do
@@ -34,6 +51,11 @@ while [ $# -gt 0 ]; do
 	--range)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 		range=$2
+		shift 2 ;;
+	--scenario)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		scenario=$2
+		given_scenario=1
 		shift 2 ;;
 	--repo)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
@@ -56,6 +78,14 @@ if [ -n "$range" ]; then
 		exit 2
 	fi
 fi
+case "$given_scenario:$scenario" in
+0: | 1:tracing | 1:printk | 1:perf) ;;
+*) echo "scenario-tree.sh: --scenario wants tracing, printk or perf, not '$scenario'" >&2; exit 2 ;;
+esac
+if [ -n "$scenario" ] && [ -n "$range" ]; then
+	echo "scenario-tree.sh: --scenario and --range make different branches: give one" >&2
+	exit 2
+fi
 [ -n "$repo" ] || repo=$(sh "$here/kernel-repo.sh")
 
 g() { git -C "$repo" "$@"; }
@@ -63,18 +93,46 @@ g() { git -C "$repo" "$@"; }
 base=$(g rev-parse -q --verify 'master^{commit}') ||
 	{ echo "scenario-tree.sh: '$repo' has no master" >&2; exit 1; }
 
-if [ -z "$range" ]; then
+edits=""
+culprit_patch=""
+if [ -n "$scenario" ]; then
+	branch=seed-$scenario
+	edits=$patches/$branch/edits
+	length=24
+	case $scenario in
+	tracing)
+		culprit_at=17
+		culprit_patch=$patches/seed-tracing/eval-maps-all-systems.patch
+		initcall=init_kprobe_trace
+		metric=initcall.init_kprobe_trace ;;
+	printk)
+		culprit_at=9
+		culprit_patch=$patches/seed-printk/8250-console-at-probe.patch
+		initcall=serial8250_init
+		metric=probe.serial8250 ;;
+	perf)
+		culprit_at=14
+		culprit_patch=$patches/seed-perf/culprit.patch
+		[ -f "$culprit_patch" ] || culprit_patch=$patches/seed-perf/stand-in.patch
+		initcall=-
+		metric=perf.trace_startup ;;
+	esac
+	[ "$(grep -vc '^#' "$edits")" = $((length - 1)) ] ||
+		{ echo "scenario-tree.sh: '$edits' wants $((length - 1)) commits" >&2; exit 1; }
+elif [ -z "$range" ]; then
 	branch=scenario-tracing
 	set -- "$patches"/tracing/*.patch
 	length=$#
 	culprit_at=7
 	initcall=init_blk_tracer
+	metric=initcall.init_blk_tracer
 else
 	branch=scenario-range-$range
 	length=$range
 	culprit_at=$((range * 83 / 128))
 	[ "$culprit_at" -ge 1 ] || culprit_at=1
 	initcall=init_uprobe_trace
+	metric=initcall.init_uprobe_trace
 fi
 
 report() {
@@ -84,12 +142,13 @@ report() {
 	echo "culprit $2"
 	echo "position $culprit_at"
 	echo "commits $length"
+	echo "metric $metric"
 	echo "initcall $initcall"
 }
 
 # A branch this script made from this master, with these patches, is recorded with a
 # key of its inputs: a rerun checks the key instead of making every commit again.
-key=$( { echo "$base $branch"; cat "$here/scenario-tree.sh" "$patches"/*/*.patch; } |
+key=$( { echo "$base $branch"; cat "$here/scenario-tree.sh" "$patches"/*/*.patch "$patches"/*/edits; } |
 	sha256sum | cut -c1-64)
 old=$(g rev-parse -q --verify "refs/heads/$branch" || true)
 if [ -n "$old" ] && [ "$(g config --get "scenario-tree.$branch.key" || true)" = "$key" ] &&
@@ -247,6 +306,18 @@ remap() {
 	cat "$tmp/remap"
 }
 
+# author N: the author of the generated commits numbered N, from 0 to 5
+author() {
+	case $1 in
+	0) echo "Mira Okafor <mira.okafor@example.org>" ;;
+	1) echo "Tomasz Lindqvist <tomasz.lindqvist@example.org>" ;;
+	2) echo "Priya Raman <priya.raman@example.org>" ;;
+	3) echo "Jonas Weber <jonas.weber@example.org>" ;;
+	4) echo "Aiko Tanaka <aiko.tanaka@example.org>" ;;
+	*) echo "Samuel Osei <samuel.osei@example.org>" ;;
+	esac
+}
+
 # range_commit I: the I-th commit of the range, a key code remapped
 range_commit() {
 	i=$1
@@ -270,12 +341,7 @@ range_commit() {
 	# shellcheck disable=SC2046
 	set -- $(remap "$f" "$table" "$i")
 	[ $# = 3 ] || exit 1
-	case $((i % 4)) in
-	0) who="Mira Okafor <mira.okafor@example.org>" ;;
-	1) who="Tomasz Lindqvist <tomasz.lindqvist@example.org>" ;;
-	2) who="Priya Raman <priya.raman@example.org>" ;;
-	*) who="Jonas Weber <jonas.weber@example.org>" ;;
-	esac
+	who=$(author $((i % 4)))
 	{
 		printf '%s 0x%02x to key code %d\n\n' "$what" "$1" "$3"
 		printf 'It reported key code %d, which the keyboards that send it do not\n' "$2"
@@ -288,7 +354,45 @@ range_commit() {
 	commit "$who" "$t" +0000 $((t + 86400)) "$tmp/message" "$f"
 }
 
-if [ -z "$range" ]; then
+# edit_commit I FILE OLD NEW AUTHOR SUBJECT WHY: the I-th commit of a seed branch,
+# OLD's first occurrence in FILE replaced by NEW (taken as they are: no escapes)
+edit_commit() {
+	have "$2"
+	OLD=$3 NEW=$4 awk '
+		BEGIN { old = ENVIRON["OLD"]; new = ENVIRON["NEW"] }
+		!done && (k = index($0, old)) {
+			$0 = substr($0, 1, k - 1) new substr($0, k + length(old))
+			done = 1
+		}
+		{ print }
+		END { if (!done) exit 1 }' "$work/$2" >"$tmp/edited" ||
+		{ echo "scenario-tree.sh: '$edits': commit $1: no '$3' in '$2'" >&2; exit 1; }
+	mv "$tmp/edited" "$work/$2"
+	who=$(author $(($5 - 1)))
+	{
+		printf '%s\n\n' "$6"
+		printf '%s\n' "$7" | fold -s -w 72 | sed 's/ *$//'
+		printf '\nSigned-off-by: %s\n' "$who"
+		printf 'Signed-off-by: %s\n' "$maintainer"
+	} >"$tmp/message"
+	# one commit every three hours from 2 Feb 2026, applied a day later
+	t=$((1769990400 + $1 * 10800))
+	commit "$who" "$t" +0000 $((t + 86400)) "$tmp/message" "$2"
+}
+
+if [ -n "$scenario" ]; then
+	i=0
+	tab=$(printf '\t')
+	grep -v '^#' "$edits" >"$tmp/edits"
+	while IFS=$tab read -r e_file e_old e_new e_who e_subject e_why; do
+		i=$((i + 1))
+		if [ "$i" = "$culprit_at" ]; then
+			commit_patch "$culprit_patch" $((1769990400 + i * 10800 + 86400))
+			i=$((i + 1))
+		fi
+		edit_commit "$i" "$e_file" "$e_old" "$e_new" "$e_who" "$e_subject" "$e_why"
+	done <"$tmp/edits"
+elif [ -z "$range" ]; then
 	n=0
 	for p in "$patches"/tracing/*.patch; do
 		n=$((n + 1))
