@@ -23,12 +23,12 @@ static const struct bg_cmd commands[] = {
 	  "same, different or unknown for every metric of two sets of boots" },
 	{ "measure", cmd_measure,
 	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
-	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--config BASE] [--fragment FILE]... "
-	  "[--lab DIR] [--json]",
+	  "[--console verbose|quiet] [--boots N] [--against REV2] [--parallel N] [--top N] "
+	  "[--config BASE] [--fragment FILE]... [--lab DIR] [--json]",
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bisect", cmd_bisect,
 	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
-	  "[--metric M] [--parallel K] [--threshold P=PCT%[:US]]... [--no-confirm] [--name TREE] "
+	  "[--console verbose|quiet] [--metric M] [--parallel K] [--threshold P=PCT%[:US]]... [--no-confirm] [--name TREE] "
 	  "[--config BASE] [--fragment FILE]... [--db FILE] [--lab DIR] [--json]",
 	  "find the commit that made boot slower, building and booting real kernels" },
 	{ "show", cmd_show, "[--db FILE] [--json] BISECTION|COMMIT",
@@ -51,13 +51,14 @@ static const struct bg_cmd commands[] = {
 	{ "serve-artifacts", cmd_serve_artifacts, "[--listen ADDR:PORT] [--cache DIR]",
 	  "serve the artifact store read-only over HTTP for LAVA (GET /artifacts/SHA256/image)" },
 	{ "gate", cmd_gate,
-	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
+	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--console C] "
+	  "[--boots N] "
 	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
 	  "[--db FILE] [--lab DIR]",
 	  "a tip against the tree's last good commit; a regression queues a bisection" },
 	{ "series", cmd_series,
 	  "MBOX|- [--tree DIR] [--name TREE] [--base REV] --arch ARCH|--board NAME [--mode M] "
-	  "[--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... "
+	  "[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... "
 	  "[--db FILE] [--lab DIR] [--json] | --id N [...]",
 	  "apply a patch series from its mails and measure it patch by patch" },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
@@ -122,6 +123,8 @@ int cmd_print_help(const char *name)
 		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME of lab-configs/boards)\n"
 		       "  --mode M        timing (wall clock, statistics; the default) or\n"
 		       "                  deterministic (-icount: repeatable guest time)\n"
+		       "  --console C     verbose (initcall_debug at loglevel=8, the default) or quiet\n"
+		       "                  (a user's console; initcalls read from the ring buffer)\n"
 		       "  --boots N       boots per commit (3)\n"
 		       "  --parallel N    boots at once (the number of cores)\n"
 		       "  --json          the builds, every parsed boot, and the comparison\n"
@@ -142,6 +145,7 @@ int cmd_print_help(const char *name)
 		       "  --base REV      the base when no mail has a base-commit: line (HEAD)\n"
 		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME)\n"
 		       "  --mode M        deterministic (the default) or timing\n"
+		       "  --console C     verbose (the default) or quiet, as measure's\n"
 		       "  --boots N       boots of each commit (2 deterministic, 5 timing)\n"
 		       "  --name TREE     the tree's name in the store (its path's identity)\n"
 		       "  --id N          run series N of the store (its tree, board and mode unless\n"
@@ -156,6 +160,7 @@ int cmd_print_help(const char *name)
 		       "  --tree DIR      a kernel git tree; --good and --bad: revisions of it\n"
 		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME)\n"
 		       "  --mode M        deterministic (the default: -icount, exact values) or timing\n"
+		       "  --console C     verbose (the default) or quiet, as measure's\n"
 		       "  --metric M      the metric to bisect; default: the endpoints' largest\n"
 		       "                  standardised regression\n"
 		       "  --parallel K    probes per round (1)\n"

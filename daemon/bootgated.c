@@ -745,6 +745,8 @@ static void job_args(struct daemon *d, const struct job_row *j, const struct tre
 					    "--name", t->name, "--board", (char *)board, "--mode",
 					    c->deterministic ? "deterministic" : "timing", "--db",
 					    d->db, NULL });
+	if (c->console != BG_CONSOLE_VERBOSE)
+		bg_strvec_pushf(a, "--console=%s", bg_console_name(c->console));
 	if (!strcmp(j->kind, "gate")) {
 		bg_strvec_pushv(a, (char *const[]){ "--rev", (char *)j->rev, NULL });
 		for (size_t i = 0; i < c->nmetrics; i++)

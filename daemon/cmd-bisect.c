@@ -40,6 +40,7 @@ int cmd_bisect(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "console", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_bisection_opts o = { 0 };
@@ -55,7 +56,7 @@ int cmd_bisect(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:O:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -78,6 +79,7 @@ int cmd_bisect(int argc, char **argv)
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'l': o.lab = optarg; break;
 		case 'j': json = true; break;
+		case 'O': o.console = cmd_parse_console("bisect", optarg); break;
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
 		default:

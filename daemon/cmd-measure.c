@@ -35,6 +35,7 @@ int cmd_measure(int argc, char **argv)
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "console", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_measure_opts o = { 0 };
@@ -48,7 +49,7 @@ int cmd_measure(int argc, char **argv)
 
 	o.boots = 3;
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:C:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'c': o.commit = optarg; break;
@@ -65,6 +66,7 @@ int cmd_measure(int argc, char **argv)
 			break;
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
+		case 'C': o.console = cmd_parse_console("measure", optarg); break;
 		default: return cmd_option_error("measure", argv);
 		}
 	}
@@ -102,8 +104,9 @@ int cmd_measure(int argc, char **argv)
 			goto out;
 		}
 	} else if (m.compared) {
-		bg_text_printf(stdout, "%s against %s, %s mode, board %s\n", o.commit, o.against,
-			       mode, m.run.board ? m.run.board : o.board);
+		bg_text_printf(stdout, "%s against %s, %s mode, %s console, board %s\n", o.commit,
+			       o.against, mode, bg_console_name(o.console),
+			       m.run.board ? m.run.board : o.board);
 		bg_comparison_print(stdout, &m.cmp, &m.set[BG_SIDE_AGAINST], &m.set[BG_SIDE_COMMIT],
 				    top, false);
 	} else {

@@ -219,6 +219,7 @@ int cmd_series(int argc, char **argv)
 		{ "lab", required_argument, NULL, 'l' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "console", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_series_opts o = { 0 };
@@ -235,7 +236,7 @@ int cmd_series(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:jC:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -256,6 +257,7 @@ int cmd_series(int argc, char **argv)
 		case 'l': o.lab = optarg; break;
 		case 'i': id = (int64_t)cmd_parse_count("series", "--id", optarg, 1, INT64_MAX); break;
 		case 'j': json = true; break;
+		case 'C': o.console = cmd_parse_console("series", optarg); break;
 		default:
 			ret = cmd_option_error("series", argv);
 			goto out;

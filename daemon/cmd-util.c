@@ -21,6 +21,15 @@ unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg,
 	return v;
 }
 
+enum bg_console cmd_parse_console(const char *cmd, const char *arg)
+{
+	enum bg_console c;
+
+	if (bg_console_parse(arg, &c) < 0)
+		exit(cmd_usage_error(cmd, "--console: %s", bg_error_last()));
+	return c;
+}
+
 double cmd_parse_real(const char *cmd, const char *opt, const char *arg, double lo, double hi)
 {
 	double v;

@@ -3,6 +3,7 @@
 #define BG_CMD_H
 
 #include "util/compat.h"
+#include "lab/board.h"
 #include "store/store.h"
 
 struct bg_cmd {
@@ -54,6 +55,8 @@ int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);
 int cmd_option_error(const char *cmd, char **argv);
 /* Prints a command's full help from the table to stdout; returns 0. */
 int cmd_print_help(const char *name);
+/* --console verbose|quiet (lab/board.h); exits with 2, naming the option, otherwise. */
+enum bg_console cmd_parse_console(const char *cmd, const char *arg);
 /*
  * A whole number from min to max for option opt (util/num.h: no sign, space or suffix);
  * exits with 2, naming the option, when arg is not one.

@@ -56,9 +56,10 @@ struct run {
 	const char *extra;
 	unsigned boots, parallel;
 	bool deterministic;
+	enum bg_console console;
 	const char *accel;
 	char *cmdline;
-	char memory[32], icount[64];   /* QEMU arguments made once */
+	char memory[32], icount[64], smp[32];   /* QEMU arguments made once */
 };
 
 static void usage(FILE *f)
@@ -67,10 +68,12 @@ static void usage(FILE *f)
 		"usage: bootgate-boot --image IMG [--image2 IMG] --board NAME [--boots N]\n"
 		"                     [--mode timing|deterministic] [--parallel N] [--out DIR]\n"
 		"                     [--initrd CPIO] [--append ARGS] [--lab DIR] [--print-job]\n"
+		"                     [--console verbose|quiet]\n"
 		"\nBoots IMG (and IMG2, interleaved) N times each (3) on a QEMU board of\n"
 		"lab-configs/boards/. timing: wall clock, statistics decide. deterministic:\n"
 		"-icount, guest time counts instructions, so code-path changes read the same in\n"
-		"every boot. Writes each console, its host timestamps and its parsed result to\n"
+		"every boot. --console quiet: a user's quiet console, the initcalls read from the\n"
+		"ring buffer the init dumps after userspace. Writes each console, its host timestamps and its parsed result to\n"
 		"DIR (a new directory under $BOOTGATE_CACHE/boots by default); prints a JSON summary.\n"
 		"\nexit: 0 all reached userspace, 1 a boot panicked or hung, 111 the lab failed,\n"
 		"127 QEMU could not be run, 2 usage\n");
@@ -117,38 +120,21 @@ static const char *pick_accel(const struct bg_board *b)
 	return flags ? "kvm" : "tcg";
 }
 
-static void build_cmdline(struct run *r)
-{
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	const char *t = r->board.timing_cmdline;
-
-	bg_strbuf_addstr(&sb, r->board.cmdline);
-	if (!r->deterministic && t && *t) {
-		const char *at = strstr(t, "@HOST_TSC_KHZ@");
-
-		bg_strbuf_addch(&sb, ' ');
-		if (at) {
-			bg_strbuf_add(&sb, t, (size_t)(at - t));
-			bg_strbuf_addf(&sb, "%ld", host_tsc_khz());
-			bg_strbuf_addstr(&sb, at + strlen("@HOST_TSC_KHZ@"));
-		} else {
-			bg_strbuf_addstr(&sb, t);
-		}
-	}
-	if (r->board.poweroff == BG_REBOOT)
-		bg_strbuf_addstr(&sb, " bootgate.reboot=1");
-	if (r->extra && *r->extra)
-		bg_strbuf_addf(&sb, " %s", r->extra);
-	r->cmdline = bg_strbuf_detach(&sb, NULL);
-}
-
 static void qemu_argv(const struct run *r, const char *image, struct bg_strvec *v)
 {
-	bg_strvec_pushv(v, (char *const[]){ (char *)r->board.qemu, "-accel", (char *)r->accel,
+	/*
+	 * -icount needs one TCG thread running the vCPUs in turn (QEMU refuses it with
+	 * thread=multi): said, not left to QEMU's default, so that the boot repeats
+	 */
+	bg_strvec_pushv(v, (char *const[]){ (char *)r->board.qemu, "-accel",
+					    r->deterministic && !strcmp(r->accel, "tcg") ?
+					    "tcg,thread=single" : (char *)r->accel,
 					    "-M", (char *)r->board.machine, NULL });
 	if (*r->board.cpu)
 		bg_strvec_pushv(v, (char *const[]){ "-cpu", (char *)r->board.cpu, NULL });
 	bg_strvec_pushv(v, (char *const[]){ "-m", (char *)r->memory, NULL });
+	if (r->board.cpus > 1)
+		bg_strvec_pushv(v, (char *const[]){ "-smp", (char *)r->smp, NULL });
 	for (size_t i = 0; i < r->board.nqemu_args; i++)
 		bg_strvec_push(v, r->board.qemu_args[i]);
 	bg_strvec_pushv(v, (char *const[]){ "-kernel", (char *)image, "-initrd",
@@ -548,6 +534,7 @@ int main(int argc, char **argv)
 		{ "append", required_argument, NULL, 'a' },
 		{ "lab", required_argument, NULL, 'l' },
 		{ "print-job", no_argument, NULL, 'P' },
+		{ "console", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -556,7 +543,7 @@ int main(int argc, char **argv)
 	struct bg_boot_run res;
 	unsigned failed = 0, infra = 0, execfail = 0;
 	unsigned long v;
-	bool result_lost = false, print_job = false;
+	bool result_lost = false, print_job = false, parallel_given = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	char *outdir = NULL, *initrd = NULL;
 	struct bg_json j;
@@ -566,7 +553,7 @@ int main(int argc, char **argv)
 	opterr = 0;     /* a bad option is named once, escaped, below */
 	r.boots = 3;
 	r.parallel = cores > 0 ? (unsigned)cores : 1;
-	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:c:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i': r.images[0] = optarg; break;
 		case 'I': r.images[1] = optarg; break;
@@ -578,6 +565,7 @@ int main(int argc, char **argv)
 				return BG_EXIT_USAGE;
 			}
 			*(opt == 'n' ? &r.boots : &r.parallel) = (unsigned)v;
+			parallel_given |= opt == 'p';
 			break;
 		case 'm':
 			if (!strcmp(optarg, "deterministic")) {
@@ -592,6 +580,12 @@ int main(int argc, char **argv)
 		case 'a': r.extra = optarg; break;
 		case 'l': lab = optarg; break;
 		case 'P': print_job = true; break;
+		case 'c':
+			if (bg_console_parse(optarg, &r.console) < 0) {
+				log_warnx("--console: %s", bg_error_last());
+				return BG_EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
@@ -633,7 +627,11 @@ int main(int argc, char **argv)
 	r.accel = r.board.type == BG_BOARD_LAVA ? "lava" : pick_accel(&r.board);
 	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
 	snprintf(r.icount, sizeof(r.icount), "shift=%ld,sleep=off,align=off", r.board.icount_shift);
-	build_cmdline(&r);
+	snprintf(r.smp, sizeof(r.smp), "%ld", r.board.cpus);
+	/* timing: each boot's vCPUs run on host threads of their own; keep them off each other */
+	if (!parallel_given && !r.deterministic && r.board.cpus > 1)
+		r.parallel = r.parallel / (unsigned)r.board.cpus ? r.parallel / (unsigned)r.board.cpus : 1;
+	r.cmdline = bg_board_cmdline(&r.board, r.deterministic, r.console, host_tsc_khz(), r.extra);
 	if (print_job) {
 		ret = print_lava_job(&r);
 		goto out_early;
@@ -658,6 +656,7 @@ int main(int argc, char **argv)
 	}
 	res.board = xstrdup(r.board.name);
 	res.mode = xstrdup(r.deterministic ? "deterministic" : "timing");
+	res.console = xstrdup(bg_console_name(r.console));
 	res.accel = xstrdup(r.accel);
 	res.cmdline = xstrdup(r.cmdline);
 	res.out = xstrdup(outdir);

@@ -122,9 +122,10 @@ static int find_or_make(struct run *r, const char *good, const char *bad)
 	int ret = -1;
 
 	if (bg_store_int(r->s, 0, &id, "SELECT id FROM bisections WHERE tree_id = ? AND good = ? "
-			 "AND bad = ? AND board = ? AND mode = ? AND asked_metric IS ? "
-			 "AND state != 'failed' ORDER BY id DESC LIMIT 1", "isssss", r->tree_id,
-			 good, bad, r->board, r->mode, o->metric) < 0)
+			 "AND bad = ? AND board = ? AND mode = ? AND console_mode = ? AND "
+			 "asked_metric IS ? AND state != 'failed' ORDER BY id DESC LIMIT 1",
+			 "issssss", r->tree_id, good, bad, r->board, r->mode,
+			 bg_console_name(o->console), o->metric) < 0)
 		return -1;
 	if (id) {
 		r->id = id;
@@ -139,9 +140,9 @@ static int find_or_make(struct run *r, const char *good, const char *bad)
 	if (bg_store_begin(r->s) < 0)
 		goto out;
 	if (bg_store_exec(r->s, "INSERT INTO bisections (tree_id, good, bad, board, mode, "
-			  "asked_metric, metric, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			  "issssssd", r->tree_id, good, bad, r->board, r->mode, o->metric, o->metric,
-			  bg_store_now()) < 0)
+			  "console_mode, asked_metric, metric, created) VALUES (?, ?, ?, ?, ?, ?, ?, "
+			  "?, ?)", "isssssssd", r->tree_id, good, bad, r->board, r->mode,
+			  bg_console_name(o->console), o->metric, o->metric, bg_store_now()) < 0)
 		goto fail;
 	r->id = bg_store_last_id(r->s);
 	for (size_t i = 0; i < chain.n; i++)
@@ -233,10 +234,11 @@ static int boot_value(struct run *r, int64_t boot, double *value)
 static int unused_boot(struct run *r, int idx, int64_t *boot)
 {
 	return bg_store_int(r->s, 0, boot, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-			    "board = ? AND mode = ? AND id NOT IN (SELECT boot_id FROM "
-			    "bisection_reports WHERE bisection_id = ? AND idx = ? AND boot_id IS "
-			    "NOT NULL) ORDER BY id LIMIT 1", "sssii", r->c[idx].image_sha256,
-			    r->board, r->mode, r->id, (int64_t)idx);
+			    "board = ? AND mode = ? AND console_mode = ? AND id NOT IN (SELECT "
+			    "boot_id FROM bisection_reports WHERE bisection_id = ? AND idx = ? AND "
+			    "boot_id IS NOT NULL) ORDER BY id LIMIT 1", "ssssii",
+			    r->c[idx].image_sha256, r->board, r->mode,
+			    bg_console_name(r->o->console), r->id, (int64_t)idx);
 }
 
 /* ---- the endpoints and the metric ---- */
@@ -565,6 +567,7 @@ static int measure_pair(struct run *r, const char *commit, const char *against,
 	mo.lab = r->o->lab;
 	mo.config = r->o->config;
 	mo.deterministic = deterministic;
+	mo.console = r->o->console;
 	mo.compare = &r->cmp;
 	mo.progress = r->o->progress;
 	mo.progress_data = r->o->progress_data;
@@ -794,6 +797,8 @@ static int conclude(struct run *r)
 	bg_json_str(&j, r->metric);
 	bg_json_key(&j, "mode");
 	bg_json_str(&j, r->mode);
+	bg_json_key(&j, "console");
+	bg_json_str(&j, bg_console_name(r->o->console));
 	bg_json_key(&j, "board");
 	bg_json_str(&j, r->board);
 	bg_json_key(&j, "good");
@@ -863,8 +868,8 @@ static void release(struct run *r)
  */
 static int lock(struct run *r, const char *good, const char *bad)
 {
-	char *key = xasprintf("%s %s %s %s %s %s", r->tree.real, good, bad, r->board, r->mode,
-			      r->o->metric ? r->o->metric : "");
+	char *key = xasprintf("%s %s %s %s %s %s %s", r->tree.real, good, bad, r->board, r->mode,
+			      bg_console_name(r->o->console), r->o->metric ? r->o->metric : "");
 	char *dir = bg_path_join(bg_cache_dir(), "locks");
 	char *path = xasprintf("%s/bisection-%016" PRIx64, dir, bg_hash64(key, strlen(key)));
 	int ret = -1;
@@ -910,7 +915,7 @@ static int start(struct run *r, const struct bg_bisection_opts *o)
 			   &r->tree_id) < 0)
 		return -1;
 	r->reuse = (struct bg_reuse){ r->s, r->tree.real, r->board, r->lab, o->config,
-				      o->deterministic, o->progress, o->progress_data };
+				      o->deterministic, o->progress, o->progress_data, o->console };
 	/* what another process stored before we had the lock is read after it */
 	if (lock(r, good, bad) < 0 || find_or_make(r, good, bad) < 0 || load(r) < 0)
 		return -1;

@@ -24,6 +24,7 @@ struct bg_bisection_opts {
 	const char *lab;          /* NULL: bg_lab_dir() */
 	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
+	enum bg_console console;  /* zero: verbose */
 	const char *metric;       /* NULL: the endpoints' largest standardised regression */
 	unsigned parallel;        /* probes per round */
 	const struct bg_compare_config *compare;   /* NULL: the defaults */

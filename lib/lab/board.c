@@ -5,6 +5,7 @@
 #include "lab/board.h"
 #include "util/error.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 #include "util/xmalloc.h"
 
 /* The first ancestor of the running program that holds rel, as "DIR/rel" in buf. */
@@ -160,6 +161,7 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	    opt_str(c, "machine", qemu_def, &b->machine) < 0 ||
 	    bg_conf_str(c, "cpu", "", &b->cpu) < 0 ||
 	    bg_conf_long(c, "memory", 512, 64, 65536, &b->memory) < 0 ||
+	    bg_conf_long(c, "cpus", 1, 1, 64, &b->cpus) < 0 ||
 	    bg_conf_list(c, "qemu_args", &b->qemu_args, &b->nqemu_args) < 0 ||
 	    bg_conf_str(c, "poweroff", "poweroff", &poweroff) < 0 ||
 	    bg_conf_str_req(c, "cmdline", &b->cmdline) < 0 ||
@@ -225,6 +227,79 @@ out:
 		bg_conf_release(c);
 	free(path);
 	return ret;
+}
+
+const char *bg_console_name(enum bg_console c)
+{
+	return c == BG_CONSOLE_QUIET ? "quiet" : "verbose";
+}
+
+int bg_console_parse(const char *s, enum bg_console *out)
+{
+	if (!strcmp(s, "verbose"))
+		*out = BG_CONSOLE_VERBOSE;
+	else if (!strcmp(s, "quiet"))
+		*out = BG_CONSOLE_QUIET;
+	else
+		return bg_error("the console is verbose or quiet, not '%s'", s);
+	return 0;
+}
+
+/*
+ * The board's own words, for quiet: each loglevel= gives way to one "quiet" (initcall_debug,
+ * printk.time and log_buf_len stay: the dump needs them), and the ring buffer is dumped
+ * after init, where the parser reads the initcalls.
+ */
+static void add_board_words(struct bg_strbuf *sb, const char *cmdline, enum bg_console console)
+{
+	bool quiet = false;
+
+	if (console != BG_CONSOLE_QUIET) {
+		bg_strbuf_addstr(sb, cmdline);
+		return;
+	}
+	for (const char *p = cmdline; *p; ) {
+		size_t n = strcspn(p, " ");
+
+		if (n && (!strncmp(p, "loglevel=", 9) || (n == 5 && !strncmp(p, "quiet", 5)))) {
+			if (!quiet)
+				bg_strbuf_addf(sb, "%squiet", sb->len ? " " : "");
+			quiet = true;
+		} else if (n) {
+			bg_strbuf_addf(sb, "%s%.*s", sb->len ? " " : "", (int)n, p);
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	if (!quiet)
+		bg_strbuf_addf(sb, "%squiet", sb->len ? " " : "");
+	bg_strbuf_addstr(sb, " bootgate.dump=1");
+}
+
+char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_console console,
+		       long tsc_khz, const char *extra)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	const char *t = b->timing_cmdline;
+
+	add_board_words(&sb, b->cmdline, console);
+	if (!deterministic && t && *t) {
+		const char *at = strstr(t, "@HOST_TSC_KHZ@");
+
+		bg_strbuf_addch(&sb, ' ');
+		if (at && tsc_khz > 0) {
+			bg_strbuf_add(&sb, t, (size_t)(at - t));
+			bg_strbuf_addf(&sb, "%ld", tsc_khz);
+			bg_strbuf_addstr(&sb, at + strlen("@HOST_TSC_KHZ@"));
+		} else {
+			bg_strbuf_addstr(&sb, t);
+		}
+	}
+	if (b->poweroff == BG_REBOOT)
+		bg_strbuf_addstr(&sb, " bootgate.reboot=1");
+	if (extra && *extra)
+		bg_strbuf_addf(&sb, " %s", extra);
+	return bg_strbuf_detach(&sb, NULL);
 }
 
 double bg_board_boot_seconds(const struct bg_board *b, bool deterministic)

@@ -10,6 +10,18 @@
 
 enum bg_poweroff { BG_POWEROFF, BG_REBOOT };
 
+/*
+ * What the serial console shows during a boot. verbose: every initcall_debug line at
+ * loglevel=8, read as it comes. quiet: a user's console (loglevel=8 gives way to quiet),
+ * the initcalls read afterwards from the ring buffer the test init dumps (bootgate.dump=1).
+ * Boots of one mode are never compared with the other's.
+ */
+enum bg_console { BG_CONSOLE_VERBOSE, BG_CONSOLE_QUIET };
+
+const char *bg_console_name(enum bg_console c);
+/* "verbose" or "quiet"; -1 with why otherwise. */
+int bg_console_parse(const char *s, enum bg_console *out);
+
 /* Where a board boots: bootgate-boot's own QEMU, or a LAVA lab's device. */
 enum bg_board_type { BG_BOARD_QEMU, BG_BOARD_LAVA };
 
@@ -44,6 +56,7 @@ struct bg_board {
 	/* QEMU (for a LAVA board: only memory, cmdline and the timeouts count) */
 	const char *qemu, *machine, *cpu;
 	long memory;               /* MiB */
+	long cpus;                 /* vCPUs, -smp N when more than 1 */
 	char **qemu_args;
 	size_t nqemu_args;
 	enum bg_poweroff poweroff;
@@ -55,6 +68,15 @@ struct bg_board {
 	char *lab;                 /* the lab-configs directory the board came from */
 	struct bg_conf conf;       /* owns the strings */
 };
+
+/*
+ * The kernel command line of a boot on b: the board's cmdline (quiet: its loglevel=
+ * replaced by quiet, and bootgate.dump=1), in timing mode its timing_cmdline
+ * (@HOST_TSC_KHZ@ replaced by tsc_khz, or left as it is when tsc_khz is 0),
+ * bootgate.reboot=1 where the board reboots, then extra (may be NULL). Owned by the caller.
+ */
+char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_console console,
+		       long tsc_khz, const char *extra);
 
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);

@@ -42,7 +42,7 @@ static int record(struct bg_store *s, const struct bg_measure_opts *mo, struct b
 		const struct bg_boot_record *rec = &m->run.boots[i];
 
 		if (bg_record_boot(s, m->build[b->side].image_sha256, m->build[b->side].board, mode,
-				   rec, b->parsed, &id) < 0)
+				   mo->console, rec, b->parsed, &id) < 0)
 			return -1;
 	}
 	return 0;
@@ -121,6 +121,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	mo.lab = o->lab;
 	mo.config = o->config;
 	mo.deterministic = o->deterministic;
+	mo.console = o->console;
 	mo.boots = o->boots ? o->boots : o->deterministic ? 2 : 5;
 	mo.compare = o->compare;
 	mo.progress = o->progress;

@@ -19,6 +19,7 @@ struct bg_gate_opts {
 	const char *board, *lab;
 	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
+	enum bg_console console;   /* zero: verbose */
 	unsigned boots;            /* per commit; 0: 2 deterministic, 5 timing */
 	const struct bg_compare_config *compare;
 	char **metrics;            /* patterns the gate looks at; none: every metric */

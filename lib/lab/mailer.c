@@ -72,7 +72,7 @@ struct side {
 };
 
 static int load_side(struct bg_store *s, const char *commit, const char *board,
-		     const char *mode, struct side *out)
+		     const char *mode, const char *console, struct side *out)
 {
 	struct { int64_t *v; size_t n, alloc; } ids = { NULL, 0, 0 };
 	char *image = NULL;
@@ -87,11 +87,13 @@ static int load_side(struct bg_store *s, const char *commit, const char *board,
 	if (!image)
 		return 0;
 	if (bg_store_query(s, add_id, &ids, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-			   "board = ? AND mode = ? AND outcome = 'complete' ORDER BY id LIMIT ?",
-			   "sssi", image, board, mode, (int64_t)FIGURE_BOOTS) < 0 ||
+			   "board = ? AND mode = ? AND console_mode = ? AND outcome = 'complete' "
+			   "ORDER BY id LIMIT ?", "ssssi", image, board, mode, console,
+			   (int64_t)FIGURE_BOOTS) < 0 ||
 	    bg_store_text(s, &out->console, "SELECT console FROM boots WHERE image_sha256 = ? "
 			  "AND board = ? AND outcome = 'complete' AND console IS NOT NULL ORDER BY "
-			  "mode = ? DESC, id LIMIT 1", "sss", image, board, mode) < 0)
+			  "mode = ? DESC, console_mode = ? DESC, id LIMIT 1", "ssss", image, board,
+			  mode, console) < 0)
 		goto out;
 	for (size_t i = 0; i < ids.n; i++)
 		bg_record_load_boot(s, ids.v[i], &out->set);
@@ -151,8 +153,8 @@ static char *kernel_line(const char *console, const char *metric)
 
 /* Figures and lines of metric from the boots of two commits, when the store has them. */
 static void measure(struct bg_store *s, const struct bg_compare_config *cfg, const char *base,
-		    const char *cand, const char *board, const char *mode, const char *metric,
-		    struct bg_mail_figures *fig, char **before, char **after)
+		    const char *cand, const char *board, const char *mode, const char *console,
+		    const char *metric, struct bg_mail_figures *fig, char **before, char **after)
 {
 	struct side a, b;
 	struct bg_comparison cmp;
@@ -160,7 +162,8 @@ static void measure(struct bg_store *s, const struct bg_compare_config *cfg, con
 	*before = *after = NULL;
 	if (!base || !cand || !metric)
 		return;
-	if (load_side(s, base, board, mode, &a) < 0 || load_side(s, cand, board, mode, &b) < 0) {
+	if (load_side(s, base, board, mode, console, &a) < 0 ||
+	    load_side(s, cand, board, mode, console, &b) < 0) {
 		side_release(&a);
 		return;
 	}
@@ -190,10 +193,11 @@ static void measure(struct bg_store *s, const struct bg_compare_config *cfg, con
 /* ---- how to do it again ---- */
 
 static void repro_lines(const struct bg_service_tree *t, const char *board_name,
-			const char *mode, struct bg_strbuf *config, struct bg_strbuf *make,
-			struct bg_strbuf *qemu)
+			const char *mode, enum bg_console console, struct bg_strbuf *config,
+			struct bg_strbuf *make, struct bg_strbuf *qemu)
 {
 	struct bg_board b;
+	char *cmdline;
 
 	bg_strbuf_addstr(config, t ? t->config_name : "tinyconfig");
 	if (bg_board_load(bg_lab_dir(), board_name, &b) < 0)
@@ -213,8 +217,9 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 		       b.cross_compile, b.kernel_arch, b.cross_compile, b.make_target);
 	if (b.type == BG_BOARD_LAVA) {
 		/* the lab's own QEMU or board: the job goes there as bootgate sends it */
-		bg_strbuf_addf(qemu, "bootgate-boot --board %s --image out/%s --mode %s --boots 1",
-			       b.name, b.image, mode);
+		bg_strbuf_addf(qemu, "bootgate-boot --board %s --image out/%s --mode %s --boots 1%s",
+			       b.name, b.image, mode, console == BG_CONSOLE_QUIET ?
+			       " --console quiet" : "");
 		bg_board_release(&b);
 		return;
 	}
@@ -222,11 +227,15 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 	if (*b.cpu)
 		bg_strbuf_addf(qemu, " -cpu %s", b.cpu);
 	bg_strbuf_addf(qemu, " -m %ld", b.memory);
+	if (b.cpus > 1)
+		bg_strbuf_addf(qemu, " -smp %ld", b.cpus);
 	for (size_t i = 0; i < b.nqemu_args; i++)
 		bg_strbuf_addf(qemu, " %s", b.qemu_args[i]);
-	bg_strbuf_addf(qemu, " -kernel out/%s -initrd initramfs.cpio -append '%s%s%s'", b.image,
-		       b.cmdline, strcmp(mode, "timing") || !*b.timing_cmdline ? "" : " ",
-		       strcmp(mode, "timing") ? "" : b.timing_cmdline);
+	/* the command line bootgate-boot gives, the host's TSC left as @HOST_TSC_KHZ@ */
+	cmdline = bg_board_cmdline(&b, strcmp(mode, "timing") != 0, console, 0, NULL);
+	bg_strbuf_addf(qemu, " -kernel out/%s -initrd initramfs.cpio -append '%s'", b.image,
+		       cmdline);
+	free(cmdline);
 	if (!strcmp(mode, "deterministic"))
 		bg_strbuf_addf(qemu, " -icount shift=%ld,sleep=off,align=off -rtc clock=vm",
 			       b.icount_shift);
@@ -496,7 +505,8 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
 	char *before = NULL, *after = NULL, *parent = NULL, *subject = NULL, *author = NULL;
 	struct bg_strbuf command = BG_STRBUF_INIT, rerun = BG_STRBUF_INIT;
-	char *closes = NULL, *why = NULL;
+	char *closes = NULL, *why = NULL, *console = NULL;
+	enum bg_console cm = BG_CONSOLE_VERBOSE;
 	struct bg_strvec urls = BG_STRVEC_INIT;
 	const char *skip_why;
 	int64_t dup = 0;
@@ -550,13 +560,20 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		bg_store_text(x->s, &author, "SELECT author FROM commits WHERE sha = ?", "s", r.v[2]);
 		bg_store_text(x->s, &parent, "SELECT parent FROM commits WHERE sha = ?", "s", r.v[2]);
 	}
-	measure(x->s, &t->compare, parent, r.v[2], r.v[7], r.v[6], r.v[5], &b.fig, &before, &after);
+	/* the figures come from boots of the bisection's own console mode only */
+	if (bg_store_text(x->s, &console, "SELECT console_mode FROM bisections WHERE id = ?", "i",
+			  id) < 0)
+		goto out;
+	if (console)
+		bg_console_parse(console, &cm);
+	measure(x->s, &t->compare, parent, r.v[2], r.v[7], r.v[6], bg_console_name(cm), r.v[5],
+		&b.fig, &before, &after);
 	if (!b.fig.have) {
 		/* the parent was never booted: the good end speaks for it */
 		free(before);
 		free(after);
-		measure(x->s, &t->compare, r.v[8], r.v[2], r.v[7], r.v[6], r.v[5], &b.fig, &before,
-			&after);
+		measure(x->s, &t->compare, r.v[8], r.v[2], r.v[7], r.v[6], bg_console_name(cm),
+			r.v[5], &b.fig, &before, &after);
 	}
 	d = bg_json_doc_parse("result", r.v[4] ? r.v[4] : "{}");
 	b.id = id;
@@ -568,6 +585,7 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	b.author = author;
 	b.metric = r.v[5];
 	b.mode = r.v[6];
+	b.console = bg_console_name(cm);
 	b.board = r.v[7];
 	b.good = r.v[8];
 	b.bad = r.v[9];
@@ -607,10 +625,12 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 			b.fig.delta_pct = b.fig.base_us > 0 ? 100 * b.fig.delta_us / b.fig.base_us : 0;
 		}
 	}
-	repro_lines(t, r.v[7], r.v[6], &config, &make, &qemu);
+	repro_lines(t, r.v[7], r.v[6], cm, &config, &make, &qemu);
 	shell_words(&command, "bootgate", "bisect", "--tree", r.v[13], "--name", r.v[10],
 		    "--good", r.v[8], "--bad", r.v[9], "--board", r.v[7], "--mode", r.v[6],
-		    "--metric", r.v[5] ? r.v[5] : "", NULL);
+		    "--metric", r.v[5] ? r.v[5] : "",
+		    /* verbose, the default, is not said: the list ends there */
+		    cm == BG_CONSOLE_QUIET ? "--console" : NULL, "quiet", NULL);
 	shell_words(&rerun, "bootgate", "rerun", "--tree", r.v[10], r.v[2], NULL);
 	/* the boots the engine was told of, each lab job once, in the order they came */
 	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM bisection_reports r "
@@ -653,6 +673,7 @@ out:
 	bg_strbuf_release(&rerun);
 	bg_strvec_release(&urls);
 	free(closes);
+	free(console);
 	free(why);
 	return ret;
 }
@@ -783,7 +804,8 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 				   "WHERE p.series_id = ? AND p.idx = ?", "ii", id,
 				   (int64_t)p->idx) < 0)
 			goto out;
-		measure(x->s, &t->compare, cmp.v[0], cmp.v[1], r.v[4], r.v[3], p->metric, &p->fig,
+		measure(x->s, &t->compare, cmp.v[0], cmp.v[1], r.v[4], r.v[3],
+			bg_console_name(t->console), p->metric, &p->fig,
 			&before, &after);
 		if (!p->fig.have)
 			figures_from_json(cmp.v[2], p->metric, &p->fig);
@@ -795,6 +817,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.branch = r.v[6];
 	se.base = r.v[2];
 	se.mode = r.v[3];
+	se.console = bg_console_name(t->console);
 	se.board = r.v[4];
 	se.p = ps.p;
 	se.n = ps.n;
@@ -810,7 +833,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 		goto out;
 	se.job_urls = (const char *const *)urls.v;
 	se.njob_urls = urls.n;
-	repro_lines(t, r.v[4], r.v[3], &config, &make, &qemu);
+	repro_lines(t, r.v[4], r.v[3], t->console, &config, &make, &qemu);
 	shell_words(&rerun, "b4", "am", ps.p[reply].message_id ? ps.p[reply].message_id : "",
 		    NULL);
 	bg_strbuf_addstr(&rerun, " && ");

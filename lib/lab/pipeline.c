@@ -56,11 +56,12 @@ static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
 	struct bg_worker_boot wb = {
 		o->board, o->lab, o->deterministic, o->boots, o->parallel,
 		m->build[against ? BG_SIDE_AGAINST : BG_SIDE_COMMIT].image,
-		against ? m->build[BG_SIDE_COMMIT].image : NULL,
+		against ? m->build[BG_SIDE_COMMIT].image : NULL, o->console,
 	};
 
-	progress(o, "booting %u time%s each (%s mode)", o->boots, o->boots == 1 ? "" : "s",
-		 o->deterministic ? "deterministic" : "timing");
+	progress(o, "booting %u time%s each (%s mode, %s console)", o->boots,
+		 o->boots == 1 ? "" : "s", o->deterministic ? "deterministic" : "timing",
+		 bg_console_name(o->console));
 	/* the base is image A, the candidate B: booted A B A B */
 	return bg_worker_boot(&wb, &m->run);
 }
@@ -157,6 +158,8 @@ void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,
 	bg_json_object_begin(j);
 	bg_json_key(j, "mode");
 	bg_json_str(j, o->deterministic ? "deterministic" : "timing");
+	bg_json_key(j, "console");
+	bg_json_str(j, bg_console_name(o->console));
 	bg_json_key(j, "board");
 	bg_json_str(j, m->run.board);
 	bg_json_key(j, "commit");

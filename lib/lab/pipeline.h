@@ -23,6 +23,7 @@ struct bg_measure_opts {
 	const char *lab;          /* NULL: bg_lab_dir() */
 	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
+	enum bg_console console;  /* zero: verbose */
 	unsigned boots;           /* per commit */
 	unsigned parallel;        /* boots at once; 0: the cores */
 	const struct bg_compare_config *compare;   /* NULL: the defaults */
@@ -72,7 +73,7 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
 int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 void bg_measure_release(struct bg_measure *m);
 /*
- * {"mode", "board", "commit": build, "against": build|null, "boots": [{"side", "outcome",
+ * {"mode", "console", "board", "commit": build, "against": build|null, "boots": [{"side", "outcome",
  * "wall_seconds", "job_url", "parsed"}], "comparison"}
  */
 void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,

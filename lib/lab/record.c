@@ -115,7 +115,7 @@ static void add_sample(const char *metric, int64_t usecs, const char *line, void
 }
 
 int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *board,
-		   const char *mode, const struct bg_boot_record *rec, const struct bg_boot *parsed,
+		   const char *mode, enum bg_console console, const struct bg_boot_record *rec, const struct bg_boot *parsed,
 		   int64_t *id)
 {
 	enum bg_outcome outcome = rec->outcome;
@@ -126,10 +126,11 @@ int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *boa
 		outcome = BG_OUTCOME_TRUNCATED;
 	if (bg_store_begin(s) < 0)
 		return -1;
-	if (bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, outcome, wall_s, "
-			  "console, job_url, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "ssssdssd",
-			  image_sha256, board, mode, bg_outcome_name(outcome), rec->wall_seconds,
-			  rec->log, rec->job_url, bg_store_now()) < 0)
+	if (bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, console_mode, "
+			  "outcome, wall_s, console, job_url, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+			  "?)", "sssssdssd", image_sha256, board, mode, bg_console_name(console),
+			  bg_outcome_name(outcome), rec->wall_seconds, rec->log, rec->job_url,
+			  bg_store_now()) < 0)
 		goto fail;
 	a.boot = bg_store_last_id(s);
 	if (parsed && outcome == BG_OUTCOME_COMPLETE)

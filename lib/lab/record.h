@@ -9,6 +9,7 @@
 #include "util/compat.h"
 #include "parse/bootlog.h"
 #include "decide/verdict.h"
+#include "lab/board.h"
 #include "lab/result.h"
 #include "store/store.h"
 
@@ -34,7 +35,7 @@ void bg_stored_build_release(struct bg_stored_build *b);
 
 /* A boot of an image and, when it was read, its metrics. */
 int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *board,
-		   const char *mode, const struct bg_boot_record *rec, const struct bg_boot *parsed,
+		   const char *mode, enum bg_console console, const struct bg_boot_record *rec, const struct bg_boot *parsed,
 		   int64_t *id);
 /*
  * Adds a stored boot to a sample set as bg_sample_set_add_boot does: a boot that did

@@ -150,6 +150,7 @@ void bg_boot_run_release(struct bg_boot_run *r)
 {
 	free(r->board);
 	free(r->mode);
+	free(r->console);
 	free(r->accel);
 	free(r->cmdline);
 	free(r->out);
@@ -184,6 +185,7 @@ void bg_boot_run_write(struct bg_json *j, const struct bg_boot_run *r)
 	bg_json_object_begin(j);
 	key_str(j, "board", r->board);
 	key_str(j, "mode", r->mode);
+	key_str(j, "console", r->console);
 	key_str(j, "accel", r->accel);
 	key_str(j, "cmdline", r->cmdline);
 	key_str(j, "out", r->out);
@@ -223,6 +225,7 @@ int bg_boot_run_read(const char *name, const char *text, struct bg_boot_run *r)
 	}
 	r->board = dup_or_null(d, "board");
 	r->mode = dup_or_null(d, "mode");
+	r->console = dup_or_null(d, "console");
 	r->accel = dup_or_null(d, "accel");
 	r->cmdline = dup_or_null(d, "cmdline");
 	r->out = dup_or_null(d, "out");

@@ -65,6 +65,7 @@ struct bg_boot_record {
 
 struct bg_boot_run {
 	char *board, *mode, *accel, *cmdline, *out;
+	char *console;            /* verbose or quiet (lab/board.h); NULL from an older worker */
 	struct bg_boot_record *boots;
 	size_t n, alloc;
 };

@@ -68,13 +68,14 @@ static void warn(const char *where, const char *msg, void *data)
 int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image_sha256,
 		  unsigned n)
 {
-	struct bg_worker_boot wb = { r->board, r->lab, r->deterministic, n, 0, image, NULL };
+	struct bg_worker_boot wb = { r->board, r->lab, r->deterministic, n, 0, image, NULL,
+				     r->console };
 	struct bg_boot_run run;
 	int ret = 0;
 
 	bg_boot_run_init(&run);
-	progress(r, "booting %.12s %u time%s (%s)", image_sha256, n, n == 1 ? "" : "s",
-		 bg_reuse_mode(r));
+	progress(r, "booting %.12s %u time%s (%s%s)", image_sha256, n, n == 1 ? "" : "s",
+		 bg_reuse_mode(r), r->console == BG_CONSOLE_QUIET ? ", quiet console" : "");
 	if (bg_worker_boot(&wb, &run) < 0 || (!run.n && bg_error("bootgate-boot booted nothing"))) {
 		bg_boot_run_release(&run);
 		return -1;
@@ -85,8 +86,8 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 
 		if (run.boots[i].outcome == BG_OUTCOME_COMPLETE)
 			parsed = bg_worker_read_console(run.boots[i].log, warn, (void *)r);
-		ret = bg_record_boot(r->s, image_sha256, r->board, bg_reuse_mode(r), &run.boots[i],
-				     parsed, &id);
+		ret = bg_record_boot(r->s, image_sha256, r->board, bg_reuse_mode(r), r->console,
+				     &run.boots[i], parsed, &id);
 		bg_boot_free(parsed);
 	}
 	bg_boot_run_release(&run);
@@ -97,8 +98,9 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 static int count_boots(const struct bg_reuse *r, const char *image_sha256, int64_t *n)
 {
 	return bg_store_int(r->s, 0, n, "SELECT count(*) FROM boots WHERE image_sha256 = ? AND "
-			    "board = ? AND mode = ? AND outcome = 'complete'", "sss", image_sha256,
-			    r->board, bg_reuse_mode(r));
+			    "board = ? AND mode = ? AND console_mode = ? AND outcome = 'complete'",
+			    "ssss", image_sha256, r->board, bg_reuse_mode(r),
+			    bg_console_name(r->console));
 }
 
 int bg_reuse_boots(const struct bg_reuse *r, const char *image, const char *image_sha256,
@@ -124,9 +126,9 @@ int bg_reuse_load(const struct bg_reuse *r, const char *image_sha256, unsigned m
 		int64_t id;
 
 		if (bg_store_int(r->s, 0, &id, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-				 "board = ? AND mode = ? AND outcome = 'complete' AND id > ? "
-				 "ORDER BY id LIMIT 1", "sssi", image_sha256, r->board,
-				 bg_reuse_mode(r), last) < 0)
+				 "board = ? AND mode = ? AND console_mode = ? AND outcome = "
+				 "'complete' AND id > ? ORDER BY id LIMIT 1", "ssssi", image_sha256,
+				 r->board, bg_reuse_mode(r), bg_console_name(r->console), last) < 0)
 			return -1;
 		if (!id)
 			break;

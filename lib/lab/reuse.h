@@ -21,6 +21,7 @@ struct bg_reuse {
 	bool deterministic;
 	void (*progress)(const char *line, void *data);
 	void *progress_data;
+	enum bg_console console;  /* boots are taken and made in this console mode only */
 };
 
 /* "deterministic" or "timing": the boots' mode in the store. */

@@ -750,7 +750,7 @@ static int start(struct run *r)
 	}
 	r->boots = o->boots ? o->boots : o->deterministic ? 2 : 5;
 	r->reuse = (struct bg_reuse){ r->s, r->tree.real, r->board, r->lab, o->config,
-				      o->deterministic, o->progress, o->progress_data };
+				      o->deterministic, o->progress, o->progress_data, o->console };
 	if (o->compare)
 		bg_compare_config_copy(&r->cmp, o->compare);
 	else

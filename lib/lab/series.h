@@ -24,6 +24,7 @@ struct bg_series_opts {
 	const char *board, *lab;   /* a board or an arch; NULL lab: bg_lab_dir() */
 	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
+	enum bg_console console;   /* zero: verbose */
 	unsigned boots;            /* per commit; 0: 2 deterministic, 5 timing */
 	const struct bg_compare_config *compare;   /* NULL: the defaults */
 	void (*progress)(const char *line, void *data);

@@ -434,7 +434,7 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 {
 	struct bg_conf *m = &trees[i], *thr;
 	struct bg_service_tree *t = &sc->trees[i];
-	const char *reference, *mode, *config;
+	const char *reference, *mode, *config, *console;
 	char **fragments;
 	size_t nfragments;
 
@@ -446,6 +446,7 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	    get_list(m, "arches", &t->arches, &t->narches) < 0 ||
 	    get_list(m, "boards", &t->boards, &t->nboards) < 0 ||
 	    bg_conf_str(m, "mode", "timing", &mode) < 0 ||
+	    bg_conf_str(m, "console", "verbose", &console) < 0 ||
 	    get_list(m, "metrics", &t->metrics, &t->nmetrics) < 0 ||
 	    bg_conf_map(m, "thresholds", &thr) < 0 ||
 	    bg_conf_long(m, "poll", sc->poll, 10, 86400, &t->poll) < 0 ||
@@ -464,7 +465,7 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	    check_required(m, "url", t->url) < 0 || check_url(m, t->url) < 0 ||
 	    check_required(m, "branch", t->branch) < 0 ||
 	    check_given(m, "reference", reference) < 0 ||
-	    check_given(m, "mode", mode) < 0)
+	    check_given(m, "mode", mode) < 0 || check_given(m, "console", console) < 0)
 		return -1;
 	if (!bg_git_branch_name_ok(t->branch))
 		return bg_conf_error_at(m, "branch", 0, "'%s' is not a branch name git takes",
@@ -482,6 +483,9 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 		return bg_conf_error_at(m, "mode", 0, "'mode' is deterministic or timing, not "
 					"'%s'", mode);
 	t->compare.deterministic = t->deterministic;
+	if (bg_console_parse(console, &t->console) < 0)
+		return bg_conf_error_at(m, "console", 0, "'console' is verbose or quiet, not '%s'",
+					console);
 	if (check_metrics(m, t) < 0 || read_thresholds(thr, t) < 0 ||
 	    read_config(m, t, dir, config) < 0)
 		return -1;

@@ -10,6 +10,7 @@
 
 #include "util/compat.h"
 #include "decide/verdict.h"
+#include "lab/board.h"
 #include "lab/conf.h"
 
 #define BG_SERVICE_STATE_DEFAULT "/var/lib/bootgate"
@@ -39,6 +40,7 @@ struct bg_service_tree {
 	char **boards;        /* each is boards/NAME.yaml in the lab; arches or boards, or both */
 	size_t nboards;
 	bool deterministic;   /* mode: deterministic (QEMU -icount), else timing */
+	enum bg_console console;   /* console: verbose (the default) or quiet */
 	char **metrics;       /* the patterns a gate looks at; none: every metric */
 	size_t nmetrics;
 	/* the thresholds, in the file's order; .deterministic as above, the rest defaults */

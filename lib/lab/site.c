@@ -1249,6 +1249,14 @@ static void result_release(struct result *res)
 	row_release(&res->r);
 }
 
+/* The console mode of a result (lab/board.h); results from before it was said: verbose. */
+static const char *console_word(const struct bg_json_doc *d)
+{
+	const char *c = d ? bg_json_doc_str(d, "console") : NULL;
+
+	return c && !strcmp(c, "quiet") ? "quiet" : "verbose";
+}
+
 static int comparison_page(struct site *w, int64_t id)
 {
 	static const char *const keys[] = { "id", "tree", "base", "cand", "board", "mode",
@@ -1277,6 +1285,7 @@ static int comparison_page(struct site *w, int64_t id)
 	dl_commit(p, "base", v[2], v[11]);
 	dl_item(p, "board", v[4]);
 	dl_item(p, "mode", v[5]);
+	dl_item(p, "console", console_word(res.d));
 	bg_strbuf_addstr(p, "<dt>verdict</dt><dd class=\"verdict\">");
 	bg_html_txt(p, verdict_word(v[6]));
 	if (v[7]) {
@@ -1447,6 +1456,7 @@ static int bisection_page(struct site *w, int64_t id)
 	dl_commit(p, "bad", v[3], NULL);
 	dl_item(p, "board", v[4]);
 	dl_item(p, "mode", v[5]);
+	dl_item(p, "console", console_word(d));
 	if (v[12])
 		dl_item(p, "error", v[12]);
 	bg_strbuf_addstr(p, "<dt>started</dt><dd>");

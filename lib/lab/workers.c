@@ -126,6 +126,8 @@ int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *run)
 		bg_strvec_pushv(&argv, (char *const[]){ "--lab", (char *)wb->lab, NULL });
 	if (wb->parallel)
 		bg_strvec_pushf(&argv, "--parallel=%u", wb->parallel);
+	if (wb->console != BG_CONSOLE_VERBOSE)
+		bg_strvec_pushf(&argv, "--console=%s", bg_console_name(wb->console));
 	if (run_worker(&argv, &out, &r) < 0)
 		goto out;
 	if (r.exit_code == BG_EXIT_USAGE || r.exit_code == BG_EXIT_EXEC) {

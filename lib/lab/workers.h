@@ -8,6 +8,7 @@
 
 #include "util/compat.h"
 #include "parse/bootlog.h"
+#include "lab/board.h"
 #include "lab/result.h"
 
 /* A program installed next to the running one (the workers, bootgate); owned by the caller. */
@@ -42,6 +43,7 @@ struct bg_worker_boot {
 	unsigned parallel;        /* 0: the cores */
 	const char *image;        /* A */
 	const char *image2;       /* B, or NULL: A B A B ... */
+	enum bg_console console;  /* zero: verbose */
 };
 
 /* 0 with every boot's record (its outcome says how it went); -1 when nothing booted. */

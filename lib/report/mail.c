@@ -532,6 +532,12 @@ static const char *nz(const char *s, const char *def)
 	return s && *s ? s : def;
 }
 
+/* A quiet console is another boot than the usual initcall_debug one: the mail says so. */
+static const char *quiet_words(const char *console)
+{
+	return console && !strcmp(console, "quiet") ? ", quiet console" : "";
+}
+
 void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisection *b)
 {
 	bg_strbuf_addf(sb, "[%s:%s] %.12s %s: %s %+.0f \xc2\xb5s (%+.1f%%) boot-time regression",
@@ -667,7 +673,7 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 	bg_strbuf_addf(&t, "%.12s..%.12s", b->good, b->bad);
 	bg_mail_wrap(sb, "range:  ", "        ", t.buf);
 	bg_strbuf_reset(&t);
-	bg_strbuf_addf(&t, "%s, %s mode", b->board, b->mode);
+	bg_strbuf_addf(&t, "%s, %s mode%s", b->board, b->mode, quiet_words(b->console));
 	bg_mail_wrap(sb, "board:  ", "        ", t.buf);
 
 	kernel_lines(sb, b->line_before, b->line_after);
@@ -741,9 +747,9 @@ void bg_mail_series_body(struct bg_strbuf *sb, const struct bg_mail_series *s)
 	}
 	bg_strbuf_reset(&t);
 	bg_strbuf_addf(&t, "bootgate applied this series of %zu patches to %s:%s (base %.12s), "
-		       "built and booted the tree after each patch on %s in %s mode, and "
+		       "built and booted the tree after each patch on %s in %s mode%s, and "
 		       "compared it with the tree before.", total, s->tree, s->branch,
-		       nz(s->base, "?"), s->board, s->mode);
+		       nz(s->base, "?"), s->board, s->mode, quiet_words(s->console));
 	bg_mail_wrap(sb, "", "", t.buf);
 	if (s->regression) {
 		bg_strbuf_reset(&t);

@@ -111,6 +111,7 @@ struct bg_mail_bisection {
 	const char *tree, *branch, *url;   /* url may be NULL */
 	const char *culprit, *subject, *author, *date;
 	const char *metric, *mode, *board;
+	const char *console;               /* "quiet" is said; NULL or "verbose" is not */
 	const char *good, *bad;
 	double confidence;
 	struct bg_mail_figures fig;
@@ -146,6 +147,7 @@ struct bg_mail_patch {
 struct bg_mail_series {
 	int64_t id;
 	const char *tree, *branch, *base, *mode, *board;
+	const char *console;               /* as the bisection's */
 	const struct bg_mail_patch *p;     /* cover (idx 0) when there is one, then 1..N */
 	size_t n;
 	size_t reply;                      /* the patch the mail answers, an index into p */

@@ -104,6 +104,18 @@ static void test_shipped_boards(void **state)
 		assert_string_equal(b.lab, real);
 		bg_board_release(&b);
 	}
+	/* the SMP boards: two vCPUs and the SMP fragment on top of their arch's */
+	for (size_t i = 0; i < 2; i++) {
+		struct bg_board b;
+
+		assert_int_equal(bg_board_load(SHIPPED_LAB, i ? "qemu-arm64-smp" : "qemu-x86_64-smp",
+					       &b), 0);
+		assert_string_equal(b.arch, i ? "arm64" : "x86_64");
+		assert_int_equal(b.cpus, 2);
+		assert_int_equal(b.nfragments, 3);
+		assert_string_equal(b.fragments[2], "smp.config");
+		bg_board_release(&b);
+	}
 }
 
 static void test_good_board(void **state)
@@ -116,11 +128,16 @@ static void test_good_board(void **state)
 	assert_string_equal(b.name, "qemu-t");
 	assert_int_equal(b.poweroff, BG_REBOOT);
 	assert_int_equal(b.memory, 512);             /* defaults */
+	assert_int_equal(b.cpus, 1);
 	assert_int_equal(b.boot_timeout, 120);
 	assert_string_equal(b.init_cc, "gcc");
 	bg_board_release(&b);
 	/* by its own name too */
 	assert_int_equal(bg_board_load(lab, "qemu-t", &b), 0);
+	bg_board_release(&b);
+	write_board("qemu-t", NULL, "cpus: 64\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	assert_int_equal(b.cpus, 64);
 	bg_board_release(&b);
 }
 
@@ -137,6 +154,76 @@ static void test_board_errors(void **state)
 		     ":11:9: 'memory' must be a whole number from 64 to 65536, not '4294967297'");
 	expect_error("qemu:", "qemu: [a, b]\n", ":7:1: 'qemu' takes one value, not a list");
 	expect_error(NULL, "qemu_argz: [-S]\n", ":11:1: unknown key 'qemu_argz'");
+	expect_error(NULL, "cpus: 0\n", ":11:7: 'cpus' must be a whole number from 1 to 64, "
+		     "not '0'");
+	expect_error(NULL, "cpus: 65\n", ":11:7: 'cpus' must be a whole number from 1 to 64, "
+		     "not '65'");
+	expect_error(NULL, "cpus: -2\n", ":11:7: 'cpus' must be a whole number from 1 to 64, "
+		     "not '-2'");
+	expect_error(NULL, "cpus: 2x\n", ":11:7: 'cpus' must be a whole number from 1 to 64, "
+		     "not '2x'");
+	expect_error(NULL, "cpus: [2, 4]\n", ":11:1: 'cpus' takes one value, not a list");
+}
+
+/* The command line each console mode gives, as bootgate-boot passes it to QEMU. */
+static void test_cmdline(void **state)
+{
+	struct bg_board b;
+	char *c;
+
+	(void)state;
+	write_board("qemu-t", "cmdline:", "cmdline: console=ttyS0 initcall_debug loglevel=8 "
+		    "printk.time=1  log_buf_len=1M\ntiming_cmdline: tsc_early_khz=@HOST_TSC_KHZ@\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_VERBOSE, 2300000, NULL);
+	assert_string_equal(c, "console=ttyS0 initcall_debug loglevel=8 printk.time=1  "
+			    "log_buf_len=1M bootgate.reboot=1");
+	free(c);
+	c = bg_board_cmdline(&b, false, BG_CONSOLE_VERBOSE, 2300000, "x=1");
+	assert_string_equal(c, "console=ttyS0 initcall_debug loglevel=8 printk.time=1  "
+			    "log_buf_len=1M tsc_early_khz=2300000 bootgate.reboot=1 x=1");
+	free(c);
+	/* quiet: loglevel=8 gives way to quiet in its place, the rest stays, the dump is asked */
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 2300000, NULL);
+	assert_string_equal(c, "console=ttyS0 initcall_debug quiet printk.time=1 log_buf_len=1M "
+			    "bootgate.dump=1 bootgate.reboot=1");
+	free(c);
+	/* the host's TSC unknown (a mail's line): the placeholder stays */
+	c = bg_board_cmdline(&b, false, BG_CONSOLE_QUIET, 0, NULL);
+	assert_string_equal(c, "console=ttyS0 initcall_debug quiet printk.time=1 log_buf_len=1M "
+			    "bootgate.dump=1 tsc_early_khz=@HOST_TSC_KHZ@ bootgate.reboot=1");
+	free(c);
+	bg_board_release(&b);
+	/* no loglevel: quiet is added once, a quiet already there is not doubled */
+	write_board("qemu-t", "cmdline:", "cmdline: quiet console=ttyS0 loglevel=7 loglevel=8\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 0, NULL);
+	assert_string_equal(c, "quiet console=ttyS0 bootgate.dump=1 bootgate.reboot=1");
+	free(c);
+	bg_board_release(&b);
+	write_board("qemu-t", "cmdline:", "cmdline: console=ttyS0\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 0, NULL);
+	assert_string_equal(c, "console=ttyS0 quiet bootgate.dump=1 bootgate.reboot=1");
+	free(c);
+	bg_board_release(&b);
+}
+
+static void test_console_names(void **state)
+{
+	enum bg_console c = BG_CONSOLE_QUIET;
+
+	(void)state;
+	assert_int_equal(bg_console_parse("verbose", &c), 0);
+	assert_int_equal(c, BG_CONSOLE_VERBOSE);
+	assert_int_equal(bg_console_parse("quiet", &c), 0);
+	assert_int_equal(c, BG_CONSOLE_QUIET);
+	assert_string_equal(bg_console_name(c), "quiet");
+	assert_string_equal(bg_console_name(BG_CONSOLE_VERBOSE), "verbose");
+	assert_int_equal(bg_console_parse("Quiet", &c), -1);
+	assert_string_equal(bg_error_last(), "the console is verbose or quiet, not 'Quiet'");
+	assert_int_equal(bg_console_parse("", &c), -1);
+	assert_int_equal(c, BG_CONSOLE_QUIET);      /* untouched on error */
 }
 
 /* The fragment message names the lab: checked apart, since the lab's path varies. */
@@ -207,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_board_errors),
 		cmocka_unit_test(test_fragment_errors),
 		cmocka_unit_test(test_board_names),
+		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_console_names),
 	};
 
 	return cmocka_run_group_tests_name("board", tests, setup, teardown);

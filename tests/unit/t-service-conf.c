@@ -162,6 +162,7 @@ static void test_paths_and_defaults(void **state)
 				   "    branch: main\n"
 				   "    arches: [ppc64le]\n"
 				   "    boards: [qemu-x86_64]\n"
+				   "    console: quiet\n"
 				   "    config: x86_64_defconfig\n", &c), 0);
 	want = xasprintf("%s/var", dir);
 	assert_string_equal(c.state, want);
@@ -184,6 +185,7 @@ static void test_paths_and_defaults(void **state)
 	assert_string_equal(t->reference, want);
 	free(want);
 	assert_false(t->deterministic);                 /* timing, as bootgate measure */
+	assert_int_equal(t->console, BG_CONSOLE_VERBOSE);
 	assert_int_equal(t->poll, 300);                 /* the file's */
 	assert_int_equal(t->compare.nthresholds, 0);    /* the verdict's defaults */
 	assert_int_equal(t->config, BG_KCONFIG_FILE);
@@ -196,6 +198,7 @@ static void test_paths_and_defaults(void **state)
 	free(want);
 
 	t = &c.trees[1];
+	assert_int_equal(t->console, BG_CONSOLE_QUIET);
 	assert_null(t->reference);
 	assert_int_equal(t->config, BG_KCONFIG_TARGET);
 	assert_string_equal(t->config_name, "x86_64_defconfig");
@@ -284,6 +287,9 @@ static void test_value_errors(void **state)
 	expect_error(TREE "    poll: -300\n", 6, 11,
 		     "'poll' must be a whole number from 10 to 86400, not '-300'");
 	expect_error(TREE "    mode: fast\n", 6, 11, "'mode' is deterministic or timing, not 'fast'");
+	expect_error(TREE "    console: loud\n", 6, 14, "'console' is verbose or quiet, not 'loud'");
+	expect_error(TREE "    console: \"\"\n", 6, 14, "'console' is empty");
+	expect_error(TREE "    console: [quiet]\n", 6, 5, "'console' takes one value, not a list");
 	for (size_t i = 0; i < ARRAY_SIZE(listens); i++) {
 		char *text = xasprintf("webhook: {listen: '%s', secret-file: s}\n" TREE,
 				       listens[i][0]);

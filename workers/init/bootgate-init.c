@@ -55,11 +55,17 @@ static void read_cmdline(void)
 			*p = '\0';
 }
 
+/*
+ * At KERN_ALERT: the one line the console must show even when quiet hides the rest, since
+ * the boot worker waits for it there (the prefix sets the level, the facility stays user).
+ */
+#define KMSG_MARKER "<1>" MARKER "\n"
+
 static void marker(void)
 {
 	int fd = open("/dev/kmsg", O_WRONLY);
 
-	if (fd >= 0 && write(fd, MARKER "\n", sizeof(MARKER)) == (ssize_t)sizeof(MARKER)) {
+	if (fd >= 0 && write(fd, KMSG_MARKER, strlen(KMSG_MARKER)) == (ssize_t)strlen(KMSG_MARKER)) {
 		close(fd);
 		return;
 	}
