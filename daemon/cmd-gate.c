@@ -36,6 +36,7 @@ int cmd_gate(int argc, char **argv)
 		{ "lab", required_argument, NULL, 'l' },
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_gate_opts o = { 0 };
@@ -51,7 +52,7 @@ int cmd_gate(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:K:F:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:K:F:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -71,6 +72,10 @@ int cmd_gate(int argc, char **argv)
 		case 'l': o.lab = optarg; break;
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
+		case 'R':
+			kc.perf_runs = (unsigned)cmd_parse_count("gate", "--perf-runs", optarg, 0,
+								 100);
+			break;
 		default:
 			ret = cmd_option_error("gate", argv);
 			goto out;

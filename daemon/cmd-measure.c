@@ -35,6 +35,7 @@ int cmd_measure(int argc, char **argv)
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_measure_opts o = { 0 };
@@ -48,7 +49,7 @@ int cmd_measure(int argc, char **argv)
 
 	o.boots = 3;
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'c': o.commit = optarg; break;
@@ -65,6 +66,10 @@ int cmd_measure(int argc, char **argv)
 			break;
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
+		case 'R':
+			kc.perf_runs = (unsigned)cmd_parse_count("measure", "--perf-runs", optarg, 0,
+								 100);
+			break;
 		default: return cmd_option_error("measure", argv);
 		}
 	}

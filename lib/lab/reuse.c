@@ -68,7 +68,8 @@ static void warn(const char *where, const char *msg, void *data)
 int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image_sha256,
 		  unsigned n)
 {
-	struct bg_worker_boot wb = { r->board, r->lab, r->deterministic, n, 0, image, NULL };
+	struct bg_worker_boot wb = { r->board, r->lab, r->deterministic, n, 0, image, NULL,
+				     r->config ? r->config->perf_runs : 0 };
 	struct bg_boot_run run;
 	int ret = 0;
 

@@ -451,6 +451,7 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	    bg_conf_long(m, "poll", sc->poll, 10, 86400, &t->poll) < 0 ||
 	    bg_conf_str(m, "config", "tinyconfig", &config) < 0 ||
 	    get_list(m, "fragments", &fragments, &nfragments) < 0 ||
+	    bg_conf_long(m, "perf-runs", 0, 0, 100, &t->perf_runs) < 0 ||
 	    read_tree_mail(m, t) < 0)
 		return -1;
 	for (size_t k = 0; thr && k < thr->n; k++) {
@@ -484,6 +485,10 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	t->compare.deterministic = t->deterministic;
 	if (check_metrics(m, t) < 0 || read_thresholds(thr, t) < 0 ||
 	    read_config(m, t, dir, config) < 0)
+		return -1;
+	/* perf's own default, after the file's: a "perf.*" of the file, given first, wins */
+	if (t->perf_runs && bg_compare_config_add_threshold_pair(&t->compare, "perf.*",
+								  BG_PERF_THRESHOLD) < 0)
 		return -1;
 	t->fragments = xcalloc(nfragments, sizeof(*t->fragments));
 	for (size_t k = 0; k < nfragments; k++) {
