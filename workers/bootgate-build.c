@@ -645,7 +645,7 @@ static int store(struct build *b)
 	if (b->perf) {
 		char psha[BG_SHA256_HEX];
 
-		staged_perf = bg_path_join(b->work, "perf");
+		staged_perf = bg_path_join(b->work, "perf.staged");
 		if ((fd = bg_open_beneath(b->perf_out, "perf.stripped")) < 0) {
 			b->bad_output = true;
 			goto out;
