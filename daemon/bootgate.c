@@ -24,12 +24,12 @@ static const struct bg_cmd commands[] = {
 	{ "measure", cmd_measure,
 	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
 	  "[--console verbose|quiet] [--boots N] [--against REV2] [--parallel N] [--top N] "
-	  "[--config BASE] [--fragment FILE]... [--lab DIR] [--json]",
+	  "[--config BASE] [--fragment FILE]... [--perf-runs R] [--lab DIR] [--json]",
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bisect", cmd_bisect,
 	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
 	  "[--console verbose|quiet] [--metric M] [--parallel K] [--threshold P=PCT%[:US]]... [--no-confirm] [--name TREE] "
-	  "[--config BASE] [--fragment FILE]... [--db FILE] [--lab DIR] [--json]",
+	  "[--config BASE] [--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR] [--json]",
 	  "find the commit that made boot slower, building and booting real kernels" },
 	{ "show", cmd_show, "[--db FILE] [--json] BISECTION|COMMIT",
 	  "a bisection's steps, values and confirmation, or a commit's builds and boots" },
@@ -53,12 +53,12 @@ static const struct bg_cmd commands[] = {
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--console C] "
 	  "[--boots N] "
-	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
+	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... [--perf-runs R] "
 	  "[--db FILE] [--lab DIR]",
 	  "a tip against the tree's last good commit; a regression queues a bisection" },
 	{ "series", cmd_series,
 	  "MBOX|- [--tree DIR] [--name TREE] [--base REV] --arch ARCH|--board NAME [--mode M] "
-	  "[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... "
+	  "[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... [--perf-runs R] "
 	  "[--db FILE] [--lab DIR] [--json] | --id N [...]",
 	  "apply a patch series from its mails and measure it patch by patch" },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
@@ -132,6 +132,9 @@ int cmd_print_help(const char *name)
 		       "  --config BASE   tinyconfig (the default), a defconfig target such as\n"
 		       "                  x86_64_defconfig, or a .config file; the board's fragments\n"
 		       "                  and each --fragment FILE are merged on top\n"
+		       "  --perf-runs R   build the tree's perf too (static) and time\n"
+		       "                  `perf trace -C 0 -- true` R times in each boot:\n"
+		       "                  perf.trace_startup (the same option for gate, bisect, series)\n"
 		       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
 		       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"
 		       "The tree, the commits and the board are checked before any work.\n"

@@ -777,6 +777,8 @@ static void job_args(struct daemon *d, const struct job_row *j, const struct tre
 		bg_strvec_pushv(a, (char *const[]){ "--config", c->config_name, NULL });
 	for (size_t i = 0; i < c->nfragments; i++)
 		bg_strvec_pushv(a, (char *const[]){ "--fragment", c->fragments[i], NULL });
+	if (c->perf_runs)
+		bg_strvec_pushf(a, "--perf-runs=%ld", c->perf_runs);
 	if (d->lab)
 		bg_strvec_pushv(a, (char *const[]){ "--lab", (char *)d->lab, NULL });
 }

@@ -41,6 +41,7 @@ int cmd_bisect(int argc, char **argv)
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "console", required_argument, NULL, 'O' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_bisection_opts o = { 0 };
@@ -56,7 +57,7 @@ int cmd_bisect(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:O:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:O:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -82,6 +83,10 @@ int cmd_bisect(int argc, char **argv)
 		case 'O': o.console = cmd_parse_console("bisect", optarg); break;
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
+		case 'R':
+			kc.perf_runs = (unsigned)cmd_parse_count("bisect", "--perf-runs", optarg, 0,
+								 100);
+			break;
 		default:
 			ret = cmd_option_error("bisect", argv);
 			goto out;

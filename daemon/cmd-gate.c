@@ -37,6 +37,7 @@ int cmd_gate(int argc, char **argv)
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "console", required_argument, NULL, 'C' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_gate_opts o = { 0 };
@@ -52,7 +53,7 @@ int cmd_gate(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:K:F:C:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:K:F:C:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -73,6 +74,10 @@ int cmd_gate(int argc, char **argv)
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
 		case 'C': o.console = cmd_parse_console("gate", optarg); break;
+		case 'R':
+			kc.perf_runs = (unsigned)cmd_parse_count("gate", "--perf-runs", optarg, 0,
+								 100);
+			break;
 		default:
 			ret = cmd_option_error("gate", argv);
 			goto out;

@@ -36,6 +36,7 @@ int cmd_measure(int argc, char **argv)
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "console", required_argument, NULL, 'C' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_measure_opts o = { 0 };
@@ -49,7 +50,7 @@ int cmd_measure(int argc, char **argv)
 
 	o.boots = 3;
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:C:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:C:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'c': o.commit = optarg; break;
@@ -67,6 +68,10 @@ int cmd_measure(int argc, char **argv)
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
 		case 'C': o.console = cmd_parse_console("measure", optarg); break;
+		case 'R':
+			kc.perf_runs = (unsigned)cmd_parse_count("measure", "--perf-runs", optarg, 0,
+								 100);
+			break;
 		default: return cmd_option_error("measure", argv);
 		}
 	}

@@ -215,6 +215,7 @@ int cmd_series(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "config", required_argument, NULL, 'K' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "lab", required_argument, NULL, 'l' },
 		{ "id", required_argument, NULL, 'i' },
@@ -236,7 +237,7 @@ int cmd_series(int argc, char **argv)
 
 	bg_compare_config_init(&cmp);
 	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:jC:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:jC:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;
 		case 'N': o.tree_name = optarg; break;
@@ -253,6 +254,10 @@ int cmd_series(int argc, char **argv)
 			break;
 		case 'K': kc.base = optarg; break;
 		case 'F': bg_strvec_push(&frags, optarg); break;
+		case 'R':
+			kc.perf_runs = (unsigned)cmd_parse_count("series", "--perf-runs", optarg, 0,
+								 100);
+			break;
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'l': o.lab = optarg; break;
 		case 'i': id = (int64_t)cmd_parse_count("series", "--id", optarg, 1, INT64_MAX); break;

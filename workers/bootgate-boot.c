@@ -54,13 +54,18 @@ struct run {
 	const char *initrd;
 	const char *out;
 	const char *extra;
-	unsigned boots, parallel;
+	const char *perf[2];       /* each image's static perf for the initramfs, or NULL */
+	const char *initrds[2];    /* each image's initramfs: the test one, perf added */
+	unsigned boots, parallel, perf_runs;
 	bool deterministic;
 	enum bg_console console;
 	const char *accel;
 	char *cmdline;
 	char memory[32], icount[64], smp[32];   /* QEMU arguments made once */
 };
+
+/* Host seconds allowed for one perf run after the marker (about 0.2 s under TCG). */
+#define PERF_RUN_SECONDS 30
 
 static void usage(FILE *f)
 {
@@ -69,12 +74,16 @@ static void usage(FILE *f)
 		"                     [--mode timing|deterministic] [--parallel N] [--out DIR]\n"
 		"                     [--initrd CPIO] [--append ARGS] [--lab DIR] [--print-job]\n"
 		"                     [--console verbose|quiet]\n"
+		"                     [--perf BIN [--perf2 BIN] [--perf-runs R]]\n"
 		"\nBoots IMG (and IMG2, interleaved) N times each (3) on a QEMU board of\n"
 		"lab-configs/boards/. timing: wall clock, statistics decide. deterministic:\n"
 		"-icount, guest time counts instructions, so code-path changes read the same in\n"
 		"every boot. --console quiet: a user's quiet console, the initcalls read from the\n"
 		"ring buffer the init dumps after userspace. Writes each console, its host timestamps and its parsed result to\n"
 		"DIR (a new directory under $BOOTGATE_CACHE/boots by default); prints a JSON summary.\n"
+		"\n--perf BIN: BIN (a static perf, bootgate-build --perf) goes into the initramfs\n"
+		"and the test init times `perf trace -C 0 -- true` R times (3) after userspace is\n"
+		"reached: the boot's perf.trace_startup samples. --perf2: IMG2's own perf.\n"
 		"\nexit: 0 all reached userspace, 1 a boot panicked or hung, 111 the lab failed,\n"
 		"127 QEMU could not be run, 2 usage\n");
 }
@@ -120,7 +129,7 @@ static const char *pick_accel(const struct bg_board *b)
 	return flags ? "kvm" : "tcg";
 }
 
-static void qemu_argv(const struct run *r, const char *image, struct bg_strvec *v)
+static void qemu_argv(const struct run *r, int side, const char *image, struct bg_strvec *v)
 {
 	/*
 	 * -icount needs one TCG thread running the vCPUs in turn (QEMU refuses it with
@@ -138,7 +147,7 @@ static void qemu_argv(const struct run *r, const char *image, struct bg_strvec *
 	for (size_t i = 0; i < r->board.nqemu_args; i++)
 		bg_strvec_push(v, r->board.qemu_args[i]);
 	bg_strvec_pushv(v, (char *const[]){ "-kernel", (char *)image, "-initrd",
-					    (char *)r->initrd, "-append", r->cmdline, NULL });
+					    (char *)r->initrds[side], "-append", r->cmdline, NULL });
 	if (r->deterministic)
 		bg_strvec_pushv(v, (char *const[]){ "-icount", (char *)r->icount, "-rtc",
 						    "clock=vm", NULL });
@@ -163,7 +172,7 @@ static int start_boot(struct run *r, struct boot *b)
 		bg_error_errno("cannot write '%s'", !b->log ? b->log_path : !b->times ? times : err);
 		goto out;
 	}
-	qemu_argv(r, r->images[b->side], &argv);
+	qemu_argv(r, b->side, r->images[b->side], &argv);
 	o.argv = bg_strvec_argv(&argv);
 	o.err_fd = errfd;
 	if (bg_proc_start(&b->proc, &o) < 0) {
@@ -204,8 +213,9 @@ static void console_line(struct run *r, struct boot *b)
 	if (!b->marker && strstr(b->line.buf, BG_USERSPACE_MARKER)) {
 		b->marker = true;
 		b->marker_wall = t;
-		/* the init powers off next; give QEMU time to exit on its own */
-		b->deadline = bg_now() + (double)r->board.exit_timeout;
+		/* the init runs perf, then powers off; give QEMU time to exit on its own */
+		b->deadline = bg_now() + (double)r->board.exit_timeout +
+			      (double)r->perf_runs * PERF_RUN_SECONDS;
 	}
 	if (strstr(b->line.buf, BG_PANIC_MARKER))
 		b->panic = true;
@@ -347,27 +357,29 @@ static int write_boot(const struct bg_boot *boot, void *data)
 	return 0;
 }
 
-/* The test initramfs of the board's arch, built once by scripts/initramfs.sh. */
-static char *test_initramfs(const struct run *r)
+/*
+ * An initramfs made by a script of the project (scripts/NAME A B): the path it prints,
+ * or NULL with why.
+ */
+static char *initramfs_script(const char *name, const char *a, const char *b)
 {
-	const char *script = bg_project_file("scripts/initramfs.sh");
-	char *args[] = { "sh", (char *)script, (char *)r->board.arch, (char *)r->board.init_cc,
-			 NULL };
+	char *rel = xasprintf("scripts/%s", name), *path = NULL;
+	const char *script = bg_project_file(rel);
+	char *args[] = { "sh", (char *)script, (char *)a, (char *)b, NULL };
 	struct bg_proc_opts o = { args, NULL, NULL, -1, -1, -1 };
 	struct bg_proc_result res;
-	char *path = NULL;
 
 	if (!script) {
-		bg_error("scripts/initramfs.sh not found near this program: give --initrd");
-		return NULL;
-	}
-	if (bg_proc_capture(&o, 600, PATH_MAX, &path, &res) < 0 || res.exit_code ||
-	    !path || !*path) {
-		bg_error("cannot build the test initramfs for %s (%s)", r->board.arch, script);
+		bg_error("%s not found near this program: give --initrd", rel);
+	} else if (bg_proc_capture(&o, 600, PATH_MAX, &path, &res) < 0 || res.exit_code ||
+		   !path || !*path) {
+		bg_error("%s %s %s failed: no initramfs", script, a, b);
 		free(path);
-		return NULL;
+		path = NULL;
+	} else {
+		path[strcspn(path, "\n")] = '\0';
 	}
-	path[strcspn(path, "\n")] = '\0';
+	free(rel);
 	return path;
 }
 
@@ -535,6 +547,9 @@ int main(int argc, char **argv)
 		{ "lab", required_argument, NULL, 'l' },
 		{ "print-job", no_argument, NULL, 'P' },
 		{ "console", required_argument, NULL, 'c' },
+		{ "perf", required_argument, NULL, 'f' },
+		{ "perf2", required_argument, NULL, 'F' },
+		{ "perf-runs", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -545,7 +560,8 @@ int main(int argc, char **argv)
 	unsigned long v;
 	bool result_lost = false, print_job = false, parallel_given = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char *outdir = NULL, *initrd = NULL;
+	char *outdir = NULL, *initrd = NULL, *with_perf[2] = { NULL, NULL };
+	bool perf_runs_given = false;
 	struct bg_json j;
 	int opt, ret;
 
@@ -553,7 +569,8 @@ int main(int argc, char **argv)
 	opterr = 0;     /* a bad option is named once, escaped, below */
 	r.boots = 3;
 	r.parallel = cores > 0 ? (unsigned)cores : 1;
-	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:c:h", opts, NULL)) != -1) {
+	r.perf_runs = 3;
+	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:c:f:F:R:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i': r.images[0] = optarg; break;
 		case 'I': r.images[1] = optarg; break;
@@ -586,6 +603,16 @@ int main(int argc, char **argv)
 				return BG_EXIT_USAGE;
 			}
 			break;
+		case 'f': r.perf[0] = optarg; break;
+		case 'F': r.perf[1] = optarg; break;
+		case 'R':
+			if (bg_num_parse_ulong(optarg, 1, 100, &v) < 0) {
+				log_warnx("--perf-runs: %s", bg_error_last());
+				return BG_EXIT_USAGE;
+			}
+			r.perf_runs = (unsigned)v;
+			perf_runs_given = true;
+			break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
@@ -597,18 +624,31 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return BG_EXIT_USAGE;
 	}
+	if ((perf_runs_given || r.perf[1]) && !r.perf[0]) {
+		log_warnx("--perf-runs and --perf2 need --perf BIN");
+		return BG_EXIT_USAGE;
+	}
+	if (r.perf[1] && !r.images[1]) {
+		log_warnx("--perf2 is the perf of --image2");
+		return BG_EXIT_USAGE;
+	}
+	if (!r.perf[0])
+		r.perf_runs = 0;
+	else if (r.images[1] && !r.perf[1])
+		r.perf[1] = r.perf[0];
 	if (r.parallel > 64)
 		r.parallel = 64;
-	for (int s = 0; s < 3; s++) {
-		const char *f = s < 2 ? r.images[s] : r.initrd;
+	for (int s = 0; s < 5; s++) {
+		static const char *what[] = { "image", "image", "initrd", "perf", "perf2" };
+		const char *f = s < 2 ? r.images[s] : s == 2 ? r.initrd : r.perf[s - 3];
 		struct stat st;
 
 		if (f && (stat(f, &st) < 0 || access(f, R_OK) != 0)) {
-			log_warn("%s '%s'", s < 2 ? "image" : "initrd", f);
+			log_warn("%s '%s'", what[s], f);
 			return BG_EXIT_USAGE;
 		}
 		if (f && !S_ISREG(st.st_mode)) {
-			log_warnx("%s '%s' is not a file", s < 2 ? "image" : "initrd", f);
+			log_warnx("%s '%s' is not a file", what[s], f);
 			return BG_EXIT_USAGE;
 		}
 	}
@@ -617,13 +657,28 @@ int main(int argc, char **argv)
 		return BG_EXIT_USAGE;
 	}
 	if (!r.initrd) {
-		if (!(initrd = test_initramfs(&r))) {
+		/* the board arch's test init, built once */
+		if (!(initrd = initramfs_script("initramfs.sh", r.board.arch, r.board.init_cc))) {
 			log_warnx("%s", bg_error_last());
 			bg_board_release(&r.board);
 			return BG_EXIT_INFRA;
 		}
 		r.initrd = initrd;
 	}
+	r.initrds[0] = r.initrds[1] = r.initrd;
+	if (r.perf[0] && r.board.type == BG_BOARD_LAVA) {
+		log_warnx("--perf: board %s is a LAVA board; perf runs on QEMU boards",
+			  r.board.name);
+		ret = BG_EXIT_USAGE;
+		goto out_early;
+	}
+	for (int s = 0; s < 2; s++)
+		if (r.perf[s] && !(r.initrds[s] = with_perf[s] =
+				   initramfs_script("initramfs-perf.sh", r.initrd, r.perf[s]))) {
+			log_warnx("%s", bg_error_last());
+			ret = BG_EXIT_INFRA;
+			goto out_early;
+		}
 	r.accel = r.board.type == BG_BOARD_LAVA ? "lava" : pick_accel(&r.board);
 	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
 	snprintf(r.icount, sizeof(r.icount), "shift=%ld,sleep=off,align=off", r.board.icount_shift);
@@ -632,6 +687,12 @@ int main(int argc, char **argv)
 	if (!parallel_given && !r.deterministic && r.board.cpus > 1)
 		r.parallel = r.parallel / (unsigned)r.board.cpus ? r.parallel / (unsigned)r.board.cpus : 1;
 	r.cmdline = bg_board_cmdline(&r.board, r.deterministic, r.console, host_tsc_khz(), r.extra);
+	if (r.perf[0]) {
+		char *with_runs = xasprintf("%s bootgate.perf=%u", r.cmdline, r.perf_runs);
+
+		free(r.cmdline);
+		r.cmdline = with_runs;
+	}
 	if (print_job) {
 		ret = print_lava_job(&r);
 		goto out_early;
@@ -680,6 +741,8 @@ out_early:
 	free(r.cmdline);
 	free(outdir);
 	free(initrd);
+	free(with_perf[0]);
+	free(with_perf[1]);
 	bg_board_release(&r.board);
 	return ret;
 }

@@ -1,7 +1,8 @@
 /*
  * bootgate-build: builds a commit of a kernel tree for a board, in a sandbox, into a
  * content-addressed artifact. A plain program: arguments in, a result (JSON on stdout and
- * in --result, lab/result.h) and an exit code out: 0 built, 1 the kernel does not build,
+ * in --result, lab/result.h) and an exit code out: 0 built, 1 the kernel (or, with --perf,
+ * the tree's perf) does not build,
  * 2 usage (a bad tree, board or commit: checked before any work), 111 an infrastructure
  * failure worth a retry, 127 a program could not be run.
  */
@@ -10,6 +11,7 @@
 #include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "lab/board.h"
 #include "lab/git.h"
@@ -34,6 +36,9 @@ struct build {
 	struct bg_tree tree;
 	unsigned jobs;
 	bool sandbox;
+	bool perf;                /* tools/perf too, static, into the artifact beside the image */
+	char *perf_out;           /* perf's own build directory, beside o/ */
+	const char *in_perf;
 	char *work, *src, *out, *frag, *log, *ccache;
 	char *marker;             /* o/.bootgate-building: there while make runs */
 	/* src, o and frag as the build sees them: the same paths for every tree, sandboxed */
@@ -58,7 +63,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bootgate-build --tree DIR --commit REV --board NAME [--lab DIR]\n"
 		"                      [--config BASE] [--fragment FILE]... [--jobs N]\n"
-		"                      [--result FILE] [--no-sandbox]\n"
+		"                      [--result FILE] [--no-sandbox] [--perf]\n"
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
 		"arch: x86_64, arm64, ppc64le). The worktree and the out-of-tree build directory\n"
 		"of each tree and arch are kept in $BOOTGATE_CACHE (default /var/cache/bootgate),\n"
@@ -67,6 +72,10 @@ static void usage(FILE *f)
 		"x86_64_defconfig; or a .config file), then the board's fragments, then each\n"
 		"--fragment FILE. An image already built from the same source tree, board,\n"
 		"configuration and compiler is kept, not built again (BOOTGATE_REUSE=0: built).\n"
+		"\n--perf: then builds the tree's tools/perf (static, for bootgate-boot --perf)\n"
+		"into the artifact beside the image; a perf that does not build fails the commit.\n"
+		"The artifact's identity (image_sha256) then covers both: the hash of the\n"
+		"kernel's and perf's hashes, so a change to perf alone gives new boots.\n"
 		"\nexit: 0 built, 1 the kernel does not build, 2 usage (a bad tree, board or\n"
 		"commit), 111 infrastructure (retry), 127 a program could not be run\n");
 }
@@ -155,6 +164,9 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		 * into every compile (-I, -fmacro-prefix-map), so only then do the tracing,
 		 * printk and perf trees, 99% one source, share their compiles in ccache.
 		 */
+		if (b->perf)
+			bg_strvec_pushv(&a, (char *const[]){ "--bind", b->perf_out,
+							     (char *)b->in_perf, NULL });
 		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, (char *)b->in_src,
 			"--ro-bind", b->frag, (char *)b->in_frag, "--bind", b->out,
 			(char *)b->in_out, "--bind", b->ccache, b->ccache, "--chdir",
@@ -204,6 +216,35 @@ static int make(struct build *b, const char *target, bool jobs, struct bg_proc_r
 	bg_strvec_push(&a, target);
 	log_line(b, "+ make ARCH=%s CROSS_COMPILE=%s %s -j%u\n", b->board.kernel_arch,
 		 b->board.cross_compile, target, jobs ? b->jobs : 1);
+	ret = step(b, bg_strvec_argv(&a), r);
+	bg_strvec_release(&a);
+	return ret;
+}
+
+/* Builds tools/perf of the worktree into perf/, then strips it for the initramfs. */
+static int make_perf(struct build *b, struct bg_proc_result *r)
+{
+	struct bg_strvec a = BG_STRVEC_INIT;
+	char *line = bg_perf_make_line();
+	int ret;
+
+	bg_strvec_pushv(&a, (char *const[]){ "make", "-s", "-C", NULL });
+	bg_strvec_pushf(&a, "%s/tools/perf", b->in_src);
+	bg_strvec_pushf(&a, "O=%s", b->in_perf);
+	bg_strvec_push(&a, "CC=ccache gcc");
+	bg_strvec_pushf(&a, "-j%u", b->jobs);
+	bg_strvec_pushv(&a, (char *const *)bg_perf_make_flags);
+	bg_strvec_push(&a, "perf");
+	log_line(b, "+ %s -j%u\n", line, b->jobs);
+	ret = step(b, bg_strvec_argv(&a), r);
+	bg_strvec_release(&a);
+	free(line);
+	if (ret < 0 || r->exit_code || r->timed_out)
+		return ret;
+	bg_strvec_pushv(&a, (char *const[]){ "strip", "-o", NULL });
+	bg_strvec_pushf(&a, "%s/perf.stripped", b->in_perf);
+	bg_strvec_pushf(&a, "%s/perf", b->in_perf);
+	log_line(b, "+ strip perf\n");
 	ret = step(b, bg_strvec_argv(&a), r);
 	bg_strvec_release(&a);
 	return ret;
@@ -348,8 +389,11 @@ static int forget_interrupted(struct build *b)
 		struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, b->log_fd };
 
 		log_info("the last build here was interrupted: removing what it wrote");
-		bg_strvec_pushv(&a, (char *const[]){ "find", b->out, "-newer", b->marker, "!",
-						     "-type", "d", "-delete", NULL });
+		bg_strvec_pushv(&a, (char *const[]){ "find", b->out, NULL });
+		if (b->perf && access(b->perf_out, F_OK) == 0)
+			bg_strvec_push(&a, b->perf_out);
+		bg_strvec_pushv(&a, (char *const[]){ "-newer", b->marker, "!", "-type", "d",
+						     "-delete", NULL });
 		o.argv = bg_strvec_argv(&a);
 		if (bg_proc_run(&o, 600, &r) < 0 || r.exit_code)
 			ret = bg_error("cannot clear the interrupted build in '%s'", b->out);
@@ -469,6 +513,48 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 
 static void same_as_parent(struct build *b);
 
+/* artifacts/by-commit/COMMIT-BOARD-CONFIG, "-perf" after it for the builds with perf */
+static char *commit_link(const struct build *b, const char *commit)
+{
+	return xasprintf("%s/artifacts/by-commit/%s-%s-%.12s%s", b->cache, commit, b->board.name,
+			 b->config_key, b->perf ? "-perf" : "");
+}
+
+/*
+ * The identity of an image built with perf: the hash of both hashes. Boots belong to
+ * it, so a commit that changes perf alone shares no boots with its parent.
+ */
+static void perf_identity(const char *kernel_sha, const char *perf_sha, char out[BG_SHA256_HEX])
+{
+	char *text = xasprintf("bootgate-perf-1 %s %s", kernel_sha, perf_sha);
+
+	bg_sha256_mem(text, strlen(text), out);
+	free(text);
+}
+
+/* An artifact kept with perf: its perf, and the hashes of both parts. */
+static int reuse_perf(struct build *b, const char *target)
+{
+	struct bg_build_result *r = &b->res;
+	char ksha[BG_SHA256_HEX], psha[BG_SHA256_HEX], both[BG_SHA256_HEX];
+	char *perf = bg_path_join(target, "perf");
+
+	if (access(perf, R_OK) != 0 || bg_sha256_file(r->image, ksha) < 0 ||
+	    bg_sha256_file(perf, psha) < 0) {
+		free(perf);
+		return -1;
+	}
+	perf_identity(ksha, psha, both);
+	if (strcmp(both, r->image_sha256) != 0) {
+		free(perf);
+		return -1;   /* not what its name says: build again */
+	}
+	r->perf = perf;
+	r->perf_sha256 = xstrdup(psha);
+	r->kernel_sha256 = xstrdup(ksha);
+	return 0;
+}
+
 /*
  * artifacts/by-source/KEY: the key hashes the source tree, the configuration (which names
  * the arch, the compiler prefix and the make target), the image's path and the compiler;
@@ -478,8 +564,10 @@ static void same_as_parent(struct build *b);
 static char *source_link(const struct build *b)
 {
 	char key[BG_SHA256_HEX];
-	char *text = xasprintf("bootgate-source-2 %s %s %s %s", b->source, b->config_key,
-			       b->board.image, b->compiler ? b->compiler : "");
+	/* with perf another artifact: the image and perf (no suffix: the old keys stay) */
+	char *text = xasprintf("bootgate-source-2 %s %s %s %s%s", b->source, b->config_key,
+			       b->board.image, b->compiler ? b->compiler : "",
+			       b->perf ? " perf-1" : "");
 
 	bg_sha256_mem(text, strlen(text), key);
 	free(text);
@@ -509,12 +597,18 @@ static int reuse(struct build *b)
 	r->image = image;
 	image = NULL;
 	r->image_sha256 = xstrdup(sha + 1);
+	if (b->perf && reuse_perf(b, target) < 0) {
+		free(r->artifact);
+		free(r->image);
+		free(r->image_sha256);
+		r->artifact = r->image = r->image_sha256 = NULL;
+		goto out;
+	}
 	r->reused = true;
 	/* the log is the build's that made the image; its metadata stays that build's */
 	free(b->log);
 	b->log = bg_path_join(target, "build.log");
-	byc = xasprintf("%s/artifacts/by-commit/%s-%s-%.12s", b->cache, b->commit, b->board.name,
-			b->config_key);
+	byc = commit_link(b, b->commit);
 	unlink(byc);
 	if (symlink(target, byc) < 0)
 		log_warn("cannot link '%s'", byc);
@@ -536,7 +630,7 @@ static int store(struct build *b)
 {
 	struct bg_build_result *r = &b->res;
 	char sha[BG_SHA256_HEX], *dir = xasprintf("%s/artifacts/by-commit", b->cache);
-	char *path = NULL, *link = NULL, *staged = NULL;
+	char *path = NULL, *link = NULL, *staged = NULL, *staged_perf = NULL;
 	int ret = -1, fd;
 
 	staged = bg_path_join(b->work, "image");
@@ -548,6 +642,22 @@ static int store(struct build *b)
 	close(fd);
 	if (ret < 0 || (ret = -1, bg_sha256_file(staged, sha) < 0))
 		goto out;
+	if (b->perf) {
+		char psha[BG_SHA256_HEX];
+
+		staged_perf = bg_path_join(b->work, "perf.staged");
+		if ((fd = bg_open_beneath(b->perf_out, "perf.stripped")) < 0) {
+			b->bad_output = true;
+			goto out;
+		}
+		ret = bg_copy_fd(fd, "perf", staged_perf);
+		close(fd);
+		if (ret < 0 || (ret = -1, bg_sha256_file(staged_perf, psha) < 0))
+			goto out;
+		r->kernel_sha256 = xstrdup(sha);
+		r->perf_sha256 = xstrdup(psha);
+		perf_identity(r->kernel_sha256, psha, sha);
+	}
 	r->image_sha256 = xstrdup(sha);
 	r->artifact = xasprintf("%s/artifacts/%s", b->cache, sha);
 	{
@@ -564,6 +674,16 @@ static int store(struct build *b)
 		goto out;
 	}
 	r->image = path;
+	if (staged_perf) {
+		path = bg_path_join(r->artifact, "perf");
+		if (access(path, R_OK) != 0 && rename(staged_perf, path) < 0) {
+			bg_error_errno("cannot store '%s'", path);
+			goto out;
+		}
+		if (chmod(path, 0755) < 0)
+			log_warn("cannot chmod '%s'", path);
+		r->perf = path;
+	}
 	path = bg_path_join(r->artifact, "config");
 	if ((fd = bg_open_beneath(b->out, ".config")) < 0) {
 		b->bad_output = true;
@@ -579,7 +699,7 @@ static int store(struct build *b)
 	if (bg_copy_file(b->log, path) < 0)
 		goto out;
 	free(link);
-	link = xasprintf("%s/%s-%s-%.12s", dir, b->commit, b->board.name, b->config_key);
+	link = commit_link(b, b->commit);
 	unlink(link);
 	if (symlink(r->artifact, link) < 0) {
 		bg_error_errno("cannot link '%s'", link);
@@ -598,7 +718,10 @@ static int store(struct build *b)
 out:
 	if (staged)
 		unlink(staged);
+	if (staged_perf)
+		unlink(staged_perf);
 	free(staged);
+	free(staged_perf);
 	free(path);
 	free(link);
 	free(dir);
@@ -613,8 +736,7 @@ static void same_as_parent(struct build *b)
 
 	if (!b->parent[0])
 		return;
-	link = xasprintf("%s/artifacts/by-commit/%s-%s-%.12s", b->cache, b->parent,
-			 b->board.name, b->config_key);
+	link = commit_link(b, b->parent);
 	{
 		char target[PATH_MAX];
 		ssize_t n = readlink(link, target, sizeof(target) - 1);
@@ -646,6 +768,21 @@ static int check_result_path(const char *path)
 		ret = bg_error("--result '%s': no directory '%s'", path, dir);
 	free(dir);
 	return ret;
+}
+
+/* perf is built with the host's compiler and libraries: for a board of the host's arch. */
+static int perf_arch_check(const struct build *b)
+{
+	struct utsname u;
+
+	if (!b->perf)
+		return 0;
+	if (uname(&u) < 0)
+		return bg_error_errno("cannot read the host's arch");
+	if (strcmp(u.machine, b->board.arch) != 0)
+		return bg_error("--perf: perf is built for this host (%s), not for board %s (%s)",
+				u.machine, b->board.name, b->board.arch);
+	return 0;
 }
 
 /* One kernel build at a time on this machine: more only thrash the cores. */
@@ -680,6 +817,7 @@ int main(int argc, char **argv)
 		{ "no-sandbox", no_argument, NULL, 'n' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "perf", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -689,6 +827,7 @@ int main(int argc, char **argv)
 	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
 	unsigned long jobs;
 	int opt, ret;
+	bool perf_failed = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double t0;
 
@@ -697,7 +836,7 @@ int main(int argc, char **argv)
 	bg_build_result_init(&b.res);
 	b.sandbox = true;
 	b.jobs = cores > 0 ? (unsigned)cores : 1;
-	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:Ph", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': tree = optarg; break;
 		case 'c': b.rev = optarg; break;
@@ -714,6 +853,7 @@ int main(int argc, char **argv)
 		case 'n': b.sandbox = false; break;
 		case 'C': b.base = optarg; break;
 		case 'F': bg_strvec_push(&extra, optarg); break;
+		case 'P': b.perf = true; break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
@@ -732,7 +872,7 @@ int main(int argc, char **argv)
 	    bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0 ||
 	    bg_tree_open(tree, &b.tree) < 0 ||
 	    bg_git_resolve(b.tree.real, b.rev, b.commit) < 0 ||
-	    config_inputs(&b, &extra) < 0) {
+	    config_inputs(&b, &extra) < 0 || perf_arch_check(&b) < 0) {
 		bg_strvec_release(&extra);
 		ret = finish(&b, BG_BUILD_USAGE, bg_error_last());
 		goto out;
@@ -747,6 +887,8 @@ int main(int argc, char **argv)
 	b.in_src = b.sandbox ? "/tmp/bootgate/src" : b.src;
 	b.in_out = b.sandbox ? "/tmp/bootgate/o" : b.out;
 	b.in_frag = b.sandbox ? "/tmp/bootgate/frag" : b.frag;
+	b.perf_out = bg_path_join(b.work, "perf");
+	b.in_perf = b.sandbox ? "/tmp/bootgate/perf" : b.perf_out;
 	{
 		struct bg_git_commit c;
 
@@ -776,7 +918,8 @@ int main(int argc, char **argv)
 		ret = finish(&b, BG_BUILD_BUILT, NULL);
 		goto out;
 	}
-	if (bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 || take_build_lock(&b) < 0) {
+	if (bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 ||
+	    (b.perf && bg_mkdirs(b.perf_out) < 0) || take_build_lock(&b) < 0) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
@@ -815,6 +958,11 @@ int main(int argc, char **argv)
 	}
 	if (!r.exit_code)
 		make(&b, b.board.make_target, true, &r);
+	if (b.perf && !r.exit_code && !r.timed_out && !r.exec_failed) {
+		perf_failed = make_perf(&b, &r) == 0 && (r.exit_code || r.timed_out);
+		if (perf_failed)
+			log_line(&b, "perf: tools/perf does not build\n");
+	}
 	/* make finished its files, failed or not; one it was killed in is not finished */
 	if (!r.timed_out)
 		unlink(b.marker);
@@ -842,7 +990,8 @@ int main(int argc, char **argv)
 			 b.res.build_seconds, b.log);
 		show_errors(b.log);
 		ret = finish(&b, infra ? BG_BUILD_INFRA : BG_BUILD_FAILED,
-			     infra ? "the build failed for the machine's reasons" : NULL);
+			     infra ? "the build failed for the machine's reasons" :
+			     perf_failed ? "perf: tools/perf does not build" : NULL);
 		goto out;
 	}
 	if (store(&b) < 0) {
@@ -863,6 +1012,7 @@ out:
 	free(b.src);
 	free(b.out);
 	free(b.frag);
+	free(b.perf_out);
 	free(b.log);
 	free(b.ccache);
 	free(b.marker);

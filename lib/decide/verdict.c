@@ -82,6 +82,8 @@ int bg_sample_set_boot_add(struct bg_sample_set *set, const char *metric, double
 	if (zero_when_absent(metric))
 		while (s->n < set->boots)
 			series_push(s, 0);     /* earlier boots did none of this work */
+	if (s->added_in != set->boots + 1)
+		s->boot_first = s->n;
 	series_push(s, usecs);
 	s->added_in = set->boots + 1;
 	return 0;
@@ -90,10 +92,10 @@ int bg_sample_set_boot_add(struct bg_sample_set *set, const char *metric, double
 int bg_sample_set_boot_end(struct bg_sample_set *set)
 {
 	if (set->refused) {
-		/* the boot's values go again: a boot counts whole or not at all */
+		/* the boot's values go again, each repeat too: a boot counts whole or not at all */
 		for (size_t i = 0; i < set->n; i++)
 			if (set->s[i].added_in == set->boots + 1) {
-				set->s[i].n--;
+				set->s[i].n = set->s[i].boot_first;
 				set->s[i].added_in = 0;
 			}
 		set->refused = false;

@@ -15,6 +15,7 @@ struct bg_series {
 	double *v;               /* µs */
 	size_t n, alloc;
 	unsigned added_in;       /* private: 1 + the boot that added the last value, or 0 */
+	size_t boot_first;       /* private: where that boot's values begin (a metric may repeat) */
 };
 
 /* The values of every metric over a set of boots. */

@@ -9,6 +9,7 @@
 #include "lab/json-read.h"
 #include "lab/record.h"
 #include "lab/smtp.h"
+#include "lab/workers.h"
 #include "parse/bootlog.h"
 #include "parse/metrics.h"
 #include "report/mail.h"
@@ -215,6 +216,14 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 	bg_strbuf_addf(make, "\nmake O=out ARCH=%s CROSS_COMPILE=%s olddefconfig\n"
 		       "make O=out ARCH=%s CROSS_COMPILE=%s -j$(nproc) %s", b.kernel_arch,
 		       b.cross_compile, b.kernel_arch, b.cross_compile, b.make_target);
+	if (t && t->perf_runs) {
+		char *line = bg_perf_make_line();
+
+		/* perf joins the test initramfs (scripts/initramfs-perf.sh) */
+		bg_strbuf_addf(make, "\n%s\ncp $(scripts/initramfs-perf.sh initramfs.cpio "
+			       "out-perf/perf) initramfs-perf.cpio", line);
+		free(line);
+	}
 	if (b.type == BG_BOARD_LAVA) {
 		/* the lab's own QEMU or board: the job goes there as bootgate sends it */
 		bg_strbuf_addf(qemu, "bootgate-boot --board %s --image out/%s --mode %s --boots 1%s",
@@ -233,8 +242,11 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 		bg_strbuf_addf(qemu, " %s", b.qemu_args[i]);
 	/* the command line bootgate-boot gives, the host's TSC left as @HOST_TSC_KHZ@ */
 	cmdline = bg_board_cmdline(&b, strcmp(mode, "timing") != 0, console, 0, NULL);
-	bg_strbuf_addf(qemu, " -kernel out/%s -initrd initramfs.cpio -append '%s'", b.image,
-		       cmdline);
+	bg_strbuf_addf(qemu, " -kernel out/%s -initrd %s -append '%s", b.image,
+		       t && t->perf_runs ? "initramfs-perf.cpio" : "initramfs.cpio", cmdline);
+	if (t && t->perf_runs)
+		bg_strbuf_addf(qemu, " bootgate.perf=%ld", t->perf_runs);
+	bg_strbuf_addch(qemu, '\'');
 	free(cmdline);
 	if (!strcmp(mode, "deterministic"))
 		bg_strbuf_addf(qemu, " -icount shift=%ld,sleep=off,align=off -rtc clock=vm",

@@ -57,6 +57,7 @@ static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
 		o->board, o->lab, o->deterministic, o->boots, o->parallel,
 		m->build[against ? BG_SIDE_AGAINST : BG_SIDE_COMMIT].image,
 		against ? m->build[BG_SIDE_COMMIT].image : NULL, o->console,
+		o->config ? o->config->perf_runs : 0,
 	};
 
 	progress(o, "booting %u time%s each (%s mode, %s console)", o->boots,

@@ -38,7 +38,7 @@ void bg_build_result_release(struct bg_build_result *r)
 {
 	char **strs[] = { &r->error, &r->tree, &r->tree_id, &r->commit, &r->parent, &r->board,
 			  &r->arch, &r->config_hash, &r->compiler, &r->image, &r->image_sha256,
-			  &r->artifact, &r->log };
+			  &r->artifact, &r->log, &r->perf, &r->perf_sha256, &r->kernel_sha256 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
@@ -72,6 +72,12 @@ void bg_build_result_write(struct bg_json *j, const struct bg_build_result *r)
 	else
 		bg_json_bool(j, r->identical_to_parent);
 	key_str(j, "artifact", r->artifact);
+	/* only with perf: the results of every other build stay as they were */
+	if (r->perf || r->perf_sha256) {
+		key_str(j, "perf", r->perf);
+		key_str(j, "perf_sha256", r->perf_sha256);
+		key_str(j, "kernel_sha256", r->kernel_sha256);
+	}
 	bg_json_key(j, "reused");
 	bg_json_bool(j, r->reused);
 	bg_json_key(j, "ccache_hits");
@@ -126,6 +132,9 @@ int bg_build_result_read(const char *name, const char *text, struct bg_build_res
 	r->image_sha256 = dup_or_null(d, "image_sha256");
 	r->artifact = dup_or_null(d, "artifact");
 	r->log = dup_or_null(d, "log");
+	r->perf = dup_or_null(d, "perf");
+	r->perf_sha256 = dup_or_null(d, "perf_sha256");
+	r->kernel_sha256 = dup_or_null(d, "kernel_sha256");
 	r->identical_to_parent = bg_json_doc_bool(d, "identical_to_parent");
 	r->build_seconds = bg_json_doc_num(d, "build_seconds");
 	r->reused = bg_json_doc_bool(d, "reused") == 1;

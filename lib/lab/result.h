@@ -39,6 +39,11 @@ struct bg_build_result {
 	char *board, *arch;
 	char *config_hash, *compiler;
 	char *image, *image_sha256, *artifact;   /* when built */
+	/*
+	 * Built with perf (bootgate-build --perf): perf beside the image in the artifact,
+	 * perf's and the kernel image's own hashes; image_sha256 then names both.
+	 */
+	char *perf, *perf_sha256, *kernel_sha256;
 	int identical_to_parent; /* 1, 0, or -1 unknown */
 	bool reused;             /* the image of the same source and configuration was kept */
 	long ccache_hits, ccache_misses;   /* this build's compiles */

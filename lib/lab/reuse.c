@@ -69,7 +69,7 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 		  unsigned n)
 {
 	struct bg_worker_boot wb = { r->board, r->lab, r->deterministic, n, 0, image, NULL,
-				     r->console };
+				     r->console, r->config ? r->config->perf_runs : 0 };
 	struct bg_boot_run run;
 	int ret = 0;
 

@@ -406,6 +406,14 @@ static int read_thresholds(struct bg_conf *thr, struct bg_service_tree *t)
 	return 0;
 }
 
+static bool has_threshold(const struct bg_service_tree *t, const char *pattern)
+{
+	for (size_t i = 0; i < t->compare.nthresholds; i++)
+		if (!strcmp(t->compare.thresholds[i].pattern, pattern))
+			return true;
+	return false;
+}
+
 static int read_config(const struct bg_conf *m, struct bg_service_tree *t, const char *dir,
 		       const char *config)
 {
@@ -452,6 +460,7 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	    bg_conf_long(m, "poll", sc->poll, 10, 86400, &t->poll) < 0 ||
 	    bg_conf_str(m, "config", "tinyconfig", &config) < 0 ||
 	    get_list(m, "fragments", &fragments, &nfragments) < 0 ||
+	    bg_conf_long(m, "perf-runs", 0, 0, 100, &t->perf_runs) < 0 ||
 	    read_tree_mail(m, t) < 0)
 		return -1;
 	for (size_t k = 0; thr && k < thr->n; k++) {
@@ -488,6 +497,10 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 					console);
 	if (check_metrics(m, t) < 0 || read_thresholds(thr, t) < 0 ||
 	    read_config(m, t, dir, config) < 0)
+		return -1;
+	/* perf's own default, unless the file gives one */
+	if (t->perf_runs && !has_threshold(t, "perf.*") &&
+	    bg_compare_config_add_threshold_pair(&t->compare, "perf.*", BG_PERF_THRESHOLD) < 0)
 		return -1;
 	t->fragments = xcalloc(nfragments, sizeof(*t->fragments));
 	for (size_t k = 0; k < nfragments; k++) {

@@ -50,10 +50,14 @@ struct bg_service_tree {
 	char *config_name;    /* "tinyconfig", the target, or the .config file */
 	char **fragments;     /* merged on top of the config, in order */
 	size_t nfragments;
+	/* perf-runs: 0, or the builds make perf too and each boot times `perf trace` so often */
+	long perf_runs;
 	struct bg_mail_conf mail;
 };
 
 #define BG_REPORT_MIN_CONFIDENCE 0.9
+/* The threshold of perf.* in a tree with perf-runs, unless its thresholds give one. */
+#define BG_PERF_THRESHOLD "5%:1000"
 
 /* report: how results are told. enabled false: the key is absent, nothing is mailed. */
 struct bg_report_conf {

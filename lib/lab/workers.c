@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "util/path.h"
 #include "util/proc.h"
+#include "util/strbuf.h"
 #include "util/strvec.h"
 #include "util/xmalloc.h"
 
@@ -81,6 +82,8 @@ int bg_worker_build(const char *tree, const char *commit, const char *board, con
 		bg_strvec_pushv(&argv, (char *const[]){ "--config", (char *)config->base, NULL });
 	for (size_t i = 0; config && i < config->nfragments; i++)
 		bg_strvec_pushv(&argv, (char *const[]){ "--fragment", config->fragments[i], NULL });
+	if (config && config->perf_runs)
+		bg_strvec_push(&argv, "--perf");
 	if (run_worker(&argv, &out, &r) < 0) {
 		b->status = BG_BUILD_EXEC;
 		goto out;
@@ -108,6 +111,30 @@ out:
 	return ret;
 }
 
+/*
+ * Static, with libelf, zlib and the in-tree libtraceevent of 6.1, without the optional
+ * libraries (each would want a static build of its own); the target perf alone, as the
+ * default one also links the dlfilters shared objects, which -static cannot.
+ */
+const char *const bg_perf_make_flags[] = {
+	"LDFLAGS=-static", "WERROR=0", "NO_LIBPYTHON=1", "NO_LIBPERL=1", "NO_JVMTI=1",
+	"NO_GTK2=1", "NO_SLANG=1", "NO_LIBNUMA=1", "NO_LIBAUDIT=1", "NO_LIBUNWIND=1",
+	"NO_LIBDW_DWARF_UNWIND=1", "NO_DWARF=1", "NO_LIBBPF=1", "NO_LIBCRYPTO=1", "NO_LIBCAP=1",
+	"NO_LIBZSTD=1", "NO_LZMA=1", "NO_LIBBABELTRACE=1", "NO_DEMANGLE=1", "NO_LIBPFM4=1",
+	"NO_AUXTRACE=1", "NO_JEVENTS=1", "NO_SDT=1", "NO_BPF_SKEL=1", NULL,
+};
+
+char *bg_perf_make_line(void)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_strbuf_addstr(&sb, "make -C tools/perf O=out-perf");
+	for (size_t i = 0; bg_perf_make_flags[i]; i++)
+		bg_strbuf_addf(&sb, " %s", bg_perf_make_flags[i]);
+	bg_strbuf_addstr(&sb, " perf");
+	return bg_strbuf_detach(&sb, NULL);
+}
+
 int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *run)
 {
 	struct bg_strvec argv = BG_STRVEC_INIT;
@@ -128,6 +155,19 @@ int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *run)
 		bg_strvec_pushf(&argv, "--parallel=%u", wb->parallel);
 	if (wb->console != BG_CONSOLE_VERBOSE)
 		bg_strvec_pushf(&argv, "--console=%s", bg_console_name(wb->console));
+	if (wb->perf_runs) {
+		/* bootgate-build --perf keeps perf beside the image, in its artifact */
+		for (int s = 0; s < 2; s++) {
+			const char *image = s ? wb->image2 : wb->image;
+			const char *slash = image ? strrchr(image, '/') : NULL;
+
+			if (image)
+				bg_strvec_pushf(&argv, "--perf%s=%.*s%sperf", s ? "2" : "",
+						(int)(slash ? slash + 1 - image : 0), image,
+						slash ? "" : "./");
+		}
+		bg_strvec_pushf(&argv, "--perf-runs=%u", wb->perf_runs);
+	}
 	if (run_worker(&argv, &out, &r) < 0)
 		goto out;
 	if (r.exit_code == BG_EXIT_USAGE || r.exit_code == BG_EXIT_EXEC) {

@@ -19,6 +19,11 @@ struct bg_build_config {
 	const char *base;         /* tinyconfig, a defconfig target, or a .config file */
 	char *const *fragments;   /* files merged on top, after the board's */
 	size_t nfragments;
+	/*
+	 * 0, or: the build makes the tree's perf too (bootgate-build --perf) and every boot
+	 * runs `perf trace` this often (bootgate-boot --perf-runs): perf.trace_startup.
+	 */
+	unsigned perf_runs;
 };
 
 /*
@@ -44,7 +49,15 @@ struct bg_worker_boot {
 	const char *image;        /* A */
 	const char *image2;       /* B, or NULL: A B A B ... */
 	enum bg_console console;  /* zero: verbose */
+	unsigned perf_runs;       /* 0, or runs of each image's perf, found beside it */
 };
+
+/*
+ * The make flags of perf as `perf trace` needs it in a guest that has nothing but the
+ * test init (NULL-terminated), and the whole make line for a reader (owned by the caller).
+ */
+extern const char *const bg_perf_make_flags[];
+char *bg_perf_make_line(void);
 
 /* 0 with every boot's record (its outcome says how it went); -1 when nothing booted. */
 int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *out);

@@ -85,7 +85,8 @@ static void boot_clear(struct bg_boot *b)
 	b->index = 0;
 	b->kernel = b->banner = b->cmdline = b->panic = b->arch = NULL;
 	b->outcome = BG_OUTCOME_TRUNCATED;
-	b->nr_initcalls = b->nr_probes = b->nr_problems = 0;
+	b->nr_initcalls = b->nr_probes = b->nr_problems = b->nr_perf_runs = 0;
+	b->perf_failed = 0;
 	b->problems_total = 0;
 	b->init_us = b->userspace_us = b->free_initmem_us = -1;
 	b->unparsed_lines = 0;
@@ -124,6 +125,7 @@ void bg_bootlog_free(struct bg_bootlog *p)
 	free(p->boot.initcalls);
 	free(p->boot.probes);
 	free(p->boot.problems);
+	free(p->boot.perf_runs);
 	bg_arena_release(&p->boot.arena);
 	free(p->seen);
 	free(p);
@@ -941,6 +943,49 @@ static void on_marker(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 		p->boot.unparsed_lines++;
 }
 
+/*
+ * "bootgate: perf.trace_startup=141234 run=2 exit=0": one timed run of perf trace. A run
+ * that failed counts as such and gives no value; a line that does not read whole gives
+ * nothing and is said.
+ */
+static void on_perf_run(struct bg_bootlog *p, const char *msg, size_t len)
+{
+	const char *s = msg + strlen(BG_PERF_RUN_LINE), *end = msg + len;
+	struct bg_boot *b = &p->boot;
+	int64_t us, run, status;
+	size_t n;
+
+	if (!(n = read_int(s, end, &us)) || *s == '-' || *s == '+' || !word_ends(s, n, end) ||
+	    us > BG_BOOTLOG_MAX_US)
+		goto bad;
+	s += n;
+	if (end - s < 5 || memcmp(s, " run=", 5) || !(n = read_int(s + 5, end, &run)) ||
+	    run < 0 || !word_ends(s + 5, n, end))
+		goto bad;
+	s += 5 + n;
+	if (end - s < 6 || memcmp(s, " exit=", 6) || !(n = read_int(s + 6, end, &status)) ||
+	    s + 6 + n != end)
+		goto bad;
+	if (b->nr_perf_runs + b->perf_failed >= BG_BOOT_MAX_PERF_RUNS) {
+		if (b->nr_perf_runs + b->perf_failed == BG_BOOT_MAX_PERF_RUNS)
+			warn_at_line(p, "more than %u perf runs in one boot; the rest are ignored",
+				     BG_BOOT_MAX_PERF_RUNS);
+		b->perf_failed++;
+		return;
+	}
+	if (status) {
+		b->perf_failed++;
+		return;
+	}
+	ALLOC_GROW(b->perf_runs, b->nr_perf_runs + 1, b->alloc_perf_runs);
+	b->perf_runs[b->nr_perf_runs++] = us;
+	return;
+bad:
+	b->unparsed_lines++;
+	warn_at_line(p, "a perf run line that does not read as "
+		     "'perf.trace_startup=<us> run=<n> exit=<status>'");
+}
+
 /* Whether an event is a repeat (the dump) and must not be counted again. */
 #define DUP() is_duplicate(p, ts, msg, len)
 
@@ -1064,6 +1109,11 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 		if (STARTS(msg, len, BG_USERSPACE_MARKER)) {
 			if (b->userspace_us < 0 || ts >= 0)
 				on_marker(p, ts, msg, len);
+			return;
+		}
+		if (STARTS(msg, len, BG_PERF_RUN_LINE)) {
+			if (!DUP())
+				on_perf_run(p, msg, len);
 			return;
 		}
 		break;
@@ -1628,6 +1678,10 @@ struct bg_boot *bg_boot_clone(const struct bg_boot *b)
 		c->probes[i].device = DUPSTR(b->probes[i].device);
 		c->probes[i].line = DUPSTR(b->probes[i].line);
 	}
+	c->perf_runs = xcalloc(b->nr_perf_runs ? b->nr_perf_runs : 1, sizeof(*c->perf_runs));
+	c->alloc_perf_runs = b->nr_perf_runs;
+	if (b->nr_perf_runs)
+		memcpy(c->perf_runs, b->perf_runs, b->nr_perf_runs * sizeof(*c->perf_runs));
 	c->problems = xcalloc(b->nr_problems ? b->nr_problems : 1, sizeof(*c->problems));
 	c->alloc_problems = b->nr_problems;
 	for (size_t i = 0; i < b->nr_problems; i++)
@@ -1642,6 +1696,7 @@ void bg_boot_free(struct bg_boot *b)
 		return;
 	free(b->initcalls);
 	free(b->probes);
+	free(b->perf_runs);
 	free(b->problems);
 	bg_arena_release(&b->arena);
 	free(b);

@@ -20,6 +20,13 @@
 
 /* The line the test init of bootgate writes to /dev/kmsg once userspace runs. */
 #define BG_USERSPACE_MARKER "bootgate: userspace reached"
+/*
+ * What the test init writes to /dev/kmsg after each run of `perf trace -C 0 -- true`
+ * (bootgate.perf=R): "bootgate: perf.trace_startup=<us> run=<i> exit=<status>".
+ */
+#define BG_PERF_RUN_LINE "bootgate: perf.trace_startup="
+/* More runs than this in one boot are not a test init's doing: the rest are ignored. */
+#define BG_BOOT_MAX_PERF_RUNS 1000
 /* How the kernel begins the message of a panic. */
 #define BG_PANIC_MARKER "Kernel panic - not syncing"
 
@@ -76,6 +83,9 @@ struct bg_boot {
 	int64_t userspace_us;     /* time of the userspace marker, or -1 */
 	int64_t free_initmem_us;  /* first "Freeing unused kernel ... memory", or -1 */
 
+	int64_t *perf_runs;       /* µs of each perf trace run that exited 0, in run order */
+	size_t nr_perf_runs;
+	unsigned perf_failed;     /* runs that exited nonzero: they give no value */
 	const char **problems;    /* Oops, BUG, WARNING lines: the first BG_BOOT_MAX_PROBLEMS */
 	size_t nr_problems;
 	uint64_t problems_total;
@@ -83,7 +93,7 @@ struct bg_boot {
 	uint64_t first_line, last_line;  /* where the boot stands in the log (1-based) */
 
 	/* private to the parser */
-	size_t alloc_initcalls, alloc_probes, alloc_problems;
+	size_t alloc_initcalls, alloc_probes, alloc_problems, alloc_perf_runs;
 	struct bg_arena arena;
 };
 

@@ -54,6 +54,9 @@ void bg_boot_metrics(const struct bg_boot *b,
 		fn("boot.init", b->init_us, NULL, data);
 	if (b->userspace_us >= 0)
 		fn("boot.userspace", b->userspace_us, NULL, data);
+	/* one value a run, under one name: the runs of a boot are samples alike */
+	for (size_t i = 0; i < b->nr_perf_runs; i++)
+		fn("perf.trace_startup", b->perf_runs[i], NULL, data);
 	bg_strbuf_release(&buf);
 	bg_strmap_release(&calls.index);
 	bg_strmap_release(&probes.index);

@@ -117,6 +117,20 @@ void bg_boot_write_json(struct bg_json *j, const struct bg_boot *b, const char *
 	time_or_null(j, "free_initmem_us", b->free_initmem_us);
 	bg_json_object_end(j);
 
+	/* only where the init ran perf: every other boot's JSON stays as it was */
+	if (b->nr_perf_runs || b->perf_failed) {
+		bg_json_key(j, "perf");
+		bg_json_object_begin(j);
+		bg_json_key(j, "trace_startup_us");
+		bg_json_array_begin(j);
+		for (size_t i = 0; i < b->nr_perf_runs; i++)
+			bg_json_int(j, b->perf_runs[i]);
+		bg_json_array_end(j);
+		bg_json_key(j, "failed_runs");
+		bg_json_int(j, b->perf_failed);
+		bg_json_object_end(j);
+	}
+
 	bg_json_key(j, "problems");
 	bg_json_array_begin(j);
 	for (size_t i = 0; i < b->nr_problems; i++)

@@ -1,5 +1,6 @@
 /* Unit tests of the boot-log parser: every shipped real log, then each console variant. */
 #include "unit.h"
+#include "parse/metrics.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -375,6 +376,124 @@ static void test_dump_counted_once(void **state)
 	bg_strbuf_addstr(&sb, "DMESG-END\n");
 	p = parse_str(sb.buf);
 	check_basic(p);
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+/* The test init's perf runs: one value each, failures and bad lines give none. */
+static const char perf_boot[] =
+	"[    0.000000] Linux version 6.1.192+ (ci@ci) (gcc) #1 2026-01-01\n"
+	"[    0.759755] Run /init as init process\n"
+	"[    0.770000] bootgate: userspace reached\n"
+	"[    0.910000] bootgate: perf.trace_startup=140231 run=0 exit=0\n"
+	"[    1.050000] bootgate: perf.trace_startup=139870 run=1 exit=0\n"
+	"[    1.060000] bootgate: perf.trace_startup=9000 run=2 exit=255\n"
+	"[    1.200000] bootgate: perf.trace_startup=141002 run=3 exit=0\n";
+
+struct perf_values {
+	int64_t v[8];
+	unsigned n, others;
+};
+
+static void keep_perf(const char *metric, int64_t usecs, const char *line, void *data)
+{
+	struct perf_values *pv = data;
+
+	(void)line;
+	if (strcmp(metric, "perf.trace_startup") != 0)
+		pv->others++;
+	else if (pv->n < 8)
+		pv->v[pv->n++] = usecs;
+}
+
+static void test_perf_runs(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct perf_values pv = { { 0 }, 0, 0 };
+	struct parsed *p = parse_str(perf_boot);
+	const struct bg_boot *b = p->boots[0];
+
+	(void)state;
+	assert_int_equal(b->nr_perf_runs, 3);
+	assert_int_equal(b->perf_runs[0], 140231);
+	assert_int_equal(b->perf_runs[1], 139870);
+	assert_int_equal(b->perf_runs[2], 141002);
+	assert_int_equal(b->perf_failed, 1);
+	assert_int_equal(b->unparsed_lines, 0);
+	/* the metric repeats under one name, a value a run; boot.init and boot.userspace too */
+	bg_boot_metrics(b, keep_perf, &pv);
+	assert_int_equal(pv.n, 3);
+	assert_int_equal(pv.others, 2);
+	assert_int_equal(pv.v[2], 141002);
+	parsed_free(p);
+
+	/* a dump of the ring buffer after them: each run is counted once */
+	bg_strbuf_addstr(&sb, perf_boot);
+	bg_strbuf_addstr(&sb, "DMESG-BEGIN\n");
+	bg_strbuf_addstr(&sb, perf_boot);
+	bg_strbuf_addstr(&sb, "DMESG-END\n");
+	p = parse_str(sb.buf);
+	assert_int_equal(p->boots[0]->nr_perf_runs, 3);
+	assert_int_equal(p->boots[0]->perf_failed, 1);
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+static void test_perf_bad_lines(void **state)
+{
+	static const char *bad[] = {
+		"bootgate: perf.trace_startup=",                      /* truncated */
+		"bootgate: perf.trace_startup=1402",                  /* no run, no exit */
+		"bootgate: perf.trace_startup=1402 run=0",            /* no exit */
+		"bootgate: perf.trace_startup=1402 run=0 exit=",      /* cut in the status */
+		"bootgate: perf.trace_startup=-5 run=0 exit=0",       /* negative */
+		"bootgate: perf.trace_startup=99999999999999999999 run=0 exit=0",  /* overflows */
+		"bootgate: perf.trace_startup=100000000001 run=0 exit=0",  /* past 28 hours */
+		"bootgate: perf.trace_startup=12abc run=0 exit=0",    /* not a number */
+		"bootgate: perf.trace_startup=12 run=-1 exit=0",      /* no such run */
+		"bootgate: perf.trace_startup=12 run=0 exit=0 junk",  /* more after */
+		"bootgate: perf.trace_startup=1\xff run=0 exit=0",    /* not UTF-8 */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		struct parsed *p;
+
+		bg_strbuf_addf(&sb, "[    0.000000] Linux version 6.1.0 (x)\n"
+			       "[    0.500000] Run /init as init process\n"
+			       "[    0.900000] %s\n"
+			       "[    1.000000] bootgate: perf.trace_startup=150000 run=1 exit=0\n",
+			       bad[i]);
+		p = parse_str(sb.buf);
+		assert_int_equal(p->n, 1);
+		assert_int_equal(p->boots[0]->nr_perf_runs, 1);
+		assert_int_equal(p->boots[0]->perf_runs[0], 150000);
+		assert_int_equal(p->boots[0]->perf_failed, 0);
+		assert_int_equal(p->boots[0]->unparsed_lines, 1);
+		assert_int_equal(p->warnings, 1);
+		assert_non_null(strstr(p->warning, "mem:3: a perf run line"));
+		parsed_free(p);
+		bg_strbuf_release(&sb);
+	}
+}
+
+/* An absurd count of runs: the first BG_BOOT_MAX_PERF_RUNS give values, the rest are said once. */
+static void test_perf_many_runs(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 (x)\n");
+	for (unsigned i = 0; i < BG_BOOT_MAX_PERF_RUNS + 5; i++)
+		bg_strbuf_addf(&sb, "[%5u.000000] bootgate: perf.trace_startup=%u run=%u exit=0\n",
+			       i + 1, 1000 + i, i);
+	p = parse_str(sb.buf);
+	assert_int_equal(p->boots[0]->nr_perf_runs, BG_BOOT_MAX_PERF_RUNS);
+	assert_int_equal(p->boots[0]->perf_runs[BG_BOOT_MAX_PERF_RUNS - 1],
+			 1000 + BG_BOOT_MAX_PERF_RUNS - 1);
+	assert_int_equal(p->warnings, 1);
 	parsed_free(p);
 	bg_strbuf_release(&sb);
 }
@@ -827,6 +946,9 @@ int main(void)
 		cmocka_unit_test(test_malformed_fields),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_perf_runs),
+		cmocka_unit_test(test_perf_bad_lines),
+		cmocka_unit_test(test_perf_many_runs),
 	};
 
 	return cmocka_run_group_tests_name("bootlog", tests, NULL, NULL);

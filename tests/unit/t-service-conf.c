@@ -322,6 +322,44 @@ static void test_value_errors(void **state)
 }
 
 /* Trees: names, URLs, branches, boards, metrics, thresholds and configs. */
+/* perf-runs: the number of runs, perf's default threshold unless the file has one. */
+static void test_perf_runs(void **state)
+{
+	struct bg_service_conf c;
+	struct bg_threshold th;
+
+	(void)state;
+	assert_int_equal(load_text("trees:\n"
+				   "  - name: p\n    url: git://h/p.git\n    branch: main\n"
+				   "    arches: [x86_64]\n    perf-runs: 5\n"
+				   "  - name: q\n    url: git://h/q.git\n    branch: main\n"
+				   "    arches: [x86_64]\n    perf-runs: 3\n"
+				   "    thresholds: {\"perf.*\": \"20%:5000\"}\n"
+				   "  - name: r\n    url: git://h/r.git\n    branch: main\n"
+				   "    arches: [x86_64]\n", &c), 0);
+	assert_int_equal(c.trees[0].perf_runs, 5);
+	th = bg_compare_threshold(&c.trees[0].compare, "perf.trace_startup");
+	assert_non_null(th.pattern);
+	assert_string_equal(th.pattern, "perf.*");
+	assert_true(th.pct == 0.05 && th.abs_us == 1000);
+	assert_int_equal(c.trees[1].perf_runs, 3);
+	th = bg_compare_threshold(&c.trees[1].compare, "perf.trace_startup");
+	assert_true(th.pct == 0.20 && th.abs_us == 5000);
+	assert_int_equal(c.trees[1].compare.nthresholds, 1);
+	assert_int_equal(c.trees[2].perf_runs, 0);
+	assert_int_equal(c.trees[2].compare.nthresholds, 0);
+	bg_service_conf_release(&c);
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    arches: [x86_64]\n    perf-runs: 101\n", 6, 16,
+		     "'perf-runs' must be a whole number from 0 to 100, not '101'");
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    arches: [x86_64]\n    perf-runs: -1\n", 6, 16,
+		     "'perf-runs' must be a whole number from 0 to 100, not '-1'");
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    arches: [x86_64]\n    perf-runs: 99999999999999999999\n", 6, 16,
+		     "'perf-runs' must be a whole number from 0 to 100, not '99999999999999999999'");
+}
+
 static void test_tree_errors(void **state)
 {
 	char *why;
@@ -514,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_paths_and_defaults),
 		cmocka_unit_test(test_shape_errors),
 		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_perf_runs),
 		cmocka_unit_test(test_tree_errors),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inboxes),

@@ -273,6 +273,37 @@ static void test_thresholds(void **state)
 	bg_compare_config_release(&cfg);
 }
 
+/* A metric a boot gives several times (perf runs): each value counts, or none of a refused boot. */
+static void test_boot_repeats(void **state)
+{
+	struct bg_sample_set s;
+	const struct bg_series *p;
+
+	(void)state;
+	bg_sample_set_init(&s);
+	bg_sample_set_boot_begin(&s);
+	assert_int_equal(bg_sample_set_boot_add(&s, "perf.trace_startup", 140000), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "boot.init", 1000), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "perf.trace_startup", 141000), 0);
+	assert_int_equal(bg_sample_set_boot_end(&s), 0);
+	/* refused after three runs: all three go, the first boot's two stay */
+	bg_sample_set_boot_begin(&s);
+	assert_int_equal(bg_sample_set_boot_add(&s, "perf.trace_startup", 150000), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "perf.trace_startup", 151000), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "perf.trace_startup", 152000), 0);
+	assert_int_equal(bg_sample_set_boot_add(&s, "boot.init", -5), -1);
+	assert_int_equal(bg_sample_set_boot_end(&s), -1);
+	bg_sample_set_boot_begin(&s);
+	assert_int_equal(bg_sample_set_boot_add(&s, "perf.trace_startup", 142000), 0);
+	assert_int_equal(bg_sample_set_boot_end(&s), 0);
+	p = bg_sample_set_find(&s, "perf.trace_startup");
+	assert_int_equal(s.boots, 2);
+	assert_int_equal(s.excluded, 1);
+	assert_int_equal(p->n, 3);
+	assert_true(p->v[0] == 140000 && p->v[1] == 141000 && p->v[2] == 142000);
+	bg_sample_set_release(&s);
+}
+
 /* A boot at a time: initcalls a boot did not print are zero work, milestones are missing. */
 static void test_boot_values(void **state)
 {
@@ -459,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_boot_values),
 		cmocka_unit_test(test_many_metrics),
 		cmocka_unit_test(test_metric_names),
+		cmocka_unit_test(test_boot_repeats),
 		cmocka_unit_test(test_deterministic),
 	};
 
