@@ -23,8 +23,8 @@ static const struct bg_cmd commands[] = {
 	  "same, different or unknown for every metric of two sets of boots" },
 	{ "measure", cmd_measure,
 	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
-	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--config BASE] [--fragment FILE]... [--perf-runs R] "
-	  "[--lab DIR] [--json]",
+	  "[--boots N] [--against REV2] [--parallel N] [--top N] [--config BASE] [--fragment FILE]... "
+	  "[--perf-runs R] [--lab DIR] [--json]",
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bisect", cmd_bisect,
 	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
@@ -52,13 +52,13 @@ static const struct bg_cmd commands[] = {
 	  "serve the artifact store read-only over HTTP for LAVA (GET /artifacts/SHA256/image)" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--boots N] "
-	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... [--perf-runs R] "
-	  "[--db FILE] [--lab DIR]",
+	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... "
+	  "[--perf-runs R] [--db FILE] [--lab DIR]",
 	  "a tip against the tree's last good commit; a regression queues a bisection" },
 	{ "series", cmd_series,
 	  "MBOX|- [--tree DIR] [--name TREE] [--base REV] --arch ARCH|--board NAME [--mode M] "
-	  "[--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... [--perf-runs R] "
-	  "[--db FILE] [--lab DIR] [--json] | --id N [...]",
+	  "[--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... "
+	  "[--perf-runs R] [--db FILE] [--lab DIR] [--json] | --id N [...]",
 	  "apply a patch series from its mails and measure it patch by patch" },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
 	  "fetch a tree's branch into its mirror and print the tip" },
