@@ -52,14 +52,13 @@ static const struct bg_cmd commands[] = {
 	  "serve the artifact store read-only over HTTP for LAVA (GET /artifacts/SHA256/image)" },
 	{ "gate", cmd_gate,
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--console C] "
-	  "[--boots N] "
-	  "[--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] [--fragment FILE]... [--perf-runs R] "
-	  "[--db FILE] [--lab DIR]",
+	  "[--boots N] [--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] "
+	  "[--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR]",
 	  "a tip against the tree's last good commit; a regression queues a bisection" },
 	{ "series", cmd_series,
 	  "MBOX|- [--tree DIR] [--name TREE] [--base REV] --arch ARCH|--board NAME [--mode M] "
-	  "[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] [--fragment FILE]... [--perf-runs R] "
-	  "[--db FILE] [--lab DIR] [--json] | --id N [...]",
+	  "[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] "
+	  "[--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR] [--json] | --id N [...]",
 	  "apply a patch series from its mails and measure it patch by patch" },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
 	  "fetch a tree's branch into its mirror and print the tip" },

@@ -40,7 +40,7 @@ test_expect_success 'master with --perf: the kernel, and a static perf beside it
 		>out 2>err &&
 	cmp out master.json &&
 	test_jq ".status == \"built\" and (.perf | endswith(\"/perf\")) and
-		(.perf | startswith(.artifact)) and (.image | startswith(.artifact))" master.json &&
+		(.artifact as \$a | (.perf | startswith(\$a)) and (.image | startswith(\$a)))" master.json &&
 	perf=$(jq -r .perf master.json) &&
 	test "$(sha256sum <"$perf" | cut -c1-64)" = "$(jq -r .perf_sha256 master.json)" &&
 	test "$(sha256sum <"$(jq -r .image master.json)" | cut -c1-64)" = \
@@ -75,7 +75,7 @@ test_expect_success 'three perf runs in one boot: three plausible perf.trace_sta
 test_expect_success 'bootgate-boot --perf: bad input is usage, said once' '
 	test_exit_code 2 "$BOOT" --image "$(jq -r .image master.json)" --board x86_64 \
 		--perf-runs 3 2>err &&
-	test_grep "needs --perf" err &&
+	test_grep "need --perf BIN" err &&
 	test_exit_code 2 "$BOOT" --image "$(jq -r .image master.json)" --board x86_64 \
 		--perf /nonexistent 2>err &&
 	test_grep "perf ./nonexistent" err &&
