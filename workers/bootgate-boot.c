@@ -616,6 +616,11 @@ int main(int argc, char **argv)
 		log_warnx("%s", bg_error_last());
 		return BG_EXIT_USAGE;
 	}
+	if (bg_board_check_mode(&r.board, r.deterministic) < 0) {
+		log_warnx("%s", bg_error_last());
+		bg_board_release(&r.board);
+		return BG_EXIT_USAGE;
+	}
 	if (!r.initrd) {
 		if (!(initrd = test_initramfs(&r))) {
 			log_warnx("%s", bg_error_last());
