@@ -656,6 +656,11 @@ int main(int argc, char **argv)
 		log_warnx("%s", bg_error_last());
 		return BG_EXIT_USAGE;
 	}
+	if (bg_board_check_mode(&r.board, r.deterministic) < 0) {
+		log_warnx("%s", bg_error_last());
+		bg_board_release(&r.board);
+		return BG_EXIT_USAGE;
+	}
 	if (!r.initrd) {
 		/* the board arch's test init, built once */
 		if (!(initrd = initramfs_script("initramfs.sh", r.board.arch, r.board.init_cc))) {
@@ -682,7 +687,12 @@ int main(int argc, char **argv)
 	r.accel = r.board.type == BG_BOARD_LAVA ? "lava" : pick_accel(&r.board);
 	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
 	snprintf(r.icount, sizeof(r.icount), "shift=%ld,sleep=off,align=off", r.board.icount_shift);
-	snprintf(r.smp, sizeof(r.smp), "%ld", r.board.cpus);
+	/*
+	 * one CPU per socket: without ACPI an x86 kernel learns its CPUs from SeaBIOS's MP
+	 * table, which lists only the first CPU of each package (QEMU's -smp 2 is one package
+	 * of two cores)
+	 */
+	snprintf(r.smp, sizeof(r.smp), "%ld,sockets=%ld", r.board.cpus, r.board.cpus);
 	/* timing: each boot's vCPUs run on host threads of their own; keep them off each other */
 	if (!parallel_given && !r.deterministic && r.board.cpus > 1)
 		r.parallel = r.parallel / (unsigned)r.board.cpus ? r.parallel / (unsigned)r.board.cpus : 1;

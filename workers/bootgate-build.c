@@ -40,6 +40,7 @@ struct build {
 	char *perf_out;           /* perf's own build directory, beside o/ */
 	const char *in_perf;
 	char *work, *src, *out, *frag, *log, *ccache;
+	char *slot;               /* the board's: its o, frag, config-key, log (see main) */
 	char *marker;             /* o/.bootgate-building: there while make runs */
 	/* src, o and frag as the build sees them: the same paths for every tree, sandboxed */
 	const char *in_src, *in_out, *in_frag;
@@ -65,8 +66,9 @@ static void usage(FILE *f)
 		"                      [--config BASE] [--fragment FILE]... [--jobs N]\n"
 		"                      [--result FILE] [--no-sandbox] [--perf]\n"
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
-		"arch: x86_64, arm64, ppc64le). The worktree and the out-of-tree build directory\n"
-		"of each tree and arch are kept in $BOOTGATE_CACHE (default /var/cache/bootgate),\n"
+		"arch: x86_64, arm64, ppc64le). The worktree of each tree and arch and the\n"
+		"out-of-tree build directory of each board are kept in $BOOTGATE_CACHE (default\n"
+		"/var/cache/bootgate),\n"
 		"so neighbouring commits build incrementally; compiles go through ccache.\n"
 		"\nThe configuration is BASE (tinyconfig, the default; a defconfig target such as\n"
 		"x86_64_defconfig; or a .config file), then the board's fragments, then each\n"
@@ -256,7 +258,7 @@ static int make_perf(struct build *b, struct bg_proc_result *r)
  */
 static int configure(struct build *b, struct bg_proc_result *r)
 {
-	char *keyfile = bg_path_join(b->work, "config-key");
+	char *keyfile = bg_path_join(b->slot, "config-key");
 	char *dotconfig = bg_path_join(b->out, ".config");
 	char *in_dotconfig = bg_path_join(b->in_out, ".config");
 	char *fragdir = b->frag;
@@ -384,7 +386,7 @@ static int forget_interrupted(struct build *b)
 	int fd, ret = 0;
 
 	/* beside the build directory, where the build cannot plant anything */
-	b->marker = bg_path_join(b->work, "building");
+	b->marker = bg_path_join(b->slot, "building");
 	if (access(b->marker, F_OK) == 0) {
 		struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, b->log_fd };
 
@@ -633,7 +635,7 @@ static int store(struct build *b)
 	char *path = NULL, *link = NULL, *staged = NULL, *staged_perf = NULL;
 	int ret = -1, fd;
 
-	staged = bg_path_join(b->work, "image");
+	staged = bg_path_join(b->slot, "image");
 	if ((fd = bg_open_beneath(b->out, b->board.image)) < 0) {
 		b->bad_output = true;   /* the build's doing: a link, a directory, nothing */
 		goto out;
@@ -880,9 +882,21 @@ int main(int argc, char **argv)
 	bg_strvec_release(&extra);
 	b.work = bg_tree_workdir(&b.tree, b.board.arch);
 	b.src = bg_path_join(b.work, "src");
-	b.out = bg_path_join(b.work, "o");
-	b.frag = bg_path_join(b.work, "frag");
-	b.log = bg_path_join(b.work, "build.log");
+	/*
+	 * One worktree per tree and arch, but a build directory per board: boards of one arch
+	 * with other fragments (qemu-x86_64-smp beside qemu-x86_64) would otherwise configure
+	 * it anew and rebuild nearly everything at each switch. qemu-ARCH keeps the arch's.
+	 */
+	{
+		char *own = xasprintf("qemu-%s", b.board.arch);
+
+		b.slot = strcmp(b.board.name, own) ? xasprintf("%s/boards/%s", b.work, b.board.name) :
+			 xstrdup(b.work);
+		free(own);
+	}
+	b.out = bg_path_join(b.slot, "o");
+	b.frag = bg_path_join(b.slot, "frag");
+	b.log = bg_path_join(b.slot, "build.log");
 	b.ccache = bg_path_join(b.cache, "ccache");
 	b.in_src = b.sandbox ? "/tmp/bootgate/src" : b.src;
 	b.in_out = b.sandbox ? "/tmp/bootgate/o" : b.out;
@@ -1009,6 +1023,7 @@ out:
 	bg_board_release(&b.board);
 	bg_tree_release(&b.tree);
 	free(b.work);
+	free(b.slot);
 	free(b.src);
 	free(b.out);
 	free(b.frag);

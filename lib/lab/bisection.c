@@ -905,6 +905,10 @@ static int start(struct run *r, const struct bg_bisection_opts *o)
 	r->mode = o->deterministic ? "deterministic" : "timing";
 	if (bg_board_load(r->lab, o->board, &board) < 0)
 		return -1;
+	if (bg_board_check_mode(&board, o->deterministic) < 0) {
+		bg_board_release(&board);
+		return -1;
+	}
 	r->board = xstrdup(board.name);
 	bg_board_release(&board);
 	if (bg_tree_open(o->tree, &r->tree) < 0 ||

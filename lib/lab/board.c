@@ -169,6 +169,7 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	    bg_conf_long(c, "boot_timeout", 120, 1, 86400, &b->boot_timeout) < 0 ||
 	    bg_conf_long(c, "exit_timeout", 60, 1, 86400, &b->exit_timeout) < 0 ||
 	    bg_conf_long(c, "icount_shift", 3, 0, 10, &b->icount_shift) < 0 ||
+	    bg_conf_list(c, "modes", &b->modes, &b->nmodes) < 0 ||
 	    (b->type == BG_BOARD_LAVA && load_lava(c, lab, &b->lava) < 0) ||
 	    bg_conf_check_unused(c) < 0)
 		goto out;
@@ -192,6 +193,12 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 				 poweroff);
 		goto out;
 	}
+	for (size_t i = 0; i < b->nmodes; i++)
+		if (strcmp(b->modes[i], "timing") != 0 && strcmp(b->modes[i], "deterministic") != 0) {
+			bg_conf_error_at(c, "modes", i, "a mode is timing or deterministic, not '%s'",
+					 b->modes[i]);
+			goto out;
+		}
 	for (size_t i = 0; i < b->nfragments; i++) {
 		char *frag;
 
@@ -300,6 +307,19 @@ char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_con
 	if (extra && *extra)
 		bg_strbuf_addf(&sb, " %s", extra);
 	return bg_strbuf_detach(&sb, NULL);
+}
+
+int bg_board_check_mode(const struct bg_board *b, bool deterministic)
+{
+	const char *mode = deterministic ? "deterministic" : "timing";
+
+	for (size_t i = 0; i < b->nmodes; i++)
+		if (!strcmp(b->modes[i], mode))
+			return 0;
+	if (!b->nmodes)
+		return 0;
+	return bg_error("board %s does not boot in %s mode (its modes: %s%s)", b->name, mode,
+			b->modes[0], b->nmodes > 1 ? ", ..." : "");
 }
 
 double bg_board_boot_seconds(const struct bg_board *b, bool deterministic)

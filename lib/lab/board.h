@@ -64,6 +64,8 @@ struct bg_board {
 	const char *timing_cmdline; /* only in timing mode; @HOST_TSC_KHZ@ is replaced */
 	long boot_timeout, exit_timeout;  /* s */
 	long icount_shift;
+	char **modes;              /* the modes it boots in: timing, deterministic (both) */
+	size_t nmodes;
 	struct bg_lava_board lava; /* type lava */
 	char *lab;                 /* the lab-configs directory the board came from */
 	struct bg_conf conf;       /* owns the strings */
@@ -77,6 +79,9 @@ struct bg_board {
  */
 char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_console console,
 		       long tsc_khz, const char *extra);
+
+/* 0 when b boots in that mode (its modes: key); -1 with why otherwise. */
+int bg_board_check_mode(const struct bg_board *b, bool deterministic);
 
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);

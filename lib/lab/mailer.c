@@ -237,7 +237,7 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 		bg_strbuf_addf(qemu, " -cpu %s", b.cpu);
 	bg_strbuf_addf(qemu, " -m %ld", b.memory);
 	if (b.cpus > 1)
-		bg_strbuf_addf(qemu, " -smp %ld", b.cpus);
+		bg_strbuf_addf(qemu, " -smp %ld,sockets=%ld", b.cpus, b.cpus);
 	for (size_t i = 0; i < b.nqemu_args; i++)
 		bg_strbuf_addf(qemu, " %s", b.qemu_args[i]);
 	/* the command line bootgate-boot gives, the host's TSC left as @HOST_TSC_KHZ@ */

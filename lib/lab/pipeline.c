@@ -34,6 +34,10 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
 
 	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &board) < 0)
 		return -1;
+	if (bg_board_check_mode(&board, o->deterministic) < 0) {
+		bg_board_release(&board);
+		return -1;
+	}
 	bg_board_release(&board);
 	if (bg_tree_open(o->tree, &m->tree) < 0)
 		return -1;

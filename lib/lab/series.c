@@ -738,6 +738,10 @@ static int start(struct run *r)
 	r->lab = o->lab ? o->lab : bg_lab_dir();
 	if (bg_board_load(r->lab, o->board, &board) < 0)
 		return -1;
+	if (bg_board_check_mode(&board, o->deterministic) < 0) {
+		bg_board_release(&board);
+		return -1;
+	}
 	r->board = xstrdup(board.name);
 	bg_board_release(&board);
 	if (bg_tree_open(o->tree, &r->tree) < 0)

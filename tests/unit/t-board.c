@@ -163,6 +163,31 @@ static void test_board_errors(void **state)
 	expect_error(NULL, "cpus: 2x\n", ":11:7: 'cpus' must be a whole number from 1 to 64, "
 		     "not '2x'");
 	expect_error(NULL, "cpus: [2, 4]\n", ":11:1: 'cpus' takes one value, not a list");
+	expect_error(NULL, "modes: [timing, fast]\n", ":11:17: a mode is timing or deterministic, "
+		     "not 'fast'");
+}
+
+/* modes: a board that cannot boot under -icount says so before anything is built. */
+static void test_modes(void **state)
+{
+	struct bg_board b;
+
+	(void)state;
+	write_board("qemu-t", NULL, NULL);
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	assert_int_equal(bg_board_check_mode(&b, true), 0);      /* both by default */
+	assert_int_equal(bg_board_check_mode(&b, false), 0);
+	bg_board_release(&b);
+	write_board("qemu-t", NULL, "modes: [timing]\n");
+	assert_int_equal(bg_board_load(lab, "t", &b), 0);
+	assert_int_equal(bg_board_check_mode(&b, false), 0);
+	assert_int_equal(bg_board_check_mode(&b, true), -1);
+	assert_string_equal(bg_error_last(), "board qemu-t does not boot in deterministic mode "
+			    "(its modes: timing)");
+	bg_board_release(&b);
+	assert_int_equal(bg_board_load(SHIPPED_LAB, "qemu-x86_64-smp", &b), 0);
+	assert_int_equal(bg_board_check_mode(&b, true), -1);
+	bg_board_release(&b);
 }
 
 /* The command line each console mode gives, as bootgate-boot passes it to QEMU. */
@@ -295,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_fragment_errors),
 		cmocka_unit_test(test_board_names),
 		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_console_names),
 	};
 
