@@ -22,9 +22,10 @@
 #                                   tracing, 17th: the eval-map work at boot holds
 #                                     event_mutex and trace_event_sem far longer, and
 #                                     init_kprobe_trace() waits for them
-#                                   printk, 9th: the 8250 console is registered when
-#                                     its port is probed and flushes the whole backlog
-#                                     there, a frame time (87 us at 115200) a character
+#                                   printk, 9th: the legacy 8250 ports and their console
+#                                     are registered in the ISA device's probe, which
+#                                     flushes the whole backlog there, each character
+#                                     given a frame at the base rate (87 us, 115200)
 #                                   perf, 14th: culprit.patch (perf trace building
 #                                     kernel maps it does not need), else stand-in.patch
 #
