@@ -119,7 +119,7 @@ wait_until() {
 step "The trees: Debian's linux-source-6.1 as git, and the three seed scenarios on it"
 repo=$(sh "$root/scripts/kernel-repo.sh")
 for s in $scenarios; do
-	sh "$root/scripts/scenario-tree.sh" --scenario "$s" --repo "$repo" >"$out/$s.scenario" ||
+	sh "$root/scripts/scenario-tree.sh" --scenario "$s" --repo "$repo" --force >"$out/$s.scenario" ||
 		die "scenario-tree.sh --scenario $s failed"
 done
 # field SCENARIO KEY: a line of the scenario's description

@@ -15,7 +15,7 @@ TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
 # scen SCENARIO KEY: a line of scenario-tree.sh's own description, made here apart from
 # the demo, so that the culprits below are not read from the demo's output
 for s in tracing printk perf; do
-	sh "$ROOT/scripts/scenario-tree.sh" --scenario "$s" >"$SCRATCH/$s.scenario" || exit 1
+	sh "$ROOT/scripts/scenario-tree.sh" --scenario "$s" --force >"$SCRATCH/$s.scenario" || exit 1
 done
 scen() { awk -v k="$2" '$1 == k { print $2 }' "$SCRATCH/$1.scenario"; }
 
