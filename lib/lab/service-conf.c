@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 
 #include "lab/service-conf.h"
 #include "lab/board.h"
@@ -376,6 +377,52 @@ static int check_boards(const struct bg_conf *m, const struct bg_service_tree *t
 	return 0;
 }
 
+/*
+ * Each board as the workers will load it, for this tree: a board file with a mistake, a
+ * mode the board does not boot, or perf on a board that cannot run it would otherwise
+ * pass the check and fail every job of the tree.
+ */
+static int check_board_use(const struct bg_conf *m, const char *key, size_t i,
+			   const char *prefix, const struct bg_service_tree *t, const char *lab)
+{
+	const char *name = bg_conf_find(m, key)->values[i];
+	char *full = xasprintf("%s%s", prefix, name);
+	struct bg_board b;
+	struct utsname u;
+	int ret = -1;
+
+	if (bg_board_load(lab, full, &b) < 0) {
+		bg_conf_error_at(m, key, i, "board '%s': %s", full, bg_error_last());
+		free(full);
+		return -1;
+	}
+	if (bg_board_check_mode(&b, t->deterministic) < 0)
+		bg_conf_error_at(m, key, i, "%s", bg_error_last());
+	else if (t->perf_runs && b.type == BG_BOARD_LAVA)
+		bg_conf_error_at(m, key, i, "'perf-runs': board '%s' is a LAVA board; perf runs "
+				 "on QEMU boards", full);
+	else if (t->perf_runs && (uname(&u) < 0 || strcmp(u.machine, b.arch) != 0))
+		bg_conf_error_at(m, key, i, "'perf-runs': perf is built for this host's arch, "
+				 "not for board '%s' (%s)", full, b.arch);
+	else
+		ret = 0;
+	bg_board_release(&b);
+	free(full);
+	return ret;
+}
+
+static int check_boards_use(const struct bg_conf *m, const struct bg_service_tree *t,
+			    const char *lab)
+{
+	for (size_t i = 0; i < t->narches; i++)
+		if (check_board_use(m, "arches", i, "qemu-", t, lab) < 0)
+			return -1;
+	for (size_t i = 0; i < t->nboards; i++)
+		if (check_board_use(m, "boards", i, "", t, lab) < 0)
+			return -1;
+	return 0;
+}
+
 static int check_metrics(const struct bg_conf *m, const struct bg_service_tree *t)
 {
 	for (size_t i = 0; i < t->nmetrics; i++)
@@ -495,6 +542,8 @@ static int read_tree(struct bg_service_conf *sc, struct bg_conf *trees, size_t i
 	if (bg_console_parse(console, &t->console) < 0)
 		return bg_conf_error_at(m, "console", 0, "'console' is verbose or quiet, not '%s'",
 					console);
+	if (check_boards_use(m, t, lab) < 0)
+		return -1;
 	if (check_metrics(m, t) < 0 || read_thresholds(thr, t) < 0 ||
 	    read_config(m, t, dir, config) < 0)
 		return -1;

@@ -360,6 +360,37 @@ static void test_perf_runs(void **state)
 		     "'perf-runs' must be a whole number from 0 to 100, not '99999999999999999999'");
 }
 
+/* Each board is loaded as the workers will: its own mistakes, its modes, perf on it. */
+static void test_board_use(void **state)
+{
+	char *why;
+
+	(void)state;
+	expect_error(TREE "    boards: [qemu-x86_64-smp]\n    mode: deterministic\n", 6, 14,
+		     "board qemu-x86_64-smp does not boot in deterministic mode (its modes: timing)");
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    boards: [lava-qemu-x86_64]\n    perf-runs: 3\n", 5, 14,
+		     "'perf-runs': board 'lava-qemu-x86_64' is a LAVA board; perf runs on QEMU boards");
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    arches: [ppc64le]\n    perf-runs: 3\n", 5, 14,
+		     "'perf-runs': perf is built for this host's arch, not for board 'qemu-ppc64le' "
+		     "(ppc64le)");
+	/* a board file of its own lab with a mistake in it: named where it is */
+	assert_int_equal(unit_write(dir, "lab/boards/qemu-bad.yaml",
+				    "name: qemu-bad\narch: x86_64\nkernel_arch: x86\n"
+				    "make_target: bzImage\nimage: bzImage\nqemu: qemu-system-x86_64\n"
+				    "machine: pc\ncpus: 0\ncmdline: console=ttyS0\n"), 0);
+	why = xasprintf("%s/lab", dir);
+	setenv("BOOTGATE_LAB", why, 1);
+	free(why);
+	why = xasprintf("board 'qemu-bad': %s/lab/boards/qemu-bad.yaml:8:7: 'cpus' must be a "
+			"whole number from 1 to 64, not '0'", dir);
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    boards: [qemu-bad]\n", 5, 14, why);
+	free(why);
+	setenv("BOOTGATE_LAB", lab, 1);
+}
+
 static void test_tree_errors(void **state)
 {
 	char *why;
@@ -553,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_shape_errors),
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_perf_runs),
+		cmocka_unit_test(test_board_use),
 		cmocka_unit_test(test_tree_errors),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inboxes),
