@@ -439,6 +439,31 @@ static void test_perf_runs(void **state)
 	bg_strbuf_release(&sb);
 }
 
+/* Past BG_BOOT_MAX_PERF_RUNS runs the rest are left out, said once, and none is "failed". */
+static void test_perf_runs_capped(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+
+	(void)state;
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 (x)\n"
+			 "[    0.500000] Run /init as init process\n");
+	for (unsigned i = 0; i < BG_BOOT_MAX_PERF_RUNS + 50; i++)
+		bg_strbuf_addf(&sb, "[%5u.%06u] bootgate: perf.trace_startup=%u run=%u exit=%d\n",
+			       1 + i / 1000000, i % 1000000, 140000 + i, i, i == 3);
+	p = parse_str(sb.buf);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->nr_perf_runs, BG_BOOT_MAX_PERF_RUNS - 1);
+	assert_int_equal(p->boots[0]->perf_failed, 1);
+	assert_int_equal(p->boots[0]->perf_runs[BG_BOOT_MAX_PERF_RUNS - 2],
+			 140000 + BG_BOOT_MAX_PERF_RUNS - 1);
+	assert_int_equal(p->boots[0]->unparsed_lines, 0);
+	assert_int_equal(p->warnings, 1);
+	assert_non_null(strstr(p->warning, "more than 1000 perf runs in one boot"));
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
 static void test_perf_bad_lines(void **state)
 {
 	static const char *bad[] = {
@@ -947,6 +972,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_perf_runs),
+		cmocka_unit_test(test_perf_runs_capped),
 		cmocka_unit_test(test_perf_bad_lines),
 		cmocka_unit_test(test_perf_many_runs),
 	};
