@@ -51,6 +51,8 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--range)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		# given empty, it would make the default branch instead
+		[ -n "$2" ] || { echo "scenario-tree.sh: --range wants a number from 2 to 4096, not ''" >&2; exit 2; }
 		range=$2
 		shift 2 ;;
 	--scenario)
@@ -60,6 +62,8 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--repo)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		# given empty, it would change the shared cached repository instead
+		[ -n "$2" ] || { echo "scenario-tree.sh: --repo wants a directory, not ''" >&2; exit 2; }
 		repo=$2
 		shift 2 ;;
 	--force)
@@ -72,7 +76,8 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$range" ]; then
 	case "$range" in
-	'' | *[!0-9]* | 0*) echo "scenario-tree.sh: --range wants a number from 2 to 4096, not '$range'" >&2; exit 2 ;;
+	# five digits or more: past 4096, and past what test(1) reads as a number
+	'' | *[!0-9]* | 0* | ?????*) echo "scenario-tree.sh: --range wants a number from 2 to 4096, not '$range'" >&2; exit 2 ;;
 	esac
 	if [ "$range" -lt 2 ] || [ "$range" -gt 4096 ]; then
 		echo "scenario-tree.sh: --range wants a number from 2 to 4096, not '$range'" >&2

@@ -127,7 +127,15 @@ test_expect_success 'bad arguments are usage errors (exit 2) that say what is wr
 	test_grep "^usage:" err &&
 	test ! -s out &&
 	test_exit_code 1 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --repo "$SCRATCH/none" 2>err &&
-	test_grep "has no master" err
+	test_grep "has no master" err &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --range "" >out 2>err &&
+	test_grep "range wants a number from 2 to 4096, not ..$" err &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --range 99999999999999999999 >>out 2>err &&
+	test_grep "not .99999999999999999999.$" err &&
+	! grep -q "Illegal number" err &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --repo "" >>out 2>err &&
+	test_grep "repo wants a directory, not ..$" err &&
+	test ! -s out
 '
 
 test_expect_success 'the fix series reads as a v2 cover letter and two patches' '
