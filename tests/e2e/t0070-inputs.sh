@@ -45,6 +45,19 @@ test_expect_success 'measure: a board that is not one, or a path: exit 2' '
 	nothing_started
 '
 
+test_expect_success 'a board asked for a mode it does not boot in: exit 2 from every command' '
+	echo "Subject: [PATCH] x" >one.mbox &&
+	for c in "measure --commit master" "gate --name t --rev master" \
+		"bisect --good master --bad master" "series one.mbox --db s.db"; do
+		# shellcheck disable=SC2086
+		test_exit_code 2 bootgate $c --tree tree --board qemu-x86_64-smp \
+			--mode deterministic 2>err &&
+		test_grep "board qemu-x86_64-smp does not boot in deterministic mode" err ||
+			return 1
+	done &&
+	nothing_started
+'
+
 test_expect_success 'measure: numbers that are not counts: exit 2' '
 	for n in 0 -1 4x 4294967297 " 3" 1001; do
 		test_exit_code 2 bootgate measure --tree tree --commit master --arch x86_64 \
