@@ -78,8 +78,9 @@ static void usage(FILE *f)
 		"into the artifact beside the image; a perf that does not build fails the commit.\n"
 		"The artifact's identity (image_sha256) then covers both: the hash of the\n"
 		"kernel's and perf's hashes, so a change to perf alone gives new boots.\n"
-		"\nexit: 0 built, 1 the kernel does not build, 2 usage (a bad tree, board or\n"
-		"commit), 111 infrastructure (retry), 127 a program could not be run\n");
+		"\nexit: 0 built, 1 the kernel (or with --perf, perf) does not build, 2 usage (a\n"
+		"bad tree, board or commit), 111 infrastructure (retry), 127 a program could not\n"
+		"be run\n");
 }
 
 /* The environment of every build step: nothing of the service's own. */
@@ -161,14 +162,14 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		hide(&a, "/etc/bootgate");
 		hide(&a, b->cache);
 		hide(&a, b->board.lab);
+		if (b->perf)
+			bg_strvec_pushv(&a, (char *const[]){ "--bind", b->perf_out,
+							     (char *)b->in_perf, NULL });
 		/*
 		 * Every tree's worktree is seen at one path: the kernel writes its source path
 		 * into every compile (-I, -fmacro-prefix-map), so only then do the tracing,
 		 * printk and perf trees, 99% one source, share their compiles in ccache.
 		 */
-		if (b->perf)
-			bg_strvec_pushv(&a, (char *const[]){ "--bind", b->perf_out,
-							     (char *)b->in_perf, NULL });
 		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, (char *)b->in_src,
 			"--ro-bind", b->frag, (char *)b->in_frag, "--bind", b->out,
 			(char *)b->in_out, "--bind", b->ccache, b->ccache, "--chdir",
