@@ -321,7 +321,6 @@ static void test_value_errors(void **state)
 	}
 }
 
-/* Trees: names, URLs, branches, boards, metrics, thresholds and configs. */
 /* perf-runs: the number of runs, perf's default threshold unless the file has one. */
 static void test_perf_runs(void **state)
 {
@@ -360,6 +359,7 @@ static void test_perf_runs(void **state)
 		     "'perf-runs' must be a whole number from 0 to 100, not '99999999999999999999'");
 }
 
+/* Trees: names, URLs, branches, boards, metrics, thresholds and configs. */
 static void test_tree_errors(void **state)
 {
 	char *why;
