@@ -662,6 +662,12 @@ int main(int argc, char **argv)
 		bg_board_release(&r.board);
 		return BG_EXIT_USAGE;
 	}
+	if (r.perf[0] && r.board.type == BG_BOARD_LAVA) {
+		log_warnx("--perf: board %s is a LAVA board; perf runs on QEMU boards",
+			  r.board.name);
+		bg_board_release(&r.board);
+		return BG_EXIT_USAGE;
+	}
 	if (!r.initrd) {
 		/* the board arch's test init, built once */
 		if (!(initrd = initramfs_script("initramfs.sh", r.board.arch, r.board.init_cc))) {
@@ -672,12 +678,6 @@ int main(int argc, char **argv)
 		r.initrd = initrd;
 	}
 	r.initrds[0] = r.initrds[1] = r.initrd;
-	if (r.perf[0] && r.board.type == BG_BOARD_LAVA) {
-		log_warnx("--perf: board %s is a LAVA board; perf runs on QEMU boards",
-			  r.board.name);
-		ret = BG_EXIT_USAGE;
-		goto out_early;
-	}
 	for (int s = 0; s < 2; s++)
 		if (r.perf[s] && !(r.initrds[s] = with_perf[s] =
 				   initramfs_script("initramfs-perf.sh", r.initrd, r.perf[s]))) {

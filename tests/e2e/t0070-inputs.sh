@@ -112,6 +112,14 @@ test_expect_success 'bootgate-boot: counts that are not counts: exit 2' '
 	test_grep "image .nope." err
 '
 
+test_expect_success 'bootgate-boot --perf on a LAVA board: exit 2 before any initramfs is made' '
+	echo image >image &&
+	echo perf >perf &&
+	test_exit_code 2 "$BOOT" --image image --board lava-x86-pc --perf perf 2>err &&
+	test_grep "board lava-x86-pc is a LAVA board; perf runs on QEMU boards" err &&
+	test ! -e "$BOOTGATE_CACHE/initramfs"
+'
+
 test_expect_success 'bootgate-boot: a console that cannot be written is infra (111), never complete' '
 	echo image >image &&
 	echo initrd >initrd &&
