@@ -86,7 +86,7 @@ static void boot_clear(struct bg_boot *b)
 	b->kernel = b->banner = b->cmdline = b->panic = b->arch = NULL;
 	b->outcome = BG_OUTCOME_TRUNCATED;
 	b->nr_initcalls = b->nr_probes = b->nr_problems = b->nr_perf_runs = 0;
-	b->perf_failed = 0;
+	b->perf_failed = b->perf_ignored = 0;
 	b->problems_total = 0;
 	b->init_us = b->userspace_us = b->free_initmem_us = -1;
 	b->unparsed_lines = 0;
@@ -967,10 +967,9 @@ static void on_perf_run(struct bg_bootlog *p, const char *msg, size_t len)
 	    s + 6 + n != end)
 		goto bad;
 	if (b->nr_perf_runs + b->perf_failed >= BG_BOOT_MAX_PERF_RUNS) {
-		if (b->nr_perf_runs + b->perf_failed == BG_BOOT_MAX_PERF_RUNS)
+		if (!b->perf_ignored++)
 			warn_at_line(p, "more than %u perf runs in one boot; the rest are ignored",
 				     BG_BOOT_MAX_PERF_RUNS);
-		b->perf_failed++;
 		return;
 	}
 	if (status) {
