@@ -148,6 +148,7 @@ wait_until 20 'git ls-remote "git://127.0.0.1:$gitd_port/tracing.git" >/dev/null
 say "git daemon: git://127.0.0.1:$gitd_port/{tracing,printk,perf}.git, for-next at master"
 
 smtp_port=$(free_port)
+# smtp-sink runs as nobody (-u): it must pass through $out and write into mails/
 chmod 777 "$out/mails"
 chmod 711 "$out"
 setsid /usr/sbin/smtp-sink -d "$out/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$smtp_port" 10 \
