@@ -79,7 +79,8 @@ int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs,
 		return cmd_usage_error(cmd, "%s", bg_error_last());
 	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b) < 0)
 		return cmd_usage_error(cmd, "%s", bg_error_last());
-	if (bg_board_check_mode(&b, deterministic) < 0) {
+	if (bg_board_check_mode(&b, deterministic) < 0 ||
+	    (config && config->perf_runs && bg_board_check_perf(&b) < 0)) {
 		bg_board_release(&b);
 		return cmd_usage_error(cmd, "%s", bg_error_last());
 	}

@@ -37,8 +37,9 @@ int cmd_serve_artifacts(int argc, char **argv);
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);
 
 /*
- * The board (and that it boots in that mode), the tree and its revisions (NULLs skipped)
- * checked before any work: 0, or 2 after the usage error naming what is wrong.
+ * The board (that it boots in that mode, and runs a perf built here when the config asks
+ * for perf runs), the tree and its revisions (NULLs skipped) checked before any work: 0,
+ * or 2 after the usage error naming what is wrong.
  */
 struct bg_build_config;
 int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs, size_t n,

@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include "lab/board.h"
 #include "lab/git.h"
@@ -773,18 +772,10 @@ static int check_result_path(const char *path)
 	return ret;
 }
 
-/* perf is built with the host's compiler and libraries: for a board of the host's arch. */
 static int perf_arch_check(const struct build *b)
 {
-	struct utsname u;
-
-	if (!b->perf)
-		return 0;
-	if (uname(&u) < 0)
-		return bg_error_errno("cannot read the host's arch");
-	if (strcmp(u.machine, b->board.arch) != 0)
-		return bg_error("--perf: perf is built for this host (%s), not for board %s (%s)",
-				u.machine, b->board.name, b->board.arch);
+	if (b->perf && bg_board_check_perf(&b->board) < 0)
+		return bg_error("--perf: %s", bg_error_last());
 	return 0;
 }
 

@@ -58,6 +58,18 @@ test_expect_success 'a board asked for a mode it does not boot in: exit 2 from e
 	nothing_started
 '
 
+test_expect_success 'perf runs on a board of another arch: exit 2 from every command' '
+	echo "Subject: [PATCH] x" >one.mbox &&
+	for c in "measure --commit master" "gate --name t --rev master" \
+		"bisect --good master --bad master" "series one.mbox --db s.db"; do
+		# shellcheck disable=SC2086
+		test_exit_code 2 bootgate $c --tree tree --arch ppc64le --perf-runs 3 2>err &&
+		test_grep "perf is built for this host (.*), not for board qemu-ppc64le (ppc64le)" \
+			err || return 1
+	done &&
+	nothing_started
+'
+
 test_expect_success 'measure: numbers that are not counts: exit 2' '
 	for n in 0 -1 4x 4294967297 " 3" 1001; do
 		test_exit_code 2 bootgate measure --tree tree --commit master --arch x86_64 \
