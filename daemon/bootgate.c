@@ -28,8 +28,9 @@ static const struct bg_cmd commands[] = {
 	  "build a commit, boot it N times, and compare it with another (QEMU)" },
 	{ "bisect", cmd_bisect,
 	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
-	  "[--console verbose|quiet] [--metric M] [--parallel K] [--threshold P=PCT%[:US]]... [--no-confirm] [--name TREE] "
-	  "[--config BASE] [--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR] [--json]",
+	  "[--console verbose|quiet] [--metric M] [--parallel K] [--threshold P=PCT%[:US]]... "
+	  "[--no-confirm] [--name TREE] [--config BASE] [--fragment FILE]... [--perf-runs R] "
+	  "[--db FILE] [--lab DIR] [--json]",
 	  "find the commit that made boot slower, building and booting real kernels" },
 	{ "show", cmd_show, "[--db FILE] [--json] BISECTION|COMMIT",
 	  "a bisection's steps, values and confirmation, or a commit's builds and boots" },

@@ -112,7 +112,7 @@ int cmd_bisect(int argc, char **argv)
 	kc.fragments = frags.v;
 	kc.nfragments = frags.n;
 	if ((ret = cmd_check_inputs("bisect", o.tree, (const char *[]){ o.good, o.bad }, 2,
-				    o.board, o.lab, &kc)) != 0)
+				    o.board, !strcmp(mode, "deterministic"), o.lab, &kc)) != 0)
 		goto out;
 	if (o.metric && (!*o.metric || strcspn(o.metric, " \t\r\n") != strlen(o.metric))) {
 		ret = cmd_usage_error("bisect", "--metric '%s' is not a metric's name", o.metric);

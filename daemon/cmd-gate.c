@@ -103,7 +103,7 @@ int cmd_gate(int argc, char **argv)
 	kc.fragments = frags.v;
 	kc.nfragments = frags.n;
 	if ((ret = cmd_check_inputs("gate", o.tree, (const char *[]){ o.rev }, 1, o.board,
-				    o.lab, &kc)) != 0)
+				    !strcmp(mode, "deterministic"), o.lab, &kc)) != 0)
 		goto out;
 	ret = 1;
 	o.deterministic = !strcmp(mode, "deterministic");

@@ -318,7 +318,7 @@ int cmd_series(int argc, char **argv)
 	kc.fragments = frags.v;
 	kc.nfragments = frags.n;
 	if ((ret = cmd_check_inputs("series", o.tree, (const char *[]){ o.base }, 1, o.board,
-				    o.lab, &kc)) != 0)
+				    !strcmp(mode, "deterministic"), o.lab, &kc)) != 0)
 		goto out;
 	ret = 1;
 	o.deterministic = !strcmp(mode, "deterministic");

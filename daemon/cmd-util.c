@@ -66,7 +66,8 @@ const char *cmd_fmt_ms(char *buf, size_t size, int64_t us)
 }
 
 int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs, size_t n,
-		     const char *board, const char *lab, const struct bg_build_config *config)
+		     const char *board, bool deterministic, const char *lab,
+		     const struct bg_build_config *config)
 {
 	struct bg_board b;
 	struct bg_tree t;
@@ -78,6 +79,11 @@ int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs,
 		return cmd_usage_error(cmd, "%s", bg_error_last());
 	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &b) < 0)
 		return cmd_usage_error(cmd, "%s", bg_error_last());
+	if (bg_board_check_mode(&b, deterministic) < 0 ||
+	    (config && config->perf_runs && bg_board_check_perf(&b) < 0)) {
+		bg_board_release(&b);
+		return cmd_usage_error(cmd, "%s", bg_error_last());
+	}
 	bg_board_release(&b);
 	if (bg_tree_open(tree, &t) < 0)
 		return cmd_usage_error(cmd, "%s", bg_error_last());

@@ -37,12 +37,14 @@ int cmd_serve_artifacts(int argc, char **argv);
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);
 
 /*
- * The board, the tree and its revisions (NULLs skipped) checked before any work: 0, or 2
- * after the usage error naming what is wrong.
+ * The board (that it boots in that mode, and runs a perf built here when the config asks
+ * for perf runs), the tree and its revisions (NULLs skipped) checked before any work: 0,
+ * or 2 after the usage error naming what is wrong.
  */
 struct bg_build_config;
 int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs, size_t n,
-		     const char *board, const char *lab, const struct bg_build_config *config);
+		     const char *board, bool deterministic, const char *lab,
+		     const struct bg_build_config *config);
 /*
  * The store of --db (NULL: the default) for a command that only reads: -1 after saying
  * why (none there, not one); never made by reading.

@@ -30,7 +30,8 @@ while [ $# -gt 0 ]; do
 	--timeout)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 		case "$2" in
-		'' | *[!0-9]* | 0*) echo "demo.sh: --timeout wants minutes (1..1440), not '$2'" >&2; exit 2 ;;
+		[1-9] | [1-9][0-9] | [1-9][0-9][0-9] | [1-9][0-9][0-9][0-9]) ;;
+		*) echo "demo.sh: --timeout wants minutes (1..1440), not '$2'" >&2; exit 2 ;;
 		esac
 		[ "$2" -le 1440 ] || { echo "demo.sh: --timeout wants minutes (1..1440), not '$2'" >&2; exit 2; }
 		timeout_min=$2
@@ -54,6 +55,16 @@ case "$out" in
 /*) ;;
 *) out=$(pwd)/$out ;;
 esac
+# the path goes into the daemon's YAML and into URLs: plain characters only
+case "$out" in
+*[!A-Za-z0-9._/+@-]*)
+	echo "demo.sh: --out '$out': use a path of letters, digits and ._/+@- only" >&2
+	exit 2 ;;
+esac
+if [ -e "$out" ] && [ ! -d "$out" ]; then
+	echo "demo.sh: --out '$out' is not a directory" >&2
+	exit 2
+fi
 if [ -e "$out" ] && [ ! -e "$out/.bootgate-demo" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 	echo "demo.sh: '$out' is not empty and holds no earlier demo: give another --out" >&2
 	exit 2
@@ -148,6 +159,7 @@ wait_until 20 'git ls-remote "git://127.0.0.1:$gitd_port/tracing.git" >/dev/null
 say "git daemon: git://127.0.0.1:$gitd_port/{tracing,printk,perf}.git, for-next at master"
 
 smtp_port=$(free_port)
+# smtp-sink runs as nobody (-u): it must pass through $out and write into mails/
 chmod 777 "$out/mails"
 chmod 711 "$out"
 setsid /usr/sbin/smtp-sink -d "$out/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$smtp_port" 10 \
@@ -248,6 +260,11 @@ while :; do
 			FROM comparisons c JOIN jobs j ON j.id = c.job_id
 			WHERE j.tree_id = $t AND j.kind = 'gate' AND j.rev = '$(field "$s" tip)'
 			ORDER BY c.id DESC LIMIT 1")
+		if [ -z "$line" ]; then
+			js=$(q "SELECT state FROM jobs WHERE tree_id = $t AND kind = 'gate' AND
+				rev = '$(field "$s" tip)' ORDER BY id DESC LIMIT 1")
+			[ -z "$js" ] || line="gate of the new tip: $js"
+		fi
 		b=$(q "SELECT id || '|' || state || '|' || coalesce(metric, '') || '|' ||
 			coalesce(culprit, '') || '|' || coalesce(confidence, '') FROM bisections
 			WHERE tree_id = $t AND parent_id IS NULL ORDER BY id LIMIT 1")
@@ -261,10 +278,14 @@ EOF
 			running) line="bisecting ${bmetric:-(choosing the metric)}: $steps commits measured" ;;
 			*) line="bisection $bstate: $(printf '%.12s' "$bculprit") (confidence $bconf)" ;;
 			esac
-			mailed=$(q "SELECT count(*) FROM outbox WHERE kind = 'bisection' AND ref = $bid
-				AND sent IS NOT NULL")
+			mailed=$(q "SELECT count(*) FROM mails m JOIN outbox o ON o.id = m.outbox_id
+				WHERE o.kind = 'bisection' AND o.ref = $bid AND m.sent IS NOT NULL")
 			[ "${mailed:-0}" = 0 ] || line="$line, mailed"
-			[ "$bstate" != running ] && { [ "${mailed:-0}" != 0 ] || [ "$bstate" = failed ]; } ||
+			# finished, and mailed (a failed bisection or a low confidence is not
+			# mailed: given two minutes, it is not waited for)
+			quiet=$(q "SELECT coalesce(finished, 0) < strftime('%s', 'now') - 120
+				FROM bisections WHERE id = $bid")
+			[ "$bstate" != running ] && { [ "${mailed:-0}" != 0 ] || [ "$quiet" = 1 ]; } ||
 				all=0
 		else
 			all=0
@@ -315,7 +336,7 @@ wait_until $((timeout_min * 60)) '[ "$(q "SELECT count(*) FROM series WHERE stat
 sid=$(q "SELECT id FROM series ORDER BY id LIMIT 1")
 say "series $sid: $(q "SELECT state FROM series WHERE id = $sid")"
 "$bg" series --id "$sid" 2>/dev/null | sed -n '1,30p' | sed 's/^/      /' || true
-wait_until 300 '[ "$(q "SELECT count(*) FROM outbox WHERE kind = '"'series'"' AND sent IS NOT NULL")" -ge 1 ]' ||
+wait_until 300 '[ "$(q "SELECT count(*) FROM mails WHERE about LIKE '"'series %'"' AND sent IS NOT NULL")" -ge 1 ]' ||
 	die "the series reply was never sent"
 reply=$(grep -l "^In-Reply-To:" "$out"/mails/* 2>/dev/null | xargs -r grep -l "Re: \[PATCH v2" | head -1 || true)
 if [ -n "$reply" ]; then

@@ -6,11 +6,12 @@
 # Prints its path.
 #   scripts/initramfs-perf.sh BASE.cpio PERF
 set -eu
+[ $# = 2 ] || { echo "usage: initramfs-perf.sh BASE.cpio PERF" >&2; exit 2; }
 base=$1
 perf=$2
 cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
 [ -f "$base" ] || { echo "initramfs-perf.sh: no initramfs '$base'" >&2; exit 2; }
-[ -f "$perf" ] || { echo "initramfs-perf.sh: no perf '$perf'" >&2; exit 2; }
+[ -f "$perf" ] && [ -s "$perf" ] || { echo "initramfs-perf.sh: no perf '$perf' (or it is empty)" >&2; exit 2; }
 key=$( (sha256sum <"$base"; sha256sum <"$perf") | sha256sum | cut -c1-16)
 out=$cache/initramfs/perf-$key.cpio
 if [ ! -f "$out" ]; then
@@ -18,7 +19,7 @@ if [ ! -f "$out" ]; then
 	stage=$(mktemp -d "$cache/initramfs/stage.XXXXXX")
 	trap 'rm -rf "$stage"' EXIT
 	mkdir -p "$stage/bin"
-	cp "$perf" "$stage/bin/perf"
+	cp -- "$perf" "$stage/bin/perf"
 	chmod 0755 "$stage/bin/perf"
 	ln -s ../init "$stage/bin/true"
 	cat "$base" >"$stage/all.cpio"

@@ -26,8 +26,8 @@
 #                                     are registered in the ISA device's probe, which
 #                                     flushes the whole backlog there, each character
 #                                     given a frame at the base rate (87 us, 115200)
-#                                   perf, 14th: culprit.patch (perf trace building
-#                                     kernel maps it does not need), else stand-in.patch
+#                                   perf, 14th: perf trace loads the kernel's symbols
+#                                     at start-up, which it does not need there
 #
 # Options: --repo DIR (default: the cached repository), --force (replace a branch of that
 # name whose tip is not the expected one; without it that is an error).
@@ -119,7 +119,6 @@ if [ -n "$scenario" ]; then
 	perf)
 		culprit_at=14
 		culprit_patch=$patches/seed-perf/culprit.patch
-		[ -f "$culprit_patch" ] || culprit_patch=$patches/seed-perf/stand-in.patch
 		initcall=-
 		metric=perf.trace_startup ;;
 	esac

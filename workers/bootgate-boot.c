@@ -79,8 +79,9 @@ static void usage(FILE *f)
 		"lab-configs/boards/. timing: wall clock, statistics decide. deterministic:\n"
 		"-icount, guest time counts instructions, so code-path changes read the same in\n"
 		"every boot. --console quiet: a user's quiet console, the initcalls read from the\n"
-		"ring buffer the init dumps after userspace. Writes each console, its host timestamps and its parsed result to\n"
-		"DIR (a new directory under $BOOTGATE_CACHE/boots by default); prints a JSON summary.\n"
+		"ring buffer the init dumps after userspace. Writes each console, its host\n"
+		"timestamps and its parsed result to DIR (a new directory under\n"
+		"$BOOTGATE_CACHE/boots by default); prints a JSON summary.\n"
 		"\n--perf BIN: BIN (a static perf, bootgate-build --perf) goes into the initramfs\n"
 		"and the test init times `perf trace -C 0 -- true` R times (3) after userspace is\n"
 		"reached: the boot's perf.trace_startup samples. --perf2: IMG2's own perf.\n"
@@ -651,6 +652,10 @@ int main(int argc, char **argv)
 			log_warnx("%s '%s' is not a file", what[s], f);
 			return BG_EXIT_USAGE;
 		}
+		if (f && s >= 3 && st.st_size == 0) {
+			log_warnx("%s '%s' is empty: no perf program", what[s], f);
+			return BG_EXIT_USAGE;
+		}
 	}
 	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &r.board) < 0) {
 		log_warnx("%s", bg_error_last());
@@ -658,6 +663,11 @@ int main(int argc, char **argv)
 	}
 	if (bg_board_check_mode(&r.board, r.deterministic) < 0) {
 		log_warnx("%s", bg_error_last());
+		bg_board_release(&r.board);
+		return BG_EXIT_USAGE;
+	}
+	if (r.perf[0] && bg_board_check_perf(&r.board) < 0) {
+		log_warnx("--perf: %s", bg_error_last());
 		bg_board_release(&r.board);
 		return BG_EXIT_USAGE;
 	}
@@ -671,12 +681,6 @@ int main(int argc, char **argv)
 		r.initrd = initrd;
 	}
 	r.initrds[0] = r.initrds[1] = r.initrd;
-	if (r.perf[0] && r.board.type == BG_BOARD_LAVA) {
-		log_warnx("--perf: board %s is a LAVA board; perf runs on QEMU boards",
-			  r.board.name);
-		ret = BG_EXIT_USAGE;
-		goto out_early;
-	}
 	for (int s = 0; s < 2; s++)
 		if (r.perf[s] && !(r.initrds[s] = with_perf[s] =
 				   initramfs_script("initramfs-perf.sh", r.initrd, r.perf[s]))) {

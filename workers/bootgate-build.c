@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include "lab/board.h"
 #include "lab/git.h"
@@ -68,8 +67,8 @@ static void usage(FILE *f)
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
 		"arch: x86_64, arm64, ppc64le). The worktree of each tree and arch and the\n"
 		"out-of-tree build directory of each board are kept in $BOOTGATE_CACHE (default\n"
-		"/var/cache/bootgate),\n"
-		"so neighbouring commits build incrementally; compiles go through ccache.\n"
+		"/var/cache/bootgate), so neighbouring commits build incrementally; compiles go\n"
+		"through ccache.\n"
 		"\nThe configuration is BASE (tinyconfig, the default; a defconfig target such as\n"
 		"x86_64_defconfig; or a .config file), then the board's fragments, then each\n"
 		"--fragment FILE. An image already built from the same source tree, board,\n"
@@ -78,8 +77,9 @@ static void usage(FILE *f)
 		"into the artifact beside the image; a perf that does not build fails the commit.\n"
 		"The artifact's identity (image_sha256) then covers both: the hash of the\n"
 		"kernel's and perf's hashes, so a change to perf alone gives new boots.\n"
-		"\nexit: 0 built, 1 the kernel does not build, 2 usage (a bad tree, board or\n"
-		"commit), 111 infrastructure (retry), 127 a program could not be run\n");
+		"\nexit: 0 built, 1 the kernel (or with --perf, perf) does not build, 2 usage (a\n"
+		"bad tree, board or commit), 111 infrastructure (retry), 127 a program could not\n"
+		"be run\n");
 }
 
 /* The environment of every build step: nothing of the service's own. */
@@ -161,14 +161,14 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		hide(&a, "/etc/bootgate");
 		hide(&a, b->cache);
 		hide(&a, b->board.lab);
+		if (b->perf)
+			bg_strvec_pushv(&a, (char *const[]){ "--bind", b->perf_out,
+							     (char *)b->in_perf, NULL });
 		/*
 		 * Every tree's worktree is seen at one path: the kernel writes its source path
 		 * into every compile (-I, -fmacro-prefix-map), so only then do the tracing,
 		 * printk and perf trees, 99% one source, share their compiles in ccache.
 		 */
-		if (b->perf)
-			bg_strvec_pushv(&a, (char *const[]){ "--bind", b->perf_out,
-							     (char *)b->in_perf, NULL });
 		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, (char *)b->in_src,
 			"--ro-bind", b->frag, (char *)b->in_frag, "--bind", b->out,
 			(char *)b->in_out, "--bind", b->ccache, b->ccache, "--chdir",
@@ -772,18 +772,10 @@ static int check_result_path(const char *path)
 	return ret;
 }
 
-/* perf is built with the host's compiler and libraries: for a board of the host's arch. */
 static int perf_arch_check(const struct build *b)
 {
-	struct utsname u;
-
-	if (!b->perf)
-		return 0;
-	if (uname(&u) < 0)
-		return bg_error_errno("cannot read the host's arch");
-	if (strcmp(u.machine, b->board.arch) != 0)
-		return bg_error("--perf: perf is built for this host (%s), not for board %s (%s)",
-				u.machine, b->board.name, b->board.arch);
+	if (b->perf && bg_board_check_perf(&b->board) < 0)
+		return bg_error("--perf: %s", bg_error_last());
 	return 0;
 }
 

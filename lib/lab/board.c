@@ -1,6 +1,7 @@
 /* Board files (board.h). */
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "lab/board.h"
 #include "util/error.h"
@@ -320,6 +321,23 @@ int bg_board_check_mode(const struct bg_board *b, bool deterministic)
 		return 0;
 	return bg_error("board %s does not boot in %s mode (its modes: %s%s)", b->name, mode,
 			b->modes[0], b->nmodes > 1 ? ", ..." : "");
+}
+
+int bg_board_check_perf(const struct bg_board *b)
+{
+	struct utsname u;
+	const char *host;
+
+	if (b->type == BG_BOARD_LAVA)
+		return bg_error("board %s is a LAVA board; perf runs on QEMU boards", b->name);
+	if (uname(&u) < 0)
+		return bg_error_errno("cannot read the host's arch");
+	/* the kernel's name for the arch, as boards say it */
+	host = !strcmp(u.machine, "aarch64") ? "arm64" : u.machine;
+	if (strcmp(host, b->arch) != 0)
+		return bg_error("perf is built for this host (%s), not for board %s (%s)", host,
+				b->name, b->arch);
+	return 0;
 }
 
 double bg_board_boot_seconds(const struct bg_board *b, bool deterministic)

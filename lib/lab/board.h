@@ -83,6 +83,13 @@ char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_con
 /* 0 when b boots in that mode (its modes: key); -1 with why otherwise. */
 int bg_board_check_mode(const struct bg_board *b, bool deterministic);
 
+/*
+ * 0 when a perf built here runs on b: perf is built with the host's compiler and
+ * libraries and booted in QEMU, so only for QEMU boards of the host's arch; -1 with why
+ * otherwise.
+ */
+int bg_board_check_perf(const struct bg_board *b);
+
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);
 void bg_board_release(struct bg_board *b);

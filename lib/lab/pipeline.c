@@ -34,7 +34,8 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
 
 	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &board) < 0)
 		return -1;
-	if (bg_board_check_mode(&board, o->deterministic) < 0) {
+	if (bg_board_check_mode(&board, o->deterministic) < 0 ||
+	    (o->config && o->config->perf_runs && bg_board_check_perf(&board) < 0)) {
 		bg_board_release(&board);
 		return -1;
 	}

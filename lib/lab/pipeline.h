@@ -73,8 +73,8 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
 int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 void bg_measure_release(struct bg_measure *m);
 /*
- * {"mode", "console", "board", "commit": build, "against": build|null, "boots": [{"side", "outcome",
- * "wall_seconds", "job_url", "parsed"}], "comparison"}
+ * {"mode", "console", "board", "commit": build, "against": build|null, "boots": [{"side",
+ * "outcome", "wall_seconds", "job_url", "parsed"}], "comparison"}
  */
 void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,
 			   const struct bg_measure *m);

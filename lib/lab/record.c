@@ -115,8 +115,8 @@ static void add_sample(const char *metric, int64_t usecs, const char *line, void
 }
 
 int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *board,
-		   const char *mode, enum bg_console console, const struct bg_boot_record *rec, const struct bg_boot *parsed,
-		   int64_t *id)
+		   const char *mode, enum bg_console console, const struct bg_boot_record *rec,
+		   const struct bg_boot *parsed, int64_t *id)
 {
 	enum bg_outcome outcome = rec->outcome;
 	struct add_sample a = { s, 0, 0, 0 };

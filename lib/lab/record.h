@@ -35,8 +35,8 @@ void bg_stored_build_release(struct bg_stored_build *b);
 
 /* A boot of an image and, when it was read, its metrics. */
 int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *board,
-		   const char *mode, enum bg_console console, const struct bg_boot_record *rec, const struct bg_boot *parsed,
-		   int64_t *id);
+		   const char *mode, enum bg_console console, const struct bg_boot_record *rec,
+		   const struct bg_boot *parsed, int64_t *id);
 /*
  * Adds a stored boot to a sample set as bg_sample_set_add_boot does: a boot that did
  * not complete is only counted.

@@ -3,7 +3,6 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/utsname.h>
 
 #include "lab/service-conf.h"
 #include "lab/board.h"
@@ -388,7 +387,6 @@ static int check_board_use(const struct bg_conf *m, const char *key, size_t i,
 	const char *name = bg_conf_find(m, key)->values[i];
 	char *full = xasprintf("%s%s", prefix, name);
 	struct bg_board b;
-	struct utsname u;
 	int ret = -1;
 
 	if (bg_board_load(lab, full, &b) < 0) {
@@ -398,12 +396,8 @@ static int check_board_use(const struct bg_conf *m, const char *key, size_t i,
 	}
 	if (bg_board_check_mode(&b, t->deterministic) < 0)
 		bg_conf_error_at(m, key, i, "%s", bg_error_last());
-	else if (t->perf_runs && b.type == BG_BOARD_LAVA)
-		bg_conf_error_at(m, key, i, "'perf-runs': board '%s' is a LAVA board; perf runs "
-				 "on QEMU boards", full);
-	else if (t->perf_runs && (uname(&u) < 0 || strcmp(u.machine, b.arch) != 0))
-		bg_conf_error_at(m, key, i, "'perf-runs': perf is built for this host's arch, "
-				 "not for board '%s' (%s)", full, b.arch);
+	else if (t->perf_runs && bg_board_check_perf(&b) < 0)
+		bg_conf_error_at(m, key, i, "'perf-runs': %s", bg_error_last());
 	else
 		ret = 0;
 	bg_board_release(&b);

@@ -45,7 +45,6 @@ struct bg_bootlog {
 	bool init_seen;
 	bool ended;                     /* reboot, power-off or panic seen */
 	bool replay;                    /* inside a dump of the ring buffer */
-	bool perf_capped;               /* more perf runs than a boot keeps: said once */
 	unsigned nr_boots;
 	int stop;                       /* nonzero return of on_boot */
 
@@ -87,7 +86,7 @@ static void boot_clear(struct bg_boot *b)
 	b->kernel = b->banner = b->cmdline = b->panic = b->arch = NULL;
 	b->outcome = BG_OUTCOME_TRUNCATED;
 	b->nr_initcalls = b->nr_probes = b->nr_problems = b->nr_perf_runs = 0;
-	b->perf_failed = 0;
+	b->perf_failed = b->perf_ignored = 0;
 	b->problems_total = 0;
 	b->init_us = b->userspace_us = b->free_initmem_us = -1;
 	b->unparsed_lines = 0;
@@ -346,7 +345,6 @@ static void boot_begin(struct bg_bootlog *p)
 	p->init_seen = false;
 	p->ended = false;
 	p->replay = false;
-	p->perf_capped = false;
 	p->pending_next = 0;
 	memset(p->pending, 0, sizeof(p->pending));
 	seen_clear(p);
@@ -970,10 +968,9 @@ static void on_perf_run(struct bg_bootlog *p, const char *msg, size_t len)
 		goto bad;
 	/* the runs past the cap are left out, not counted as failed: they may have passed */
 	if (b->nr_perf_runs + b->perf_failed >= BG_BOOT_MAX_PERF_RUNS) {
-		if (!p->perf_capped)
+		if (!b->perf_ignored++)
 			warn_at_line(p, "more than %u perf runs in one boot; the rest are ignored",
 				     BG_BOOT_MAX_PERF_RUNS);
-		p->perf_capped = true;
 		return;
 	}
 	if (status) {

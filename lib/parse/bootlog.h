@@ -86,6 +86,7 @@ struct bg_boot {
 	int64_t *perf_runs;       /* µs of each perf trace run that exited 0, in run order */
 	size_t nr_perf_runs;
 	unsigned perf_failed;     /* runs that exited nonzero: they give no value */
+	unsigned perf_ignored;    /* runs past BG_BOOT_MAX_PERF_RUNS: neither value nor failure */
 	const char **problems;    /* Oops, BUG, WARNING lines: the first BG_BOOT_MAX_PROBLEMS */
 	size_t nr_problems;
 	uint64_t problems_total;

@@ -45,6 +45,31 @@ test_expect_success 'measure: a board that is not one, or a path: exit 2' '
 	nothing_started
 '
 
+test_expect_success 'a board asked for a mode it does not boot in: exit 2 from every command' '
+	echo "Subject: [PATCH] x" >one.mbox &&
+	for c in "measure --commit master" "gate --name t --rev master" \
+		"bisect --good master --bad master" "series one.mbox --db s.db"; do
+		# shellcheck disable=SC2086
+		test_exit_code 2 bootgate $c --tree tree --board qemu-x86_64-smp \
+			--mode deterministic 2>err &&
+		test_grep "board qemu-x86_64-smp does not boot in deterministic mode" err ||
+			return 1
+	done &&
+	nothing_started
+'
+
+test_expect_success 'perf runs on a board of another arch: exit 2 from every command' '
+	echo "Subject: [PATCH] x" >one.mbox &&
+	for c in "measure --commit master" "gate --name t --rev master" \
+		"bisect --good master --bad master" "series one.mbox --db s.db"; do
+		# shellcheck disable=SC2086
+		test_exit_code 2 bootgate $c --tree tree --arch ppc64le --perf-runs 3 2>err &&
+		test_grep "perf is built for this host (.*), not for board qemu-ppc64le (ppc64le)" \
+			err || return 1
+	done &&
+	nothing_started
+'
+
 test_expect_success 'measure: numbers that are not counts: exit 2' '
 	for n in 0 -1 4x 4294967297 " 3" 1001; do
 		test_exit_code 2 bootgate measure --tree tree --commit master --arch x86_64 \
@@ -97,6 +122,14 @@ test_expect_success 'bootgate-boot: counts that are not counts: exit 2' '
 	test_exit_code 2 "$BOOT" --image image --initrd initrd --board x86_64 --parallel 0 2>err &&
 	test_exit_code 2 "$BOOT" --image nope --initrd initrd --board x86_64 2>err &&
 	test_grep "image .nope." err
+'
+
+test_expect_success 'bootgate-boot --perf on a LAVA board: exit 2 before any initramfs is made' '
+	echo image >image &&
+	echo perf >perf &&
+	test_exit_code 2 "$BOOT" --image image --board lava-x86-pc --perf perf 2>err &&
+	test_grep "board lava-x86-pc is a LAVA board; perf runs on QEMU boards" err &&
+	test ! -e "$BOOTGATE_CACHE/initramfs"
 '
 
 test_expect_success 'bootgate-boot: a console that cannot be written is infra (111), never complete' '

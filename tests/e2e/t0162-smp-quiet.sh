@@ -9,7 +9,8 @@
 BUILD=$ROOT/bin/bootgate-build
 BOOT=$ROOT/bin/bootgate-boot
 
-# a lab of one board, BOARD.yaml: the shipped x86_64 board with the line for KEY replaced
+# bad_lab KEY LINE: lab-KEY, a lab of one board, the shipped qemu-x86_64-smp with its line
+# for KEY replaced by LINE
 bad_lab() {
 	mkdir -p "lab-$1/boards" "lab-$1/kconfig" &&
 	cp "$ROOT"/lab-configs/kconfig/*.config "lab-$1/kconfig/" &&

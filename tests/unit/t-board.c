@@ -4,6 +4,7 @@
  */
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "unit.h"
 #include "lab/board.h"
@@ -234,6 +235,24 @@ static void test_cmdline(void **state)
 	bg_board_release(&b);
 }
 
+/* perf runs only where it was built: on boards of the host's arch. */
+static void test_check_perf(void **state)
+{
+	struct bg_board b;
+	struct utsname u;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(bg_board_load(SHIPPED_LAB, "qemu-x86_64", &b), 0);
+	assert_int_equal(bg_board_check_perf(&b), strcmp(u.machine, "x86_64") ? -1 : 0);
+	bg_board_release(&b);
+	assert_int_equal(bg_board_load(SHIPPED_LAB, "qemu-ppc64le", &b), 0);
+	assert_int_equal(bg_board_check_perf(&b), strcmp(u.machine, "ppc64le") ? -1 : 0);
+	if (strcmp(u.machine, "ppc64le") != 0)
+		assert_non_null(strstr(bg_error_last(), "not for board qemu-ppc64le (ppc64le)"));
+	bg_board_release(&b);
+}
+
 static void test_console_names(void **state)
 {
 	enum bg_console c = BG_CONSOLE_QUIET;
@@ -322,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_console_names),
+		cmocka_unit_test(test_check_perf),
 	};
 
 	return cmocka_run_group_tests_name("board", tests, setup, teardown);

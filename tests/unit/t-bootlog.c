@@ -518,6 +518,9 @@ static void test_perf_many_runs(void **state)
 	assert_int_equal(p->boots[0]->nr_perf_runs, BG_BOOT_MAX_PERF_RUNS);
 	assert_int_equal(p->boots[0]->perf_runs[BG_BOOT_MAX_PERF_RUNS - 1],
 			 1000 + BG_BOOT_MAX_PERF_RUNS - 1);
+	/* the ignored runs ran well: they are not failures (the JSON's failed_runs) */
+	assert_int_equal(p->boots[0]->perf_failed, 0);
+	assert_int_equal(p->boots[0]->perf_ignored, 5);
 	assert_int_equal(p->warnings, 1);
 	parsed_free(p);
 	bg_strbuf_release(&sb);

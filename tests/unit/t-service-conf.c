@@ -321,7 +321,6 @@ static void test_value_errors(void **state)
 	}
 }
 
-/* Trees: names, URLs, branches, boards, metrics, thresholds and configs. */
 /* perf-runs: the number of runs, perf's default threshold unless the file has one. */
 static void test_perf_runs(void **state)
 {
@@ -370,11 +369,11 @@ static void test_board_use(void **state)
 		     "board qemu-x86_64-smp does not boot in deterministic mode (its modes: timing)");
 	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
 		     "    boards: [lava-qemu-x86_64]\n    perf-runs: 3\n", 5, 14,
-		     "'perf-runs': board 'lava-qemu-x86_64' is a LAVA board; perf runs on QEMU boards");
+		     "'perf-runs': board lava-qemu-x86_64 is a LAVA board; perf runs on QEMU boards");
 	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
 		     "    arches: [ppc64le]\n    perf-runs: 3\n", 5, 14,
-		     "'perf-runs': perf is built for this host's arch, not for board 'qemu-ppc64le' "
-		     "(ppc64le)");
+		     "'perf-runs': perf is built for this host (x86_64), not for board "
+		     "qemu-ppc64le (ppc64le)");
 	/* a board file of its own lab with a mistake in it: named where it is */
 	assert_int_equal(unit_write(dir, "lab/boards/qemu-bad.yaml",
 				    "name: qemu-bad\narch: x86_64\nkernel_arch: x86\n"
@@ -391,6 +390,7 @@ static void test_board_use(void **state)
 	setenv("BOOTGATE_LAB", lab, 1);
 }
 
+/* Trees: names, URLs, branches, boards, metrics, thresholds and configs. */
 static void test_tree_errors(void **state)
 {
 	char *why;
