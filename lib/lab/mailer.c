@@ -771,6 +771,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	const char *skip_why;
 	size_t reply = 0;
 	bool regression = false;
+	int best;                   /* without a regression: the patch that helped most */
 	int64_t dup = 0;
 	int ret = -1;
 
@@ -808,8 +809,17 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 		ret = skip(x, outbox, "series", id, why);
 		goto out;
 	}
-	if (regression) {
-		struct bg_mail_patch *p = &ps.p[reply];
+	best = -1;
+	if (!regression) {
+		/* the quoted figures and lines go to the patch that helped most */
+		for (size_t i = 0; i < ps.n; i++)
+			if (ps.p[i].idx > 0 && ps.p[i].verdict && ps.p[i].metric &&
+			    !strcmp(ps.p[i].verdict, "improvement") &&
+			    (best < 0 || ps.p[i].delta < ps.p[best].delta))
+				best = (int)i;
+	}
+	if (regression || best >= 0) {
+		struct bg_mail_patch *p = &ps.p[regression ? reply : (size_t)best];
 
 		if (bg_store_query(x->s, take_row, &cmp, "SELECT c.base, c.cand, c.result FROM "
 				   "comparisons c JOIN series_patches p ON p.comparison_id = c.id "
@@ -835,6 +845,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.n = ps.n;
 	se.reply = reply;
 	se.regression = regression;
+	se.improved = !regression && best >= 0 ? &ps.p[best] : NULL;
 	/* the boots of the base and of the tree after each patch, on the series' board */
 	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM boots o WHERE "
 			   "o.board = ?1 AND o.mode = ?2 AND o.job_url IS NOT NULL AND "

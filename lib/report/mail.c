@@ -761,6 +761,18 @@ void bg_mail_series_body(struct bg_strbuf *sb, const struct bg_mail_series *s)
 		bg_mail_wrap(sb, "", "", t.buf);
 		kernel_lines(sb, r->line_before, r->line_after);
 		figures(sb, &r->fig, "the tree before the patch against the tree after it");
+	} else if (s->improved) {
+		const struct bg_mail_patch *f = s->improved;
+
+		bg_strbuf_reset(&t);
+		bg_strbuf_addf(&t, "Patch %d/%zu made %s faster: %.0f -> %.0f \xc2\xb5s "
+			       "(%+.0f \xc2\xb5s, %+.1f%%), and no patch made boot slower.", f->idx,
+			       total, nz(f->metric, "?"), f->fig.base_us, f->fig.cand_us,
+			       f->fig.have ? f->fig.delta_us : f->delta, f->fig.delta_pct);
+		bg_strbuf_addch(sb, '\n');
+		bg_mail_wrap(sb, "", "", t.buf);
+		kernel_lines(sb, f->line_before, f->line_after);
+		figures(sb, &f->fig, "the tree before the patch against the tree after it");
 	}
 	bg_strbuf_addstr(sb, "\nPatch by patch (the metric that moved most):\n\n");
 	for (size_t i = 0; i < s->n; i++) {

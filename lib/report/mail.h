@@ -152,6 +152,8 @@ struct bg_mail_series {
 	size_t n;
 	size_t reply;                      /* the patch the mail answers, an index into p */
 	bool regression;                   /* reply names a patch that made a metric slower */
+	const struct bg_mail_patch *improved;  /* without one, the patch that made a
+						  metric the most faster, or NULL */
 	const char *const *job_urls;       /* the LAVA jobs of its boots, in order */
 	size_t njob_urls;
 	struct bg_mail_repro repro;

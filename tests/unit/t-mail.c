@@ -342,6 +342,50 @@ static void test_lab_jobs(void **state)
 	bg_strbuf_release(&body);
 }
 
+/* A series that only helped: its reply quotes the kernel's lines of the patch that helped most. */
+static void test_series_improvement(void **state)
+{
+	struct bg_mail_patch p[] = {
+		{ .idx = 0, .subject = "[PATCH v2 0/2] tracing: faster" },
+		{ .idx = 1, .subject = "[PATCH v2 1/2] a", .status = "applied",
+		  .verdict = "improvement", .metric = "initcall.init_kprobe_trace", .delta = -732858,
+		  .line_before = "initcall init_kprobe_trace+0x0/0x165 returned 0 after 770344 usecs",
+		  .line_after = "initcall init_kprobe_trace+0x0/0x165 returned 0 after 37486 usecs" },
+		{ .idx = 2, .subject = "[PATCH v2 2/2] b", .status = "applied", .verdict = "same" },
+	};
+	struct bg_mail_series se = { 0 };
+	struct bg_strbuf body = BG_STRBUF_INIT;
+
+	(void)state;
+	p[1].fig.have = true;
+	p[1].fig.base_us = 770344;
+	p[1].fig.cand_us = 37486;
+	p[1].fig.delta_us = -732858;
+	p[1].fig.delta_pct = -95.1;
+	se.tree = "tracing";
+	se.branch = "for-next";
+	se.base = "f922d84648fce4f25c2c35b03ccecbc97d184871";
+	se.mode = "deterministic";
+	se.board = "qemu-x86_64";
+	se.p = p;
+	se.n = 3;
+	se.reporter = "bootgate <bot@ci.example.org>";
+	se.closes = "https://ci.example.org/series/1.html";
+	bg_mail_series_body(&body, &se);
+	/* without the patch named, no figures are quoted */
+	assert_null(strstr(body.buf, "faster"));
+	bg_strbuf_reset(&body);
+	se.improved = &p[1];
+	bg_mail_series_body(&body, &se);
+	assert_non_null(strstr(body.buf, "Patch 1/2 made initcall.init_kprobe_trace faster: "
+			       "770344 -> 37486"));
+	assert_non_null(strstr(body.buf, "    initcall init_kprobe_trace+0x0/0x165 returned 0 "
+			       "after 770344 usecs\n  \xe2\x86\x92 initcall init_kprobe_trace+0x0/0x165 "
+			       "returned 0 after 37486 usecs\n"));
+	assert_body_width(body.buf);
+	bg_strbuf_release(&body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_no_mail_rules),
 		cmocka_unit_test(test_subject_and_message),
 		cmocka_unit_test(test_lab_jobs),
+		cmocka_unit_test(test_series_improvement),
 	};
 
 	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);
