@@ -349,8 +349,8 @@ say "the site: $state/site/series/$sid.html"
 # ---- 8. the summary
 
 step "Summary"
-printf '%-8s %-12s %-12s %-5s %-10s %6s %6s %8s\n' scenario planted found right confidence builds boots wall |
-	tee "$out/summary.txt"
+printf '%-8s %-12s %-12s %-5s %-10s %6s %6s %6s %8s\n' scenario planted found right confidence \
+	built reused boots wall | tee "$out/summary.txt"
 for s in $scenarios; do
 	t=$(tree_sql "$s")
 	planted=$(field "$s" culprit)
@@ -360,18 +360,32 @@ for s in $scenarios; do
 	IFS='|' read -r culprit conf fin <<EOF
 $row
 EOF
-	# the tree's commits: its builds, and the boots of their images
-	shas=$(git -C "$repo" rev-list "$(field "$s" base)^..$(field "$s" tip)" | sed "s/.*/'&'/" | paste -sd, -)
-	builds=$(q "SELECT count(*) FROM builds WHERE commit_sha IN ($shas) AND reused = 0 AND status = 'built'")
-	boots=$(q "SELECT count(*) FROM boots WHERE image_sha256 IN (SELECT image_sha256 FROM builds
-		WHERE commit_sha IN ($shas))")
-	first=$(q "SELECT min(created) FROM jobs WHERE tree_id = $t")
-	wall=$(awk -v a="$first" -v b="$fin" 'BEGIN { s = b - a; printf "%d:%02d", s / 60, s % 60 }')
+	# the scenario's own commits (master, the baseline, is every tree's): their builds,
+	# made or found already made, and the boots of their images, in this run's store
+	# (and the culprit's revert on the tip, built to confirm it)
+	revert=$(q "SELECT json_extract(result, '$.confirmation.revert.commit') FROM bisections
+		WHERE tree_id = $t AND parent_id IS NULL ORDER BY id LIMIT 1")
+	shas=$({ git -C "$repo" rev-list "$(field "$s" base)..$(field "$s" tip)"; echo "$revert"; } |
+		sed "/^$/d; s/.*/'&'/" | paste -sd, -)
+	built=$(q "SELECT count(*) FROM builds WHERE commit_sha IN ($shas) AND reused = 0 AND status = 'built'")
+	reused=$(q "SELECT count(*) FROM builds WHERE commit_sha IN ($shas) AND reused = 1")
+	# the boots kept in the store, and the confirmation's timing boots, both sides
+	boots=$(q "SELECT (SELECT count(*) FROM boots WHERE image_sha256 IN (SELECT image_sha256
+		FROM builds WHERE commit_sha IN ($shas))) + 2 * coalesce((SELECT
+		json_extract(result, '$.confirmation.boots') FROM bisections WHERE tree_id = $t AND
+		parent_id IS NULL ORDER BY id LIMIT 1), 0)")
+	# from the push (the tip's gate queued) to the culprit known
+	pushed=$(q "SELECT min(created) FROM jobs WHERE tree_id = $t AND kind = 'gate' AND
+		rev = '$(field "$s" tip)'")
+	wall=$(awk -v a="$pushed" -v b="$fin" 'BEGIN { s = b - a; printf "%d:%02d", s / 60, s % 60 }')
 	right=no
 	[ "$culprit" != "$planted" ] || { right=yes; found=$((found + 1)); }
-	printf '%-8s %-12.12s %-12.12s %-5s %-10s %6s %6s %8s\n' "$s" "$planted" "$culprit" "$right" \
-		"$conf" "$builds" "$boots" "$wall" | tee -a "$out/summary.txt"
+	printf '%-8s %-12.12s %-12.12s %-5s %-10s %6s %6s %6s %8s\n' "$s" "$planted" "$culprit" \
+		"$right" "$conf" "$built" "$reused" "$boots" "$wall" | tee -a "$out/summary.txt"
 done
+echo "wall: from the push to the culprit known; one job at a time (limits.builds: 1), so" |
+	tee -a "$out/summary.txt"
+echo "a tree's gate may wait for another's bisection" | tee -a "$out/summary.txt"
 echo "mails delivered: $(ls "$out"/mails | wc -l), in $out/mails" | tee -a "$out/summary.txt"
 echo "site: $state/site/index.html" | tee -a "$out/summary.txt"
 echo "demo wall time: $(elapsed) (min:s)" | tee -a "$out/summary.txt"
