@@ -31,8 +31,10 @@ test_expect_success 'demo.sh refuses bad arguments and a directory that is not i
 '
 
 test_expect_success 'the demo finds the three planted culprits' '
-	sh "$ROOT/scripts/demo.sh" --out "$OUT" --timeout 80 >demo.out 2>&1 ||
-		{ tail -60 demo.out; return 1; } &&
+	if ! sh "$ROOT/scripts/demo.sh" --out "$OUT" --timeout 80 >demo.out 2>&1; then
+		tail -60 demo.out
+		return 1
+	fi &&
 	sed -n "/== Summary/,\$p" demo.out >summary &&
 	cat summary &&
 	mkdir -p "$ROOT/build/test-artifacts" &&
