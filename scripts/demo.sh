@@ -166,6 +166,9 @@ setsid /usr/sbin/smtp-sink -d "$out/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$s
 	>"$out/smtp-sink.log" 2>&1 &
 echo $! >"$out/smtp-sink.pid"
 wait_until 10 'listening "$smtp_port"' || die "smtp-sink did not listen on port $smtp_port"
+# it writes each mail as nobody: every directory above mails/ must let nobody through
+runuser -u nobody -- test -w "$out/mails" ||
+	die "user nobody cannot write into $out/mails, where smtp-sink keeps the mails: give an --out whose parents others may enter (chmod o+x)"
 say "SMTP: postfix's smtp-sink on 127.0.0.1:$smtp_port, each mail a file in $out/mails"
 
 inbox=$out/lore/linux-trace-kernel
