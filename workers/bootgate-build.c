@@ -624,6 +624,27 @@ out:
 }
 
 /*
+ * Copies NAME of the build directory DIR to DEST and hashes it. NAME is opened without
+ * following a link out of DIR: a link, a directory or nothing there is the build's doing
+ * (bad_output), not the machine's.
+ */
+static int stage_output(struct build *b, const char *dir, const char *name, const char *what,
+			const char *dest, char sha[BG_SHA256_HEX])
+{
+	int fd = bg_open_beneath(dir, name), ret;
+
+	if (fd < 0) {
+		b->bad_output = true;
+		return -1;
+	}
+	ret = bg_copy_fd(fd, what, dest);
+	close(fd);
+	if (ret < 0 || bg_sha256_file(dest, sha) < 0)
+		return -1;
+	return 0;
+}
+
+/*
  * Stores the image content-addressed, with its config, its log and a by-commit name. The
  * image and the .config are the build's own output: opened without following a link,
  * so that a build cannot make this worker copy a file it could not read itself.
@@ -636,25 +657,13 @@ static int store(struct build *b)
 	int ret = -1, fd;
 
 	staged = bg_path_join(b->slot, "image");
-	if ((fd = bg_open_beneath(b->out, b->board.image)) < 0) {
-		b->bad_output = true;   /* the build's doing: a link, a directory, nothing */
-		goto out;
-	}
-	ret = bg_copy_fd(fd, b->board.image, staged);
-	close(fd);
-	if (ret < 0 || (ret = -1, bg_sha256_file(staged, sha) < 0))
+	if (stage_output(b, b->out, b->board.image, b->board.image, staged, sha) < 0)
 		goto out;
 	if (b->perf) {
 		char psha[BG_SHA256_HEX];
 
 		staged_perf = bg_path_join(b->work, "perf.staged");
-		if ((fd = bg_open_beneath(b->perf_out, "perf.stripped")) < 0) {
-			b->bad_output = true;
-			goto out;
-		}
-		ret = bg_copy_fd(fd, "perf", staged_perf);
-		close(fd);
-		if (ret < 0 || (ret = -1, bg_sha256_file(staged_perf, psha) < 0))
+		if (stage_output(b, b->perf_out, "perf.stripped", "perf", staged_perf, psha) < 0)
 			goto out;
 		r->kernel_sha256 = xstrdup(sha);
 		r->perf_sha256 = xstrdup(psha);
