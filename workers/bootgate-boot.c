@@ -700,13 +700,8 @@ int main(int argc, char **argv)
 	/* timing: each boot's vCPUs run on host threads of their own; keep them off each other */
 	if (!parallel_given && !r.deterministic && r.board.cpus > 1)
 		r.parallel = r.parallel / (unsigned)r.board.cpus ? r.parallel / (unsigned)r.board.cpus : 1;
-	r.cmdline = bg_board_cmdline(&r.board, r.deterministic, r.console, host_tsc_khz(), r.extra);
-	if (r.perf[0]) {
-		char *with_runs = xasprintf("%s bootgate.perf=%u", r.cmdline, r.perf_runs);
-
-		free(r.cmdline);
-		r.cmdline = with_runs;
-	}
+	r.cmdline = bg_board_cmdline(&r.board, r.deterministic, r.console, host_tsc_khz(), r.extra,
+				     r.perf[0] ? r.perf_runs : 0);
 	if (print_job) {
 		ret = print_lava_job(&r);
 		goto out_early;

@@ -285,7 +285,7 @@ static void add_board_words(struct bg_strbuf *sb, const char *cmdline, enum bg_c
 }
 
 char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_console console,
-		       long tsc_khz, const char *extra)
+		       long tsc_khz, const char *extra, unsigned perf_runs)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	const char *t = b->timing_cmdline;
@@ -307,6 +307,8 @@ char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_con
 		bg_strbuf_addstr(&sb, " bootgate.reboot=1");
 	if (extra && *extra)
 		bg_strbuf_addf(&sb, " %s", extra);
+	if (perf_runs)
+		bg_strbuf_addf(&sb, " bootgate.perf=%u", perf_runs);
 	return bg_strbuf_detach(&sb, NULL);
 }
 

@@ -75,10 +75,11 @@ struct bg_board {
  * The kernel command line of a boot on b: the board's cmdline (quiet: its loglevel=
  * replaced by quiet, and bootgate.dump=1), in timing mode its timing_cmdline
  * (@HOST_TSC_KHZ@ replaced by tsc_khz, or left as it is when tsc_khz is 0),
- * bootgate.reboot=1 where the board reboots, then extra (may be NULL). Owned by the caller.
+ * bootgate.reboot=1 where the board reboots, then extra (may be NULL), then
+ * bootgate.perf=perf_runs when it is not 0. Owned by the caller.
  */
 char *bg_board_cmdline(const struct bg_board *b, bool deterministic, enum bg_console console,
-		       long tsc_khz, const char *extra);
+		       long tsc_khz, const char *extra, unsigned perf_runs);
 
 /* 0 when b boots in that mode (its modes: key); -1 with why otherwise. */
 int bg_board_check_mode(const struct bg_board *b, bool deterministic);

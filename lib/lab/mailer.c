@@ -241,12 +241,10 @@ static void repro_lines(const struct bg_service_tree *t, const char *board_name,
 	for (size_t i = 0; i < b.nqemu_args; i++)
 		bg_strbuf_addf(qemu, " %s", b.qemu_args[i]);
 	/* the command line bootgate-boot gives, the host's TSC left as @HOST_TSC_KHZ@ */
-	cmdline = bg_board_cmdline(&b, strcmp(mode, "timing") != 0, console, 0, NULL);
-	bg_strbuf_addf(qemu, " -kernel out/%s -initrd %s -append '%s", b.image,
+	cmdline = bg_board_cmdline(&b, strcmp(mode, "timing") != 0, console, 0, NULL,
+				   t ? (unsigned)t->perf_runs : 0);
+	bg_strbuf_addf(qemu, " -kernel out/%s -initrd %s -append '%s'", b.image,
 		       t && t->perf_runs ? "initramfs-perf.cpio" : "initramfs.cpio", cmdline);
-	if (t && t->perf_runs)
-		bg_strbuf_addf(qemu, " bootgate.perf=%ld", t->perf_runs);
-	bg_strbuf_addch(qemu, '\'');
 	free(cmdline);
 	if (!strcmp(mode, "deterministic"))
 		bg_strbuf_addf(qemu, " -icount shift=%ld,sleep=off,align=off -rtc clock=vm",

@@ -201,21 +201,26 @@ static void test_cmdline(void **state)
 	write_board("qemu-t", "cmdline:", "cmdline: console=ttyS0 initcall_debug loglevel=8 "
 		    "printk.time=1  log_buf_len=1M\ntiming_cmdline: tsc_early_khz=@HOST_TSC_KHZ@\n");
 	assert_int_equal(bg_board_load(lab, "t", &b), 0);
-	c = bg_board_cmdline(&b, true, BG_CONSOLE_VERBOSE, 2300000, NULL);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_VERBOSE, 2300000, NULL, 0);
 	assert_string_equal(c, "console=ttyS0 initcall_debug loglevel=8 printk.time=1  "
 			    "log_buf_len=1M bootgate.reboot=1");
 	free(c);
-	c = bg_board_cmdline(&b, false, BG_CONSOLE_VERBOSE, 2300000, "x=1");
+	c = bg_board_cmdline(&b, false, BG_CONSOLE_VERBOSE, 2300000, "x=1", 0);
 	assert_string_equal(c, "console=ttyS0 initcall_debug loglevel=8 printk.time=1  "
 			    "log_buf_len=1M tsc_early_khz=2300000 bootgate.reboot=1 x=1");
 	free(c);
+	/* the runs of perf the init is to time come last, after the caller's words */
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_VERBOSE, 2300000, "x=1", 5);
+	assert_string_equal(c, "console=ttyS0 initcall_debug loglevel=8 printk.time=1  "
+			    "log_buf_len=1M bootgate.reboot=1 x=1 bootgate.perf=5");
+	free(c);
 	/* quiet: loglevel=8 gives way to quiet in its place, the rest stays, the dump is asked */
-	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 2300000, NULL);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 2300000, NULL, 0);
 	assert_string_equal(c, "console=ttyS0 initcall_debug quiet printk.time=1 log_buf_len=1M "
 			    "bootgate.dump=1 bootgate.reboot=1");
 	free(c);
 	/* the host's TSC unknown (a mail's line): the placeholder stays */
-	c = bg_board_cmdline(&b, false, BG_CONSOLE_QUIET, 0, NULL);
+	c = bg_board_cmdline(&b, false, BG_CONSOLE_QUIET, 0, NULL, 0);
 	assert_string_equal(c, "console=ttyS0 initcall_debug quiet printk.time=1 log_buf_len=1M "
 			    "bootgate.dump=1 tsc_early_khz=@HOST_TSC_KHZ@ bootgate.reboot=1");
 	free(c);
@@ -223,13 +228,13 @@ static void test_cmdline(void **state)
 	/* no loglevel: quiet is added once, a quiet already there is not doubled */
 	write_board("qemu-t", "cmdline:", "cmdline: quiet console=ttyS0 loglevel=7 loglevel=8\n");
 	assert_int_equal(bg_board_load(lab, "t", &b), 0);
-	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 0, NULL);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 0, NULL, 0);
 	assert_string_equal(c, "quiet console=ttyS0 bootgate.dump=1 bootgate.reboot=1");
 	free(c);
 	bg_board_release(&b);
 	write_board("qemu-t", "cmdline:", "cmdline: console=ttyS0\n");
 	assert_int_equal(bg_board_load(lab, "t", &b), 0);
-	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 0, NULL);
+	c = bg_board_cmdline(&b, true, BG_CONSOLE_QUIET, 0, NULL, 0);
 	assert_string_equal(c, "console=ttyS0 quiet bootgate.dump=1 bootgate.reboot=1");
 	free(c);
 	bg_board_release(&b);
