@@ -7,9 +7,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
+. scripts/lib-net.sh
 tree=$(sh scripts/kernel-repo.sh)
 work=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-bench-lava.XXXXXX")
-port=$((34100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
+port=$(free_port 34100 1000)
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 cleanup() {

@@ -9,6 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
+. scripts/lib-net.sh
 tree=$(sh scripts/kernel-repo.sh)
 sh scripts/scenario-tree.sh --range 128 >/tmp/bootgate-bench-range.$$
 good=$(awk '$1 == "base" { print $2 }' /tmp/bootgate-bench-range.$$)
@@ -71,7 +72,7 @@ unset BOOTGATE_REUSE
 mkdir -p "$work/served" "$work/state"
 git clone -q --bare --shared --single-branch --branch master "$tree" "$work/served/t.git"
 git -C "$work/served/t.git" branch -q for-next master
-port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
+port=$(free_port)
 git daemon --reuseaddr --export-all --base-path="$work/served" --listen=127.0.0.1 \
 	--port="$port" >/dev/null 2>&1 &
 gitd=$!

@@ -103,18 +103,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# listening PORT: whether something listens on PORT
-listening() {
-	awk -v port="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == port \
-		{ found = 1 } END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-# free_port: a port below the ephemeral range that nothing listens on now
-free_port() {
-	while :; do
-		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
-		listening "$p" || { echo "$p"; return; }
-	done
-}
+. "$root/scripts/lib-net.sh"
 # wait_until SECONDS CONDITION
 wait_until() {
 	n=0

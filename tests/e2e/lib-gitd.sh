@@ -25,12 +25,7 @@ trap 'stop_git_daemon; rm -rf "$SCRATCH"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# gitd_listening PORT: whether a TCP socket listens on PORT (any address)
-gitd_listening() {
-	awk -v port="$(printf ':%04X' "$1")" '
-		$4 == "0A" && substr($2, length($2) - 4) == port { found = 1 }
-		END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
+. "$ROOT/scripts/lib-net.sh"
 
 # gitd_answers PORT: whether a git daemon answers on PORT (a remote error is an answer:
 # the base directory itself is no repository)
@@ -59,8 +54,7 @@ start_git_daemon() {
 		tries=$((tries + 1))
 		# a port below the ephemeral range, not listened on now; another program may
 		# take it before the daemon does, which then exits and the next one is tried
-		port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
-		! gitd_listening "$port" || continue
+		port=$(free_port)
 		# its own session: stop_git_daemon ends the daemon and its children together
 		setsid git daemon --reuseaddr --export-all --base-path="$gitd_dir" \
 			--listen=127.0.0.1 --port="$port" --verbose >"$gitd_state/log" 2>&1 &

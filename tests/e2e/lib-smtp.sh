@@ -6,17 +6,8 @@ SINK=/usr/sbin/smtp-sink
 # smtp-sink runs as nobody: it must reach the directory it writes into
 mkdir -p "$SCRATCH/mails" && chmod 711 "$SCRATCH" && chmod 777 "$SCRATCH/mails"
 
-# listening PORT: whether something listens on 127.0.0.1:PORT (or any address)
-listening() {
-	awk -v port="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == port \
-		{ found = 1 } END { exit !found }' /proc/net/tcp
-}
-
-# a port below the ephemeral range that nothing listens on now
-while :; do
-	SMTP_PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
-	listening "$SMTP_PORT" || break
-done
+. "$ROOT/scripts/lib-net.sh"
+SMTP_PORT=$(free_port)
 
 start_sink() {
 	setsid "$SINK" -d "$SCRATCH/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$SMTP_PORT" 10 \

@@ -31,7 +31,7 @@ test_expect_success 'the daemon answers on a port of 127.0.0.1 of its own' '
 	served &&
 	port=$(cat "$SCRATCH/.gitd/port") &&
 	test "$port" -ge 20000 && test "$port" -lt 32000 &&
-	gitd_listening "$port" &&
+	listening "$port" &&
 	test "$(gitd_url)" = "git://127.0.0.1:$port" &&
 	test_exit_code 128 git ls-remote "$(gitd_url)/no-such.git" 2>err &&
 	test_grep "remote error" err
@@ -82,7 +82,7 @@ test_expect_success 'stop_git_daemon ends it and frees its port' '
 	pid=$(cat "$SCRATCH/.gitd/pid") &&
 	stop_git_daemon &&
 	! kill -0 "$pid" 2>/dev/null &&
-	! gitd_listening "$port" &&
+	! listening "$port" &&
 	test_exit_code 128 git ls-remote "git://127.0.0.1:$port/linux.git" 2>err &&
 	test_grep "unable to connect" err
 '

@@ -92,7 +92,7 @@ start_daemon() {
 trap 'stop_daemon; stop_git_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
 
 # a free port for the webhook
-HOOK_PORT=$((32100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
+HOOK_PORT=$(free_port 32100 1000)
 printf 'a shared secret\n' >"$SCRATCH/secret"
 # the second tree starts cold: no mirror, no worktree, no build directory
 rm -rf "$MIRRORS/printk.git" "${BOOTGATE_CACHE:-/var/cache/bootgate}"/work/printk.git-*

@@ -20,7 +20,7 @@ DB=$STATE/bootgate.db
 SOCK=$STATE/bootgate.sock
 LAB=$SCRATCH/lab
 CACHE=${BOOTGATE_CACHE:-/var/cache/bootgate}
-ART_PORT=$((33100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
+ART_PORT=$(free_port 33100 1000)
 export BOOTGATE_STATE=$STATE BOOTGATE_JOB_BACKOFF=2
 
 # lava_job ID: the job's REST detail

@@ -5,6 +5,7 @@
 # the same when its configuration has `artifacts:`.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-daemon.sh"
+. "$ROOT/scripts/lib-net.sh"
 
 BOOTGATED=$ROOT/bin/bootgated
 CACHE=$SCRATCH/cache
@@ -213,7 +214,7 @@ test_expect_success 'serve-artifacts: usage and errors' '
 '
 
 # the daemon, with the artifact server configured
-APORT=$((33100 + $(od -An -N2 -tu2 /dev/urandom) % 1000))
+APORT=$(free_port 33100 1000)
 write_conf() {
 	cat >"$SCRATCH/bootgate.yaml" <<EOF
 state: $SCRATCH/state

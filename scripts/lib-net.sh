@@ -1,0 +1,18 @@
+# Sourced by the scripts and tests that start servers on 127.0.0.1: which ports are taken.
+
+# listening PORT: whether a TCP socket listens on PORT (any address, IPv4 or IPv6)
+listening() {
+	awk -v port="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == port \
+		{ found = 1 } END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# free_port [LOW [SPAN]]: a port in LOW..LOW+SPAN-1 (default 20000..31999, below the
+# ephemeral range) that nothing listens on now. Another program may still take it before
+# the caller does: a server that fails to bind should be started again on another one.
+free_port() {
+	while :; do
+		fp=$((${1:-20000} + $(od -An -N2 -tu2 /dev/urandom) % ${2:-12000}))
+		listening "$fp" || break
+	done
+	echo "$fp"
+}
