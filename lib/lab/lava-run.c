@@ -232,6 +232,9 @@ double bg_lava_console_userspace(const struct bg_lava_console *c)
 {
 	if (!c->marker || isnan(c->marker_dt) || isnan(c->first_dt))
 		return NAN;
+	/* a lab's clock stepped back between the two lines measured no time at all */
+	if (c->marker_dt < c->first_dt)
+		return NAN;
 	return c->marker_dt - c->first_dt;
 }
 

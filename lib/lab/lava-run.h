@@ -41,7 +41,10 @@ void bg_lava_console_init(struct bg_lava_console *c);
  * without one is not read.
  */
 void bg_lava_console_scan(struct bg_lava_console *c, char *lines, size_t len);
-/* Seconds from the first console line to the marker, by the lab's clock; NAN if unknown. */
+/*
+ * Seconds from the first console line to the marker, by the lab's clock; NAN when either
+ * is unknown or the marker's time is the earlier.
+ */
 double bg_lava_console_userspace(const struct bg_lava_console *c);
 
 /*

@@ -35,6 +35,25 @@ static void test_boot(void **state)
 	assert_true(isnan(bg_lava_console_userspace(&c)));
 }
 
+/* The fuzzer's find: a marker stamped before the first console line gave -0.5 s. */
+static void test_clock_back(void **state)
+{
+	struct bg_lava_console c;
+
+	bg_lava_console_init(&c);
+	scan(&c, LINE("2026-11-29T23:22:48.000000", "target", "Linux version 6.1")
+		 LINE("2026-11-29T23:22:47.500000", "target", "bootgate: userspace reached"));
+	assert_true(c.kernel && c.marker);
+	assert_true(c.marker_dt < c.first_dt);
+	assert_true(isnan(bg_lava_console_userspace(&c)));
+	/* a console line without a time: the next one with a time starts the clock */
+	bg_lava_console_init(&c);
+	scan(&c, "- {\"lvl\": \"target\", \"msg\": \"early\"}\n"
+		 LINE("2026-11-29T23:22:46.000000", "feedback", "Linux version 6.1")
+		 LINE("2026-11-29T23:22:47.000000", "target", "bootgate: userspace reached"));
+	assert_true(bg_lava_console_userspace(&c) == 1.0);
+}
+
 static void test_pieces(void **state)
 {
 	static const char text[] = LINE("2026-11-29T23:22:46.000000", "target", "Linux version 6")
@@ -59,6 +78,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boot),
+		cmocka_unit_test(test_clock_back),
 		cmocka_unit_test(test_pieces),
 	};
 
