@@ -36,8 +36,9 @@ static bool tree_of(const char *url, char tree[BG_WEBHOOK_TREE_MAX + 1])
 		return false;
 	name = url + strlen(HOOK_PREFIX);
 	len = strlen(name);
+	/* as the service's tree names: "a..b" is no tree, and a step up to some readers */
 	if (!len || len > BG_WEBHOOK_TREE_MAX || !strchr(first, name[0]) ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != len)
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != len || strstr(name, ".."))
 		return false;
 	memcpy(tree, name, len + 1);
 	return true;

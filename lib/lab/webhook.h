@@ -2,8 +2,9 @@
  * The daemon's webhook: an HTTP endpoint on which a git server announces a push, signed
  * as GitHub signs it (wraps libmicrohttpd).
  *
- * Only "POST /hook/TREE" is served, TREE being [a-z0-9][a-z0-9._-]{0,63}. The body is at
- * most BG_WEBHOOK_MAX_BODY bytes of JSON in the shape of GitHub's push event,
+ * Only "POST /hook/TREE" is served, TREE being [a-z0-9][a-z0-9._-]{0,63} without "..".
+ * The body is at most BG_WEBHOOK_MAX_BODY bytes of JSON in the shape of GitHub's push
+ * event,
  *
  *	{"ref": "refs/heads/for-next", "after": "<40 hex>", ...}
  *
