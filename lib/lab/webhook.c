@@ -142,7 +142,8 @@ static void request_of(const struct bg_http_request *hr, bool with_body,
 	rq->path = hr->path;
 	rq->length = bg_http_header(hr, "Content-Length");
 	rq->signature = bg_http_header(hr, SIGNATURE_HEADER);
-	rq->body = with_body ? hr->body : NULL;
+	/* an empty body is still a body: NULL would mean the headers alone */
+	rq->body = with_body ? (hr->body ? hr->body : "") : NULL;
 	rq->body_len = with_body ? hr->body_len : 0;
 }
 
