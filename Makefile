@@ -21,6 +21,11 @@ CFLAGS ?= -O3 -g
 FUZZ_SECONDS ?= 60
 FUZZ_BB_SECONDS ?= 20
 FUZZ_MBOX_SECONDS ?= 20
+FUZZ_CONF_SECONDS ?= 20
+FUZZ_LAVA_SECONDS ?= 20
+FUZZ_WEBHOOK_SECONDS ?= 20
+# make fuzz-long: executions per target
+FUZZ_RUNS ?= 10000000
 
 # git's config.mak.dev warning set, with -Werror
 DEVELOPER_CFLAGS = -Wall -Wextra -Werror -Wdeclaration-after-statement -Wformat-security \
@@ -73,7 +78,8 @@ PROGRAMS = $(BIN)/bootgate $(BIN)/bootgated $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz bench \
+.PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
+	bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS)
@@ -163,12 +169,31 @@ check-sanitize: deps-sanitize
 check-e2e: deps-e2e all
 	@sh tests/run.sh e2e tests/e2e/t*.sh
 
+# the libFuzzer targets (tests/fuzz/fuzz-NAME.c) and the seeds of each
+FUZZ_TARGETS = bootlog bb mbox conf lava webhook
+FUZZ_SEEDS_bootlog = tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml \
+	tests/fixtures/bootdata/*.txt
+FUZZ_SEEDS_bb = tests/corpora/*.bb
+FUZZ_SEEDS_mbox = tests/fixtures/mbox/*
+FUZZ_SEEDS_conf = tests/fuzz/seeds/conf/*
+FUZZ_SEEDS_lava = tests/fuzz/seeds/lava/*
+FUZZ_SEEDS_webhook = tests/fuzz/seeds/webhook/*
+
 check-fuzz: deps-sanitize
-	@$(MAKE) --no-print-directory build/fuzz/fuzz-bootlog build/fuzz/fuzz-bb build/fuzz/fuzz-mbox
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) \
-		tests/fixtures/bootlogs/*.log tests/fixtures/lava/*.yaml tests/fixtures/bootdata/*.txt
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) tests/corpora/*.bb
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) tests/fixtures/mbox/*
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) $(FUZZ_SEEDS_bootlog)
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) $(FUZZ_SEEDS_bb)
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) $(FUZZ_SEEDS_mbox)
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-conf $(FUZZ_CONF_SECONDS) $(FUZZ_SEEDS_conf)
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-lava $(FUZZ_LAVA_SECONDS) $(FUZZ_SEEDS_lava)
+	@sh tests/fuzz/run.sh build/fuzz/fuzz-webhook $(FUZZ_WEBHOOK_SECONDS) $(FUZZ_SEEDS_webhook)
+
+# every target to FUZZ_RUNS executions, however long it takes; an input over 1 s fails
+# (FUZZ_TIMEOUT=N in the environment: N s, for a machine busy with other work)
+fuzz-long: deps-sanitize
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+	@fail=0; $(foreach t,$(FUZZ_TARGETS),FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh \
+		build/fuzz/fuzz-$(t) 0 $(FUZZ_SEEDS_$(t)) || fail=1;) exit $$fail
 
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all

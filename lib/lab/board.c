@@ -5,6 +5,7 @@
 
 #include "lab/board.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xmalloc.h"
@@ -118,11 +119,9 @@ static int load_lava(struct bg_conf *c, const char *lab, struct bg_lava_board *l
 
 int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 {
-	struct bg_conf *c = &b->conf;
-	char *path;
-	const char *poweroff, *type, *qemu_def;
-	struct stat st;
-	int ret = -1;
+	char *path, *text;
+	size_t len;
+	int ret;
 
 	memset(b, 0, sizeof(*b));
 	/* a board's name becomes a path: "../../x" must not reach outside the lab */
@@ -140,7 +139,26 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 		free(path);
 		return -1;
 	}
-	if (bg_conf_load(path, c) < 0 || bg_conf_str(c, "type", "qemu", &type) < 0)
+	if (!(text = bg_read_file(path, BG_CONF_FILE_MAX, &len))) {
+		free(path);
+		return -1;
+	}
+	ret = bg_board_load_mem(lab, path, text, len, b);
+	free(text);
+	free(path);
+	return ret;
+}
+
+int bg_board_load_mem(const char *lab, const char *file, const char *text, size_t len,
+		      struct bg_board *b)
+{
+	struct bg_conf *c = &b->conf;
+	const char *poweroff, *type, *qemu_def;
+	struct stat st;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (bg_conf_load_mem(file, text, len, c) < 0 || bg_conf_str(c, "type", "qemu", &type) < 0)
 		goto out;
 	if (!strcmp(type, "lava")) {
 		b->type = BG_BOARD_LAVA;
@@ -233,7 +251,6 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 out:
 	if (ret < 0)
 		bg_conf_release(c);
-	free(path);
 	return ret;
 }
 

@@ -93,6 +93,12 @@ int bg_board_check_perf(const struct bg_board *b);
 
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);
+/*
+ * The same from a board file already read: file names it in errors; its fragments and
+ * template are still looked up in lab.
+ */
+int bg_board_load_mem(const char *lab, const char *file, const char *text, size_t len,
+		      struct bg_board *b);
 void bg_board_release(struct bg_board *b);
 /*
  * Seconds a boot may take to reach the marker: boot_timeout, four times over in

@@ -240,7 +240,7 @@ static int load(const char *path, int max_depth, struct bg_conf *c)
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (!(text = bg_read_file(path, 1 << 20, &len)))
+	if (!(text = bg_read_file(path, BG_CONF_FILE_MAX, &len)))
 		return -1;
 	ret = load_mem(path, text, len, max_depth, c);
 	free(text);

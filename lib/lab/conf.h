@@ -8,6 +8,9 @@
 
 #include "util/compat.h"
 
+/* The largest configuration file the readers take, in bytes. */
+#define BG_CONF_FILE_MAX ((size_t)1 << 20)
+
 /* How deep mappings may nest in a nested file: the root is 0. */
 #define BG_CONF_MAX_DEPTH 8
 

@@ -36,10 +36,9 @@ struct job {
 	double not_before;         /* a resubmission waits */
 	double running, deadline;
 	bool unreachable;          /* said once per outage */
-	bool kernel, marker, panic;
+	struct bg_lava_console con;
 	bool lost;                 /* its log could not be kept whole: no evidence */
 	bool log_failing;          /* its log is not answered: said once */
-	double first_dt, marker_dt;  /* the lab's clock, from the log: for the marker's time */
 	enum bg_outcome outcome;
 	double wall;
 };
@@ -207,20 +206,49 @@ static double dt_seconds(const char *line)
 }
 
 /* What a new log line says about the boot: only the console counts. */
-static void scan_line(struct job *j, const char *line)
+static void scan_line(struct bg_lava_console *c, const char *line)
 {
 	if (!strstr(line, "\"lvl\": \"target\"") && !strstr(line, "\"lvl\": \"feedback\""))
 		return;
-	if (isnan(j->first_dt))
-		j->first_dt = dt_seconds(line);
+	if (isnan(c->first_dt))
+		c->first_dt = dt_seconds(line);
 	if (strstr(line, "Linux version"))
-		j->kernel = true;
-	if (!j->marker && strstr(line, BG_USERSPACE_MARKER)) {
-		j->marker = true;
-		j->marker_dt = dt_seconds(line);
+		c->kernel = true;
+	if (!c->marker && strstr(line, BG_USERSPACE_MARKER)) {
+		c->marker = true;
+		c->marker_dt = dt_seconds(line);
 	}
 	if (strstr(line, BG_PANIC_MARKER))
-		j->panic = true;
+		c->panic = true;
+}
+
+void bg_lava_console_init(struct bg_lava_console *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->first_dt = c->marker_dt = NAN;
+}
+
+double bg_lava_console_userspace(const struct bg_lava_console *c)
+{
+	if (!c->marker || isnan(c->marker_dt) || isnan(c->first_dt))
+		return NAN;
+	/* a lab's clock stepped back between the two lines measured no time at all */
+	if (c->marker_dt < c->first_dt)
+		return NAN;
+	return c->marker_dt - c->first_dt;
+}
+
+void bg_lava_console_scan(struct bg_lava_console *c, char *lines, size_t len)
+{
+	char *end = lines + len, *next;
+
+	for (char *line = lines; line < end; line = next + 1) {
+		/* a NUL inside a line ends what scan_line sees of it, nothing more */
+		if (!(next = memchr(line, '\n', (size_t)(end - line))))
+			break;
+		*next = '\0';
+		scan_line(c, line);
+	}
 }
 
 /*
@@ -233,7 +261,6 @@ static long follow_log(struct run *r, struct job *j, bool finished)
 	struct bg_strbuf chunk = BG_STRBUF_INIT;
 	size_t lines;
 	enum bg_lava_rc rc = bg_lava_log(&r->srv, j->id, j->lines, finished, &chunk, &lines);
-	char *line, *end, *next;
 
 	if (rc != BG_LAVA_OK) {
 		/* else a boot judged on a log that never came would not say why */
@@ -253,13 +280,7 @@ static long follow_log(struct run *r, struct job *j, bool finished)
 		j->lost = true;
 	}
 	j->lines += lines;
-	end = chunk.buf + chunk.len;
-	for (line = chunk.buf; line < end; line = next + 1) {
-		/* a NUL inside a line ends what scan_line sees of it, nothing more */
-		next = memchr(line, '\n', (size_t)(end - line));
-		*next = '\0';
-		scan_line(j, line);
-	}
+	bg_lava_console_scan(&j->con, chunk.buf, chunk.len);
 	bg_strbuf_release(&chunk);
 	return (long)lines;
 }
@@ -277,8 +298,8 @@ static int start_log(struct job *j)
 		free(old);
 	}
 	j->lines = 0;
-	j->kernel = j->marker = j->panic = j->lost = false;
-	j->first_dt = j->marker_dt = NAN;
+	j->lost = false;
+	bg_lava_console_init(&j->con);
 	if (!(j->log = fopen(j->log_path, "wb")))
 		return bg_error_errno("cannot write '%s'", j->log_path);
 	return 0;
@@ -323,11 +344,11 @@ static void judge(struct job *j)
 {
 	if (j->lost)
 		j->outcome = BG_OUTCOME_INFRA;
-	else if (j->marker)
+	else if (j->con.marker)
 		j->outcome = BG_OUTCOME_COMPLETE;
-	else if (j->panic)
+	else if (j->con.panic)
 		j->outcome = BG_OUTCOME_PANIC;
-	else if (j->kernel)
+	else if (j->con.kernel)
 		j->outcome = BG_OUTCOME_HANG;    /* the kernel spoke, and never reached init */
 	else
 		j->outcome = BG_OUTCOME_INFRA;   /* no kernel spoke: the lab failed */
@@ -453,7 +474,7 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 		j->side = (int)(i % sides);
 		j->nth = i / sides;
 		j->log_path = xasprintf("%s/boot-%03u-%c.log", o->out, i, 'A' + j->side);
-		j->first_dt = j->marker_dt = NAN;
+		bg_lava_console_init(&j->con);
 		if (rc == BG_LAVA_UNREACHABLE) {
 			j->phase = DONE;
 			j->outcome = BG_OUTCOME_INFRA;
@@ -522,8 +543,7 @@ int bg_lava_run_boots(const struct bg_lava_run *o, struct bg_boot_run *res)
 		j->log = NULL;
 		rec = bg_boot_run_add(res, j->side, o->images[j->side], j->outcome, j->log_path);
 		rec->wall_seconds = j->wall;
-		if (j->marker && !isnan(j->marker_dt) && !isnan(j->first_dt))
-			rec->userspace_wall_seconds = j->marker_dt - j->first_dt;
+		rec->userspace_wall_seconds = bg_lava_console_userspace(&j->con);
 		rec->job_url = j->url ? xstrdup(j->url) : NULL;
 	}
 	ret = 0;

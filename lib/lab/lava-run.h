@@ -26,6 +26,27 @@ struct bg_lava_run {
 	const char *cache;         /* whose artifacts/ the server serves */
 };
 
+/* What a job's log says of its boot; only the console's lines (target, feedback) count. */
+struct bg_lava_console {
+	bool kernel;               /* "Linux version": a kernel spoke */
+	bool marker, panic;        /* it reached userspace; it panicked */
+	double first_dt, marker_dt;   /* the lab's clock (s, UTC) at the first console line
+					 and at the marker; NAN until read */
+};
+
+void bg_lava_console_init(struct bg_lava_console *c);
+/*
+ * Reads the log lines of LAVA's YAML log (len bytes, each line ended by '\n', as
+ * bg_lava_log gives them) into c; each '\n' is overwritten with a NUL, and a last line
+ * without one is not read.
+ */
+void bg_lava_console_scan(struct bg_lava_console *c, char *lines, size_t len);
+/*
+ * Seconds from the first console line to the marker, by the lab's clock; NAN when either
+ * is unknown or the marker's time is the earlier.
+ */
+double bg_lava_console_userspace(const struct bg_lava_console *c);
+
 /*
  * The job of the first boot, as it would be sent (nothing is sent). -1 with why.
  */

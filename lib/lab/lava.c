@@ -14,6 +14,7 @@
 #define TOKEN_MAX 512
 #define TEMPLATE_MAX ((size_t)1 << 20)
 #define LOG_CHUNK_MAX ((size_t)64 << 20)
+#define JSON_MAX ((size_t)1 << 20)
 
 int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 {
@@ -113,15 +114,37 @@ static enum bg_lava_rc call(struct bg_lava *srv, const char *method, const char 
 	return rc;
 }
 
+/* An answer read as JSON: NULL with why, name (the server) in it. */
+static struct bg_json_doc *answer_json(const char *name, const char *body, size_t len)
+{
+	struct bg_json_doc *d;
+	char *text;
+
+	/* the JSON reader stops at a NUL: what follows one would go unread */
+	if (memchr(body, '\0', len)) {
+		bg_error("%s: the answer holds a NUL byte", name);
+		return NULL;
+	}
+	text = xstrndup(body, len);
+	if (!(d = bg_json_doc_parse("answer", text))) {
+		char *why = xstrdup(bg_error_last());
+
+		bg_error("%s: the answer is not JSON (%s)", name, why);
+		free(why);
+	}
+	free(text);
+	return d;
+}
+
 static enum bg_lava_rc call_json(struct bg_lava *srv, const char *method, const char *path,
 				 const char *body, size_t body_len, long ok_status,
 				 struct bg_json_doc **doc)
 {
 	struct bg_http_client_response a;
-	enum bg_lava_rc rc = call(srv, method, path, body, body_len, 1 << 20, ok_status, &a);
+	enum bg_lava_rc rc = call(srv, method, path, body, body_len, JSON_MAX, ok_status, &a);
 
 	*doc = NULL;
-	if (rc == BG_LAVA_OK && !(*doc = bg_json_doc_parse(path, a.body.buf)))
+	if (rc == BG_LAVA_OK && !(*doc = answer_json(srv->url, a.body.buf, a.body.len)))
 		rc = BG_LAVA_ANSWER;
 	bg_strbuf_release(&a.body);
 	return rc;
@@ -149,26 +172,37 @@ static char *definition(const char *job, size_t *len)
 	return bg_strbuf_detach(&j.out, len);
 }
 
-enum bg_lava_rc bg_lava_submit(struct bg_lava *srv, const char *job, long *id)
+enum bg_lava_rc bg_lava_parse_submit(const char *url, const char *body, size_t len, long *id)
 {
-	size_t len;
-	char *body = definition(job, &len);
-	struct bg_json_doc *d;
-	enum bg_lava_rc rc = call_json(srv, "POST", "jobs/", body, len, 201, &d);
+	struct bg_json_doc *d = answer_json(url, body, len);
 	double v;
 
-	free(body);
 	*id = 0;
-	if (rc != BG_LAVA_OK)
-		return rc;
+	if (!d)
+		return BG_LAVA_ANSWER;
 	v = bg_json_doc_num(d, "job_ids.0");
 	bg_json_doc_free(d);
 	if (!(v >= 1 && v < 1e15)) {
-		bg_error("%s: the server took the job but named no job id", srv->url);
+		bg_error("%s: the server took the job but named no job id", url);
 		return BG_LAVA_ANSWER;
 	}
 	*id = (long)v;
 	return BG_LAVA_OK;
+}
+
+enum bg_lava_rc bg_lava_submit(struct bg_lava *srv, const char *job, long *id)
+{
+	size_t len;
+	char *body = definition(job, &len);
+	struct bg_http_client_response a;
+	enum bg_lava_rc rc = call(srv, "POST", "jobs/", body, len, JSON_MAX, 201, &a);
+
+	free(body);
+	*id = 0;
+	if (rc == BG_LAVA_OK)
+		rc = bg_lava_parse_submit(srv->url, a.body.buf, a.body.len, id);
+	bg_strbuf_release(&a.body);
+	return rc;
 }
 
 static void copy_field(const struct bg_json_doc *d, const char *key, char *out, size_t size)
@@ -181,25 +215,57 @@ static void copy_field(const struct bg_json_doc *d, const char *key, char *out, 
 			*p = '?';    /* it reaches logs and the JSON result */
 }
 
-enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job *job)
+enum bg_lava_rc bg_lava_parse_status(const char *url, long id, const char *body, size_t len,
+				     struct bg_lava_job *job)
 {
-	char path[64];
-	struct bg_json_doc *d;
-	enum bg_lava_rc rc;
+	struct bg_json_doc *d = answer_json(url, body, len);
 
 	memset(job, 0, sizeof(*job));
-	snprintf(path, sizeof(path), "jobs/%ld/", id);
-	if ((rc = call_json(srv, "GET", path, NULL, 0, 200, &d)) != BG_LAVA_OK)
-		return rc;
+	if (!d)
+		return BG_LAVA_ANSWER;
 	copy_field(d, "state", job->state, sizeof(job->state));
 	copy_field(d, "health", job->health, sizeof(job->health));
 	copy_field(d, "actual_device", job->device, sizeof(job->device));
 	bg_json_doc_free(d);
 	if (!*job->state) {
-		bg_error("%s: job %ld has no state", srv->url, id);
+		bg_error("%s: job %ld has no state", url, id);
 		return BG_LAVA_ANSWER;
 	}
 	return BG_LAVA_OK;
+}
+
+enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job *job)
+{
+	char path[64];
+	struct bg_http_client_response a;
+	enum bg_lava_rc rc;
+
+	memset(job, 0, sizeof(*job));
+	snprintf(path, sizeof(path), "jobs/%ld/", id);
+	rc = call(srv, "GET", path, NULL, 0, JSON_MAX, 200, &a);
+	if (rc == BG_LAVA_OK)
+		rc = bg_lava_parse_status(srv->url, id, a.body.buf, a.body.len, job);
+	bg_strbuf_release(&a.body);
+	return rc;
+}
+
+size_t bg_lava_parse_log(const char *body, size_t len, bool finished, struct bg_strbuf *out)
+{
+	size_t keep = len, lines = 0;
+
+	/* whole lines only: a line still being written comes with the next call */
+	while (keep && body[keep - 1] != '\n')
+		keep--;
+	for (size_t i = 0; i < keep; i++)
+		lines += body[i] == '\n';
+	bg_strbuf_add(out, body, keep);
+	/* of a finished job the last line is whole, ended or not */
+	if (finished && keep < len) {
+		bg_strbuf_add(out, body + keep, len - keep);
+		bg_strbuf_addch(out, '\n');
+		lines++;
+	}
+	return lines;
 }
 
 enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool finished,
@@ -208,7 +274,6 @@ enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool fin
 	char path[96];
 	struct bg_http_client_response a;
 	enum bg_lava_rc rc;
-	size_t keep;
 
 	*lines = 0;
 	/* a bounded range: a log of any length comes in answers of bounded size */
@@ -220,21 +285,8 @@ enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool fin
 		bg_strbuf_release(&a.body);
 		return BG_LAVA_OK;
 	}
-	if (rc == BG_LAVA_OK) {
-		/* whole lines only: a line still being written comes with the next call */
-		keep = a.body.len;
-		while (keep && a.body.buf[keep - 1] != '\n')
-			keep--;
-		for (size_t i = 0; i < keep; i++)
-			*lines += a.body.buf[i] == '\n';
-		bg_strbuf_add(out, a.body.buf, keep);
-		/* of a finished job the last line is whole, ended or not */
-		if (finished && keep < a.body.len) {
-			bg_strbuf_add(out, a.body.buf + keep, a.body.len - keep);
-			bg_strbuf_addch(out, '\n');
-			(*lines)++;
-		}
-	}
+	if (rc == BG_LAVA_OK)
+		*lines = bg_lava_parse_log(a.body.buf, a.body.len, finished, out);
 	bg_strbuf_release(&a.body);
 	return rc;
 }

@@ -57,6 +57,16 @@ enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job 
 enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool finished,
 			    struct bg_strbuf *out, size_t *lines);
 enum bg_lava_rc bg_lava_cancel(struct bg_lava *srv, long id);
+/*
+ * What submit, status and log make of an answer of the expected status: body is len
+ * bytes as the server sent them, url the server, named in errors. A JSON answer holding
+ * a NUL byte is BG_LAVA_ANSWER. bg_lava_parse_log appends to out as bg_lava_log does
+ * and returns the lines it appended.
+ */
+enum bg_lava_rc bg_lava_parse_submit(const char *url, const char *body, size_t len, long *id);
+enum bg_lava_rc bg_lava_parse_status(const char *url, long id, const char *body, size_t len,
+				     struct bg_lava_job *job);
+size_t bg_lava_parse_log(const char *body, size_t len, bool finished, struct bg_strbuf *out);
 /* SERVER/scheduler/job/ID: where a person reads the job. */
 char *bg_lava_job_url(const struct bg_lava *srv, long id);
 

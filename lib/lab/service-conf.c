@@ -10,6 +10,7 @@
 #include "lab/smtp.h"
 #include "report/mail.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/num.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
@@ -727,16 +728,30 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 
 int bg_service_conf_load(const char *path, struct bg_service_conf *sc)
 {
-	char *dir;
+	char *text, *dir;
+	size_t len;
 	int ret;
 
 	memset(sc, 0, sizeof(*sc));
-	if (bg_conf_load_nested(path, &sc->conf) < 0)
+	if (!(text = bg_read_file(path, BG_CONF_FILE_MAX, &len)))
 		return -1;
-	sc->file = xstrdup(path);
 	dir = file_dir(path);
-	ret = read_conf(sc, dir);
+	ret = bg_service_conf_load_mem(path, dir, text, len, sc);
 	free(dir);
+	free(text);
+	return ret;
+}
+
+int bg_service_conf_load_mem(const char *name, const char *dir, const char *text, size_t len,
+			     struct bg_service_conf *sc)
+{
+	int ret;
+
+	memset(sc, 0, sizeof(*sc));
+	if (bg_conf_load_nested_mem(name, text, len, &sc->conf) < 0)
+		return -1;
+	sc->file = xstrdup(name);
+	ret = read_conf(sc, dir);
 	/* nothing half-read is left behind; releasing keeps the error */
 	if (ret < 0)
 		bg_service_conf_release(sc);

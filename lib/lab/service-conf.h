@@ -111,6 +111,12 @@ struct bg_service_conf {
  * the reader. 0, or -1 with bg_error_last() = "file:line:col: why" and c released.
  */
 int bg_service_conf_load(const char *path, struct bg_service_conf *c);
+/*
+ * The same from a file already read: name is how errors call it, dir the directory its
+ * relative paths are taken from.
+ */
+int bg_service_conf_load_mem(const char *name, const char *dir, const char *text, size_t len,
+			     struct bg_service_conf *c);
 void bg_service_conf_release(struct bg_service_conf *c);
 /* The tree called name, borrowed from c; NULL if none is. */
 const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *c,

@@ -9,7 +9,6 @@
 #include "util/xmalloc.h"
 
 #define HOOK_PREFIX "/hook/"
-#define TREE_MAX 64
 #define SIGNATURE_HEADER "X-Hub-Signature-256"
 #define SIGNATURE_PREFIX "sha256="
 
@@ -21,19 +20,13 @@ struct bg_webhook {
 	void *data;
 };
 
-/* A request whose headers passed: judged whole once its body is in. */
-struct request {
-	char tree[TREE_MAX + 1];
-	char signature[BG_SHA256_HEX];
-};
-
 static bool is_lower_hex(const char *s, size_t len)
 {
 	return strlen(s) == len && strspn(s, "0123456789abcdef") == len;
 }
 
 /* The tree named by a path "/hook/TREE", copied to tree; false for any other path. */
-static bool tree_of(const char *url, char tree[TREE_MAX + 1])
+static bool tree_of(const char *url, char tree[BG_WEBHOOK_TREE_MAX + 1])
 {
 	static const char first[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	const char *name;
@@ -43,8 +36,9 @@ static bool tree_of(const char *url, char tree[TREE_MAX + 1])
 		return false;
 	name = url + strlen(HOOK_PREFIX);
 	len = strlen(name);
-	if (!len || len > TREE_MAX || !strchr(first, name[0]) ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != len)
+	/* as the service's tree names: "a..b" is no tree, and a step up to some readers */
+	if (!len || len > BG_WEBHOOK_TREE_MAX || !strchr(first, name[0]) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != len || strstr(name, ".."))
 		return false;
 	memcpy(tree, name, len + 1);
 	return true;
@@ -52,104 +46,134 @@ static bool tree_of(const char *url, char tree[TREE_MAX + 1])
 
 #define TOO_LARGE "the body is over 1 MiB"
 
-/*
- * What the headers alone can refuse, before a byte of the body is read: NULL, or why,
- * with *status set.
- */
-static const char *judge_headers(const struct bg_http_request *hr, struct request *r,
-				 unsigned *status)
+/* What the headers alone can refuse, before a byte of the body is read: 0, or the status. */
+static unsigned judge_headers(const struct bg_webhook_request *rq, struct bg_webhook_push *p,
+			      const char **why)
 {
-	const char *len = bg_http_header(hr, "Content-Length");
-	const char *sig = bg_http_header(hr, SIGNATURE_HEADER);
+	const char *sig = rq->signature;
 	unsigned long n;
 
-	*status = 404;
-	if (!tree_of(hr->path, r->tree))
-		return "no such hook: POST /hook/TREE";
-	*status = 405;
-	if (strcmp(hr->method, "POST") != 0)
-		return "a push is POSTed";
+	*why = "no such hook: POST /hook/TREE";
+	if (!tree_of(rq->path, p->tree))
+		return 404;
+	*why = "a push is POSTed";
+	if (strcmp(rq->method, "POST") != 0)
+		return 405;
 	/* MHD refuses a malformed length itself; what it lets through can be too large */
-	*status = 413;
-	if (len && bg_num_parse_ulong(len, 0, BG_WEBHOOK_MAX_BODY, &n) < 0)
-		return TOO_LARGE;
-	*status = 401;
+	*why = TOO_LARGE;
+	if (rq->length && bg_num_parse_ulong(rq->length, 0, BG_WEBHOOK_MAX_BODY, &n) < 0)
+		return 413;
+	*why = "no " SIGNATURE_HEADER " header";
 	if (!sig)
-		return "no " SIGNATURE_HEADER " header";
+		return 401;
+	*why = SIGNATURE_HEADER " is not sha256=<64 lowercase hex digits>";
 	if (strncmp(sig, SIGNATURE_PREFIX, strlen(SIGNATURE_PREFIX)) != 0 ||
 	    !is_lower_hex(sig + strlen(SIGNATURE_PREFIX), BG_SHA256_HEX - 1))
-		return SIGNATURE_HEADER " is not sha256=<64 lowercase hex digits>";
-	memcpy(r->signature, sig + strlen(SIGNATURE_PREFIX), BG_SHA256_HEX);
-	return NULL;
+		return 401;
+	*why = NULL;
+	return 0;
 }
 
-/* Reads a push out of its body: NULL, or why it is not one. */
-static const char *judge_push(const struct bg_json_doc *d, const char **ref, const char **rev)
+/* Reads a push out of its body into p: NULL, or why it is not one. */
+static const char *judge_push(const struct bg_json_doc *d, struct bg_webhook_push *p)
 {
-	const char *after;
+	const char *ref, *after;
 
 	if (!bg_json_doc_is_object(d, ""))
 		return "body: a push is a JSON object";
-	*ref = bg_json_doc_str(d, "ref");
-	if (!*ref)
+	ref = bg_json_doc_str(d, "ref");
+	if (!ref)
 		return bg_json_doc_has(d, "ref") ? "body: 'ref' is not a string" :
 			"body: 'ref' is missing";
 	after = bg_json_doc_str(d, "after");
 	if (!after && bg_json_doc_has(d, "after"))
 		return "body: 'after' is not a string";
+	p->ref = xstrdup(ref);
 	/* git names a deleted ref's new value with zeros: there is nothing to test */
 	if (after && is_lower_hex(after, 40) && strspn(after, "0") != 40)
-		*rev = after;
+		memcpy(p->rev, after, 41);
 	return NULL;
+}
+
+unsigned bg_webhook_judge(const struct bg_webhook_request *rq, const void *secret,
+			  size_t secret_len, struct bg_webhook_push *p, const char **why)
+{
+	char mac[BG_SHA256_HEX];
+	struct bg_json_doc *d;
+	unsigned status;
+
+	memset(p, 0, sizeof(*p));
+	if ((status = judge_headers(rq, p, why)) || !rq->body)
+		return status;
+	if (bg_hmac_sha256_hex(secret, secret_len, rq->body, rq->body_len, mac) < 0) {
+		*why = bg_error_last();
+		return 500;
+	}
+	*why = SIGNATURE_HEADER " does not match the body";
+	if (!bg_sha256_hex_equal(mac, rq->signature + strlen(SIGNATURE_PREFIX)))
+		return 401;
+	/* the JSON reader stops at a NUL: what follows one would go unread */
+	*why = "body: holds a NUL byte";
+	if (memchr(rq->body, '\0', rq->body_len))
+		return 400;
+	if (!(d = bg_json_doc_parse("body", rq->body))) {
+		*why = bg_error_last();
+		return 400;
+	}
+	*why = judge_push(d, p);
+	bg_json_doc_free(d);
+	if (*why)
+		return 400;
+	*why = "accepted";
+	return 202;
+}
+
+void bg_webhook_push_release(struct bg_webhook_push *p)
+{
+	free(p->ref);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The request as the judge reads it, from the server's; body NULL until it is in. */
+static void request_of(const struct bg_http_request *hr, bool with_body,
+		       struct bg_webhook_request *rq)
+{
+	rq->method = hr->method;
+	rq->path = hr->path;
+	rq->length = bg_http_header(hr, "Content-Length");
+	rq->signature = bg_http_header(hr, SIGNATURE_HEADER);
+	/* an empty body is still a body: NULL would mean the headers alone */
+	rq->body = with_body ? (hr->body ? hr->body : "") : NULL;
+	rq->body_len = with_body ? hr->body_len : 0;
 }
 
 static bool head(void *data, struct bg_http_request *hr, struct bg_http_answer *a)
 {
-	struct request *r = xcalloc(1, sizeof(*r));
+	struct bg_webhook_request rq;
+	struct bg_webhook_push p;
 
-	hr->state = r;
-	a->text = judge_headers(hr, r, &a->status);
+	request_of(hr, false, &rq);
+	a->status = bg_webhook_judge(&rq, NULL, 0, &p, &a->text);
 	a->allow = "POST";
-	return a->text != NULL;
+	bg_webhook_push_release(&p);
+	return a->status != 0;
 }
 
 /* The whole body is in: checks its signature, then its content, then hands it on. */
 static void body(void *data, struct bg_http_request *hr, struct bg_http_answer *a)
 {
 	struct bg_webhook *w = data;
-	const struct request *r = hr->state;
-	char mac[BG_SHA256_HEX];
-	struct bg_json_doc *d;
-	const char *ref = NULL, *rev = NULL;
+	struct bg_webhook_request rq;
+	struct bg_webhook_push p;
 
-	a->status = 500;
-	if (bg_hmac_sha256_hex(w->secret, w->secret_len, hr->body, hr->body_len, mac) < 0) {
-		a->text = bg_error_last();
-		return;
+	request_of(hr, true, &rq);
+	a->status = bg_webhook_judge(&rq, w->secret, w->secret_len, &p, &a->text);
+	if (a->status == 202) {
+		log_debug("webhook: push of '%s' to tree '%s' at %s", p.ref, p.tree,
+			  *p.rev ? p.rev : "(no revision)");
+		w->fn(p.tree, p.ref, *p.rev ? p.rev : NULL, w->data);
 	}
-	a->status = 401;
-	a->text = SIGNATURE_HEADER " does not match the body";
-	if (!bg_sha256_hex_equal(mac, r->signature))
-		return;
-	/* the JSON reader stops at a NUL: what follows one would go unread */
-	a->status = 400;
-	a->text = "body: holds a NUL byte";
-	if (memchr(hr->body, '\0', hr->body_len))
-		return;
-	d = bg_json_doc_parse("body", hr->body);
-	if (!d) {
-		a->text = bg_error_last();
-		return;
-	}
-	a->text = judge_push(d, &ref, &rev);
-	if (!a->text) {
-		log_debug("webhook: push of '%s' to tree '%s' at %s", ref, r->tree,
-			  rev ? rev : "(no revision)");
-		w->fn(r->tree, ref, rev, w->data);
-		a->status = 202;
-		a->text = "accepted";
-	}
-	bg_json_doc_free(d);
+	bg_webhook_push_release(&p);
 }
 
 static void webhook_free(struct bg_webhook *w)
@@ -170,7 +194,6 @@ int bg_webhook_start(const char *listen, const void *secret, size_t secret_len,
 		.too_large = TOO_LARGE,
 		.head = head,
 		.body = body,
-		.release = free,
 	};
 	struct bg_webhook *w;
 

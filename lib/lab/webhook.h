@@ -2,8 +2,9 @@
  * The daemon's webhook: an HTTP endpoint on which a git server announces a push, signed
  * as GitHub signs it (wraps libmicrohttpd).
  *
- * Only "POST /hook/TREE" is served, TREE being [a-z0-9][a-z0-9._-]{0,63}. The body is at
- * most BG_WEBHOOK_MAX_BODY bytes of JSON in the shape of GitHub's push event,
+ * Only "POST /hook/TREE" is served, TREE being [a-z0-9][a-z0-9._-]{0,63} without "..".
+ * The body is at most BG_WEBHOOK_MAX_BODY bytes of JSON in the shape of GitHub's push
+ * event,
  *
  *	{"ref": "refs/heads/for-next", "after": "<40 hex>", ...}
  *
@@ -22,6 +23,34 @@
 #define BG_WEBHOOK_MAX_BODY ((size_t)1024 * 1024)
 #define BG_WEBHOOK_TIMEOUT 10       /* seconds a connection may stay silent */
 #define BG_WEBHOOK_CONNECTIONS 64   /* connections open at once; more are refused */
+#define BG_WEBHOOK_TREE_MAX 64      /* bytes of a tree's name in the path */
+
+/* A request as the webhook reads it; every string NUL-terminated, borrowed. */
+struct bg_webhook_request {
+	const char *method;
+	const char *path;           /* the target up to a '?' */
+	const char *length;         /* the Content-Length header; NULL when not sent */
+	const char *signature;      /* the X-Hub-Signature-256 header; NULL when not sent */
+	const char *body;           /* NULL while only the headers are in */
+	size_t body_len;
+};
+
+/* An accepted push: what the daemon is told. */
+struct bg_webhook_push {
+	char tree[BG_WEBHOOK_TREE_MAX + 1];   /* from the path */
+	char *ref;                  /* the pushed ref as the body names it */
+	char rev[41];               /* as fn's rev below; "" for NULL */
+};
+
+/*
+ * The webhook's whole decision on rq, without a socket. With rq->body NULL: 0 when the
+ * headers pass and the body is to be read, else the refusal's status. With the body:
+ * 202 and *push filled, or the refusal's status. *why says why in either case (borrowed,
+ * valid until the next call); *push is released with bg_webhook_push_release() always.
+ */
+unsigned bg_webhook_judge(const struct bg_webhook_request *rq, const void *secret,
+			  size_t secret_len, struct bg_webhook_push *push, const char **why);
+void bg_webhook_push_release(struct bg_webhook_push *push);
 
 struct bg_webhook;
 

@@ -3,6 +3,10 @@
 # 16 KiB pieces, which the fuzzer mutates faster); fails on a crash, a leak, or a broken
 # property the target checks.
 #   tests/fuzz/run.sh FUZZER SECONDS SEED...
+# With FUZZ_RUNS=N in the environment it runs N inputs instead, however long they take,
+# and any input over FUZZ_TIMEOUT s (default 1) fails (make fuzz-long); SECONDS is then
+# not used. The limit is wall-clock time: on a machine busy with other work, under nice,
+# an input of a few milliseconds can wait past it.
 set -u
 fuzzer=$1
 seconds=$2
@@ -15,17 +19,31 @@ for f in "$@"; do
 	cp "$f" "$work/seeds/"
 	split -b 16384 "$f" "$work/seeds/piece-$(basename "$f")-"
 done
-echo "$name: fuzzing for ${seconds}s"
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=32768 \
+if [ -n "${FUZZ_RUNS:-}" ]; then
+	echo "$name: fuzzing for $FUZZ_RUNS executions"
+	limit="-runs=$FUZZ_RUNS -max_total_time=0 -timeout=${FUZZ_TIMEOUT:-1}"
+else
+	echo "$name: fuzzing for ${seconds}s"
+	limit="-max_total_time=$seconds -timeout=10"
+fi
+start=$(date +%s)
+# shellcheck disable=SC2086 # limit is several options
+"$fuzzer" $limit -rss_limit_mb=2048 -max_len=32768 \
 	-detect_leaks=1 -print_final_stats=1 -artifact_prefix="$work/" \
 	"$work/corpus" "$work/seeds" >"$work/log" 2>&1
 rc=$?
+end=$(date +%s)
 grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' "$work/log"
+awk -v name="$name" -v s=$((end - start)) '
+	/^stat::number_of_executed_units/ { n = $2 }
+	/^stat::peak_rss_mb/ { rss = $2 }
+	END { printf "%s: %s executions in %d s (%d/s), peak RSS %s MB\n", name, n, s,
+		     s ? n / s : n, rss }' "$work/log"
 if [ $rc != 0 ]; then
 	tail -n 40 "$work/log"
 	mkdir -p build/fuzz/crashes
-	cp "$work"/crash-* "$work"/leak-* build/fuzz/crashes/ 2>/dev/null
-	echo "$name: crash or leak (input kept in build/fuzz/crashes)"
+	cp "$work"/crash-* "$work"/leak-* "$work"/timeout-* build/fuzz/crashes/ 2>/dev/null
+	echo "$name: crash, leak or slow input (kept in build/fuzz/crashes)"
 	[ -n "${CHECK_SUMMARY:-}" ] && echo "$name 0 1" >>"$CHECK_SUMMARY"
 	echo "0 passed, 1 failed"
 	exit 1

@@ -142,6 +142,26 @@ static void test_good_board(void **state)
 	bg_board_release(&b);
 }
 
+/* A board file already read: the same board, its errors named as the caller says. */
+static void test_load_mem(void **state)
+{
+	static const char bad[] = "name: x\nmemory: 1\n";
+	struct bg_board b;
+
+	(void)state;
+	assert_int_equal(bg_board_load_mem(lab, "mem.yaml", board_text, strlen(board_text), &b), 0);
+	assert_string_equal(b.name, "qemu-t");
+	assert_string_equal(b.fragments[0], "common.config");
+	assert_int_equal(b.poweroff, BG_REBOOT);
+	bg_board_release(&b);
+	assert_int_equal(bg_board_load_mem(lab, "mem.yaml", bad, strlen(bad), &b), -1);
+	assert_string_equal(bg_error_last(), "mem.yaml:1:1: 'arch' is missing");
+	assert_int_equal(b.conf.n, 0);
+	/* not NUL-terminated: only len bytes are read */
+	assert_int_equal(bg_board_load_mem(lab, "mem.yaml", board_text, 8, &b), -1);
+	assert_string_equal(bg_error_last(), "mem.yaml:1:1: 'arch' is missing");
+}
+
 static void test_board_errors(void **state)
 {
 	(void)state;
@@ -340,6 +360,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_boards),
 		cmocka_unit_test(test_good_board),
+		cmocka_unit_test(test_load_mem),
 		cmocka_unit_test(test_board_errors),
 		cmocka_unit_test(test_fragment_errors),
 		cmocka_unit_test(test_board_names),

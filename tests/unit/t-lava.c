@@ -288,6 +288,45 @@ static void test_board_errors(void **state)
 			   "'lava_limit' must be a whole number from 1 to 64, not '0'");
 }
 
+/* The server's answers, read as the REST calls read them. */
+static void test_answers(void **state)
+{
+	static const char nul[] = "{\"job_ids\": [7]}\0{";
+	struct bg_lava_job job;
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	long id;
+
+	assert_int_equal(bg_lava_parse_submit("http://l", "{\"job_ids\": [7]}", 16, &id),
+			 BG_LAVA_OK);
+	assert_int_equal(id, 7);
+	assert_int_equal(bg_lava_parse_submit("http://l", "{\"job_ids\": [0]}", 16, &id),
+			 BG_LAVA_ANSWER);
+	assert_int_equal(id, 0);
+	assert_string_equal(bg_error_last(), "http://l: the server took the job but named no "
+			    "job id");
+	/* what follows a NUL would go unread: such an answer is not taken */
+	assert_int_equal(bg_lava_parse_submit("http://l", nul, sizeof(nul) - 1, &id),
+			 BG_LAVA_ANSWER);
+	assert_string_equal(bg_error_last(), "http://l: the answer holds a NUL byte");
+	assert_int_equal(bg_lava_parse_submit("http://l", "{", 1, &id), BG_LAVA_ANSWER);
+	assert_true(!strncmp(bg_error_last(), "http://l: the answer is not JSON (answer:1:", 42));
+	/* not NUL-terminated: only len bytes are read */
+	assert_int_equal(bg_lava_parse_status("http://l", 3, "{\"state\": \"Run ning\"}xx", 21,
+					      &job), BG_LAVA_OK);
+	assert_string_equal(job.state, "Run?ning");
+	assert_string_equal(job.health, "");
+	assert_int_equal(bg_lava_parse_status("http://l", 3, "{}", 2, &job), BG_LAVA_ANSWER);
+	assert_string_equal(bg_error_last(), "http://l: job 3 has no state");
+	/* whole lines while it runs; the rest once it finished */
+	assert_int_equal(bg_lava_parse_log("a\nb\nc", 5, false, &out), 2);
+	assert_string_equal(out.buf, "a\nb\n");
+	assert_int_equal(bg_lava_parse_log("c", 1, true, &out), 1);
+	assert_string_equal(out.buf, "a\nb\nc\n");
+	assert_int_equal(bg_lava_parse_log("", 0, true, &out), 0);
+	assert_int_equal(out.len, 6);
+	bg_strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_template_errors),
 		cmocka_unit_test(test_token),
 		cmocka_unit_test(test_board_errors),
+		cmocka_unit_test(test_answers),
 	};
 
 	return cmocka_run_group_tests_name("lava", tests, setup, teardown);

@@ -71,6 +71,28 @@ static void expect_error(const char *text, int line, int column, const char *why
 	free(want);
 }
 
+/* A file already read: its relative paths from the directory given, errors by its name. */
+static void test_load_mem(void **state)
+{
+	static const char text[] = "state: st\n" TREE;
+	static const char wrong[] = "poll: 1\n" TREE;
+	struct bg_service_conf c;
+	char *want = xasprintf("%s/st", dir);
+
+	(void)state;
+	assert_int_equal(bg_service_conf_load_mem("mem.yaml", dir, text, strlen(text), &c), 0);
+	assert_string_equal(c.state, want);
+	assert_string_equal(c.file, "mem.yaml");
+	assert_int_equal(c.ntrees, 1);
+	assert_string_equal(c.trees[0].name, "t");
+	bg_service_conf_release(&c);
+	assert_int_equal(bg_service_conf_load_mem("mem.yaml", dir, wrong, strlen(wrong), &c), -1);
+	assert_string_equal(bg_error_last(), "mem.yaml:1:7: 'poll' must be a whole number from "
+			    "10 to 86400, not '1'");
+	assert_null(c.file);
+	free(want);
+}
+
 static void test_shipped(void **state)
 {
 	struct bg_service_conf c;
@@ -579,6 +601,7 @@ static void test_report(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load_mem),
 		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_paths_and_defaults),
 		cmocka_unit_test(test_shape_errors),

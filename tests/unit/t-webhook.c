@@ -342,7 +342,7 @@ static void test_paths(void **state)
 	static const char *paths[] = {
 		"/hook/../etc", "/hook/", "/hook", "/", "/other/linux", "/hook/Linux",
 		"/hook/a/b", "/hook/.x", "/hook/-x", "/hook/%2e%2e", "/hook/lin%00ux",
-		"/hook/linux%2fx", "/hook/a%0d%0ab", "//hook/linux", "/hooks/linux",
+		"/hook/linux%2fx", "/hook/a%0d%0ab", "//hook/linux", "/hooks/linux", "/hook/a..b",
 		"/hook/0123456789012345678901234567890123456789012345678901234567890123x",
 	};
 	struct bg_strbuf answer = BG_STRBUF_INIT;
