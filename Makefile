@@ -195,13 +195,20 @@ fuzz-long: deps-sanitize
 	@fail=0; $(foreach t,$(FUZZ_TARGETS),FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh \
 		build/fuzz/fuzz-$(t) 0 $(FUZZ_SEEDS_$(t)) || fail=1;) exit $$fail
 
-FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BENCH_SRC) $(BUILD)/gen/migrations.c \
-		$(BUILD)/gen/site-css.c $(wildcard lib/*/*.h bench/*.h)
+# the library is compiled once with the fuzzer's coverage (fuzzer-no-link), and each
+# target links it
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Ilib -Ibench -fno-sanitize-recover=all
+FUZZ_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC) $(BENCH_SRC) \
+	$(BUILD)/gen/migrations.c $(BUILD)/gen/site-css.c)
+build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BENCH_SRC) \
-		$(BUILD)/gen/migrations.c $(BUILD)/gen/site-css.c $(LIBS)
+	$(QUIET_CC)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP \
+		-c -o $@ $<
+$(FUZZ_TARGETS:%=build/fuzz/fuzz-%): build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
+		$(FUZZ_OBJ) $(LIBS)
+-include $(FUZZ_OBJ:.o=.d)
 
 check: deps-unit deps-sanitize deps-e2e
 	@rm -f build/check-summary
