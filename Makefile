@@ -181,12 +181,12 @@ FUZZ_SEEDS_webhook = tests/fuzz/seeds/webhook/*
 
 check-fuzz: deps-sanitize
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) $(FUZZ_SEEDS_bootlog)
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) $(FUZZ_SEEDS_bb)
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) $(FUZZ_SEEDS_mbox)
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-conf $(FUZZ_CONF_SECONDS) $(FUZZ_SEEDS_conf)
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-lava $(FUZZ_LAVA_SECONDS) $(FUZZ_SEEDS_lava)
-	@sh tests/fuzz/run.sh build/fuzz/fuzz-webhook $(FUZZ_WEBHOOK_SECONDS) $(FUZZ_SEEDS_webhook)
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) $(FUZZ_SEEDS_bootlog)
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) $(FUZZ_SEEDS_bb)
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) $(FUZZ_SEEDS_mbox)
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-conf $(FUZZ_CONF_SECONDS) $(FUZZ_SEEDS_conf)
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-lava $(FUZZ_LAVA_SECONDS) $(FUZZ_SEEDS_lava)
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-webhook $(FUZZ_WEBHOOK_SECONDS) $(FUZZ_SEEDS_webhook)
 
 # every target to FUZZ_RUNS executions, however long it takes; an input over 1 s fails
 # (FUZZ_TIMEOUT=N in the environment: N s, for a machine busy with other work)

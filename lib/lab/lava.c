@@ -1,5 +1,6 @@
 /* LAVA jobs: written from templates, sent and followed over REST v0.2 (lava.h). */
 #include <ctype.h>
+#include <math.h>
 
 #include "lab/http-client.h"
 #include "lab/json-read.h"
@@ -69,12 +70,18 @@ void bg_lava_close(struct bg_lava *srv)
 	srv->auth = NULL;
 }
 
+/* The REST API's URL of path; free() it. */
+static char *api_url(const struct bg_lava *srv, const char *path)
+{
+	return xasprintf("%s/api/v0.2/%s", srv->url, path);
+}
+
 /* One call: the kind of answer, with the server's words for anything but success. */
 static enum bg_lava_rc call(struct bg_lava *srv, const char *method, const char *path,
 			    const char *body, size_t body_len, size_t max, long ok_status,
 			    struct bg_http_client_response *a)
 {
-	char *url = xasprintf("%s/api/v0.2/%s", srv->url, path);
+	char *url = api_url(srv, path);
 	struct bg_http_client_request rq = { method, url, srv->auth, "application/json", body,
 					     body_len, max, 0, srv->timeout };
 	enum bg_lava_rc rc = BG_LAVA_OK;
@@ -114,24 +121,20 @@ static enum bg_lava_rc call(struct bg_lava *srv, const char *method, const char 
 	return rc;
 }
 
-/* An answer read as JSON: NULL with why, name (the server) in it. */
-static struct bg_json_doc *answer_json(const char *name, const char *body, size_t len)
+/* An answer read as JSON: NULL with "url:line:col: why" (url the request's). */
+static struct bg_json_doc *answer_json(const char *url, const char *body, size_t len)
 {
 	struct bg_json_doc *d;
+	const char *nul = memchr(body, '\0', len);
 	char *text;
 
 	/* the JSON reader stops at a NUL: what follows one would go unread */
-	if (memchr(body, '\0', len)) {
-		bg_error("%s: the answer holds a NUL byte", name);
+	if (nul) {
+		bg_error("%s: byte %zu of the answer is a NUL", url, (size_t)(nul - body));
 		return NULL;
 	}
 	text = xstrndup(body, len);
-	if (!(d = bg_json_doc_parse("answer", text))) {
-		char *why = xstrdup(bg_error_last());
-
-		bg_error("%s: the answer is not JSON (%s)", name, why);
-		free(why);
-	}
+	d = bg_json_doc_parse(url, text);
 	free(text);
 	return d;
 }
@@ -142,10 +145,12 @@ static enum bg_lava_rc call_json(struct bg_lava *srv, const char *method, const 
 {
 	struct bg_http_client_response a;
 	enum bg_lava_rc rc = call(srv, method, path, body, body_len, JSON_MAX, ok_status, &a);
+	char *url = api_url(srv, path);
 
 	*doc = NULL;
-	if (rc == BG_LAVA_OK && !(*doc = answer_json(srv->url, a.body.buf, a.body.len)))
+	if (rc == BG_LAVA_OK && !(*doc = answer_json(url, a.body.buf, a.body.len)))
 		rc = BG_LAVA_ANSWER;
+	free(url);
 	bg_strbuf_release(&a.body);
 	return rc;
 }
@@ -175,15 +180,18 @@ static char *definition(const char *job, size_t *len)
 enum bg_lava_rc bg_lava_parse_submit(const char *url, const char *body, size_t len, long *id)
 {
 	struct bg_json_doc *d = answer_json(url, body, len);
+	size_t n;
 	double v;
 
 	*id = 0;
 	if (!d)
 		return BG_LAVA_ANSWER;
 	v = bg_json_doc_num(d, "job_ids.0");
+	n = bg_json_doc_len(d, "job_ids");
 	bg_json_doc_free(d);
-	if (!(v >= 1 && v < 1e15)) {
-		bg_error("%s: the server took the job but named no job id", url);
+	/* one job, one whole id: 7.9 or [7, 8] would follow a job that is not ours */
+	if (n != 1 || !(v >= 1 && v < 1e15) || v != floor(v)) {
+		bg_error("%s: the server took the job but named no single job id", url);
 		return BG_LAVA_ANSWER;
 	}
 	*id = (long)v;
@@ -197,10 +205,13 @@ enum bg_lava_rc bg_lava_submit(struct bg_lava *srv, const char *job, long *id)
 	struct bg_http_client_response a;
 	enum bg_lava_rc rc = call(srv, "POST", "jobs/", body, len, JSON_MAX, 201, &a);
 
+	char *url = api_url(srv, "jobs/");
+
 	free(body);
 	*id = 0;
 	if (rc == BG_LAVA_OK)
-		rc = bg_lava_parse_submit(srv->url, a.body.buf, a.body.len, id);
+		rc = bg_lava_parse_submit(url, a.body.buf, a.body.len, id);
+	free(url);
 	bg_strbuf_release(&a.body);
 	return rc;
 }
@@ -243,8 +254,12 @@ enum bg_lava_rc bg_lava_status(struct bg_lava *srv, long id, struct bg_lava_job 
 	memset(job, 0, sizeof(*job));
 	snprintf(path, sizeof(path), "jobs/%ld/", id);
 	rc = call(srv, "GET", path, NULL, 0, JSON_MAX, 200, &a);
-	if (rc == BG_LAVA_OK)
-		rc = bg_lava_parse_status(srv->url, id, a.body.buf, a.body.len, job);
+	if (rc == BG_LAVA_OK) {
+		char *url = api_url(srv, path);
+
+		rc = bg_lava_parse_status(url, id, a.body.buf, a.body.len, job);
+		free(url);
+	}
 	bg_strbuf_release(&a.body);
 	return rc;
 }

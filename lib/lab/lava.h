@@ -59,8 +59,9 @@ enum bg_lava_rc bg_lava_log(struct bg_lava *srv, long id, size_t start, bool fin
 enum bg_lava_rc bg_lava_cancel(struct bg_lava *srv, long id);
 /*
  * What submit, status and log make of an answer of the expected status: body is len
- * bytes as the server sent them, url the server, named in errors. A JSON answer holding
- * a NUL byte is BG_LAVA_ANSWER. bg_lava_parse_log appends to out as bg_lava_log does
+ * bytes as the server sent them, url the request's, named in errors ("url:line:col: why"
+ * for JSON that does not read). A JSON answer holding a NUL byte is BG_LAVA_ANSWER, and
+ * so is a submit answer naming other than one whole job id. bg_lava_parse_log appends to out as bg_lava_log does
  * and returns the lines it appended.
  */
 enum bg_lava_rc bg_lava_parse_submit(const char *url, const char *body, size_t len, long *id);

@@ -23,7 +23,7 @@ static void fuzz_submit(const char *body, size_t len)
 	if (bg_lava_parse_submit(URL, body, len, &id) == BG_LAVA_OK) {
 		fuzz_assert(id >= 1 && id < 1000000000000000L);
 	} else {
-		fuzz_assert(id == 0 && !strncmp(bg_error_last(), URL ": ", strlen(URL ": ")));
+		fuzz_assert(id == 0 && !strncmp(bg_error_last(), URL ":", strlen(URL ":")));
 	}
 }
 
@@ -46,7 +46,7 @@ static void fuzz_status(const char *body, size_t len)
 		assert_word(job.health, sizeof(job.health));
 		assert_word(job.device, sizeof(job.device));
 	} else {
-		fuzz_assert(!*job.state && !strncmp(bg_error_last(), URL ": ", strlen(URL ": ")));
+		fuzz_assert(!*job.state && !strncmp(bg_error_last(), URL ":", strlen(URL ":")));
 	}
 }
 

@@ -303,13 +303,20 @@ static void test_answers(void **state)
 			 BG_LAVA_ANSWER);
 	assert_int_equal(id, 0);
 	assert_string_equal(bg_error_last(), "http://l: the server took the job but named no "
-			    "job id");
+			    "single job id");
+	/* a part of an id, or two jobs (multinode): following one would follow another's */
+	assert_int_equal(bg_lava_parse_submit("http://l", "{\"job_ids\": [7.9]}", 18, &id),
+			 BG_LAVA_ANSWER);
+	assert_int_equal(bg_lava_parse_submit("http://l", "{\"job_ids\": [7, 8]}", 19, &id),
+			 BG_LAVA_ANSWER);
+	assert_int_equal(id, 0);
 	/* what follows a NUL would go unread: such an answer is not taken */
 	assert_int_equal(bg_lava_parse_submit("http://l", nul, sizeof(nul) - 1, &id),
 			 BG_LAVA_ANSWER);
-	assert_string_equal(bg_error_last(), "http://l: the answer holds a NUL byte");
-	assert_int_equal(bg_lava_parse_submit("http://l", "{", 1, &id), BG_LAVA_ANSWER);
-	assert_true(!strncmp(bg_error_last(), "http://l: the answer is not JSON (answer:1:", 42));
+	assert_string_equal(bg_error_last(), "http://l: byte 16 of the answer is a NUL");
+	assert_int_equal(bg_lava_parse_submit("http://l/api/v0.2/jobs/", "{", 1, &id),
+			 BG_LAVA_ANSWER);
+	assert_true(!strncmp(bg_error_last(), "http://l/api/v0.2/jobs/:1:", 26));
 	/* not NUL-terminated: only len bytes are read */
 	assert_int_equal(bg_lava_parse_status("http://l", 3, "{\"state\": \"Run ning\"}xx", 21,
 					      &job), BG_LAVA_OK);

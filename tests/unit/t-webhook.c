@@ -394,6 +394,8 @@ static void test_not_a_push(void **state)
 		{ "[1, 2]", 6, "a push is a JSON object" },
 		{ "{}", 2, "'ref' is missing" },
 		{ "{\"ref\": 7}", 10, "'ref' is not a string" },
+		{ "{\"ref\": \"\"}", 11, "'ref' is not a ref's name" },
+		{ "{\"ref\": \"refs/heads/x\\r\\nX-Bad: 1\"}", 35, "'ref' is not a ref's name" },
 		{ "{\"ref\": \"refs/heads/x\", \"after\": 7}", 35, "'after' is not a string" },
 		{ "{\"ref\": \"refs/heads/x\", \"after\": null}", 38, "'after' is not a string" },
 		{ "{\"ref\": \"refs/heads/x\"}\0{\"ref\": 7}", 33, "holds a NUL byte" },
