@@ -272,6 +272,11 @@ struct bg_threshold bg_compare_threshold(const struct bg_compare_config *cfg, co
 
 /* ---- the verdict ---- */
 
+bool bg_verdict_restores(const struct bg_verdict *v)
+{
+	return v->verdict == BG_DIFFERENT && v->delta < 0;
+}
+
 const char *bg_verdict_name(enum bg_verdict_kind v)
 {
 	return v == BG_SAME ? "same" : v == BG_DIFFERENT ? "different" : "unknown";

@@ -119,6 +119,12 @@ int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *can
 	       const struct bg_compare_config *cfg, struct bg_comparison *out);
 void bg_comparison_release(struct bg_comparison *c);
 const char *bg_verdict_name(enum bg_verdict_kind v);
+/*
+ * Whether v, the bad tip (base) against the tip with a culprit reverted (candidate),
+ * says the revert takes the regression back: different, and lower. A culprit whose
+ * revert does not is unconfirmed, however sure the bisection was.
+ */
+bool bg_verdict_restores(const struct bg_verdict *v);
 
 /* Boots per side at the looks: 5, 10, 20, ... 320. */
 #define BG_VERDICT_FIRST_LOOK 5

@@ -551,9 +551,12 @@ out:
 
 /* ---- trust before telling ---- */
 
-/* The metric's verdict between two commits in one mode, boots as the verdict asks. */
+/*
+ * The metric's verdict between two commits in one mode, boots as the verdict asks;
+ * *restores (when asked) whether commit takes back what against added.
+ */
 static int measure_pair(struct run *r, const char *commit, const char *against,
-			bool deterministic, struct bg_json *j)
+			bool deterministic, struct bg_json *j, bool *restores)
 {
 	struct bg_measure_opts mo = { 0 };
 	struct bg_measure m;
@@ -587,6 +590,8 @@ static int measure_pair(struct run *r, const char *commit, const char *against,
 			break;
 		bg_measure_release(&m);
 	}
+	if (restores)
+		*restores = v && bg_verdict_restores(v);
 	bg_json_key(j, "mode");
 	bg_json_str(j, deterministic ? "deterministic" : "timing");
 	bg_json_key(j, "boots");
@@ -631,19 +636,26 @@ static int median_value(struct run *r, int idx, double *out)
 	return ret;
 }
 
-static int confirm(struct run *r, const char *culprit, struct bg_json *j)
+/*
+ * Measures the culprit against its parent in timing mode (after a deterministic
+ * bisection) and the bad tip with the culprit reverted. *contradicted: the revert
+ * applied and was measured, and took nothing back.
+ */
+static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *contradicted)
 {
 	struct bg_git_commit c;
 	char revert[BG_OID_HEX];
+	bool restores;
 	int applies;
 
+	*contradicted = false;
 	if (bg_git_commit_info(r->tree.real, culprit, &c) < 0)
 		return -1;
 	bg_json_key(j, "confirmation");
 	bg_json_object_begin(j);
 	if (r->o->deterministic && c.nparents) {
 		progress(r, "confirming %.12s against its parent in timing mode", culprit);
-		if (measure_pair(r, culprit, c.parents[0], false, j) < 0)
+		if (measure_pair(r, culprit, c.parents[0], false, j, NULL) < 0)
 			progress(r, "warning: the timing confirmation failed: %s", bg_error_last());
 	}
 	bg_json_key(j, "revert");
@@ -657,11 +669,15 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j)
 		progress(r, "measuring the bad tip with %.12s reverted", culprit);
 		bg_json_key(j, "commit");
 		bg_json_str(j, revert);
-		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j) < 0) {
+		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j,
+				 &restores) < 0) {
 			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
-		} else if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
-			bg_json_key(j, "regression_us");
-			bg_json_double(j, bad - good);
+		} else {
+			*contradicted = !restores;
+			if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
+				bg_json_key(j, "regression_us");
+				bg_json_double(j, bad - good);
+			}
 		}
 	}
 	bg_json_object_end(j);
@@ -762,6 +778,8 @@ static int conclude(struct run *r)
 	bool found = res->outcome == BG_BISECT_FOUND;
 	const char *culprit = found && res->first == res->last ? r->c[res->first].sha : NULL;
 	struct inner inner = { 0, NULL };
+	bool contradicted = false;
+	const char *outcome;
 	int64_t builds, boots;
 	double created;
 	int ret;
@@ -782,8 +800,6 @@ static int conclude(struct run *r)
 	bg_json_object_begin(&j);
 	bg_json_key(&j, "id");
 	bg_json_int(&j, r->id);
-	bg_json_key(&j, "outcome");
-	bg_json_str(&j, bg_bisect_outcome_name(res->outcome));
 	bg_json_key(&j, "culprit");
 	bg_json_str(&j, inner.culprit ? inner.culprit : culprit);
 	bg_json_key(&j, "range");
@@ -825,19 +841,25 @@ static int conclude(struct run *r)
 		bg_json_int(&j, inner.id);
 		if (inner.culprit)
 			culprit = inner.culprit;
-	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j) < 0) {
+	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j, &contradicted) < 0) {
 		progress(r, "warning: %s", bg_error_last());
 	}
+	/* a culprit its own revert contradicts is never reported as found (nor mailed) */
+	outcome = contradicted ? "unconfirmed" : bg_bisect_outcome_name(res->outcome);
+	bg_json_key(&j, "outcome");
+	bg_json_str(&j, outcome);
 	bg_json_key(&j, "wall_s");
 	bg_json_double(&j, bg_store_now() - created);
 	bg_json_object_end(&j);
-	ret = finish(r, bg_bisect_outcome_name(res->outcome), culprit, res->probability,
-		     j.out.buf);
+	ret = finish(r, outcome, culprit, res->probability, j.out.buf);
 	bg_strbuf_release(&j.out);
-	if (culprit)
+	if (contradicted)
+		progress(r, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip takes "
+			 "nothing back", culprit, res->probability);
+	else if (culprit)
 		progress(r, "culprit: %.12s (p=%.3f)", culprit, res->probability);
 	else
-		progress(r, "no single culprit: %s", bg_bisect_outcome_name(res->outcome));
+		progress(r, "no single culprit: %s", outcome);
 	free(inner.culprit);
 	return ret;
 }

@@ -36,8 +36,10 @@ struct bg_bisection_opts {
 
 /*
  * Runs (or continues) the bisection of good..bad; *id is its row. 0 when it ended, with
- * a culprit or not (its result says which); -1 with why when it could not go on (the
- * machine failed, an input is wrong): running it again continues it.
+ * a culprit or not (its result says which: outcome "found", or "unconfirmed" when the
+ * bad tip with the culprit reverted was measured and took nothing back, or none); -1
+ * with why when it could not go on (the machine failed, an input is wrong): running it
+ * again continues it.
  */
 int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int64_t *id);
 /* The result object of a finished bisection ({"culprit", "range", ...}); -1 if unknown. */

@@ -477,6 +477,8 @@ const char *bg_mail_bisection_skip(const char *state, const char *outcome, const
 
 	if (!state || strcmp(state, "done"))
 		return "the bisection did not end";
+	if (outcome && !strcmp(outcome, "unconfirmed"))
+		return "unconfirmed: reverting the culprit on the bad tip took nothing back";
 	if (!outcome || strcmp(outcome, "found"))
 		return "no culprit: the outcome is not 'found'";
 	if (!culprit || !*culprit)

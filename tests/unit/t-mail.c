@@ -216,6 +216,9 @@ static void test_no_mail_rules(void **state)
 			    "confidence 0.500 is below the floor 0.900");
 	assert_non_null(bg_mail_bisection_skip("failed", NULL, NULL, NAN, 0.9));
 	assert_non_null(bg_mail_bisection_skip("done", "unknown", NULL, 0.99, 0.9));
+	/* a culprit its revert contradicts is not mailed, however sure the bisection was */
+	assert_string_equal(bg_mail_bisection_skip("done", "unconfirmed", "abc", 0.99, 0.9),
+			    "unconfirmed: reverting the culprit on the bad tip took nothing back");
 	assert_non_null(bg_mail_bisection_skip("done", "found", NULL, 0.99, 0.9));
 	assert_null(bg_mail_series_skip("done", p, 4, &reply, &reg));
 	assert_int_equal(reply, 3);
