@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "cmd.h"
+#include "decide/bisect.h"
 #include "lab/bisection.h"
 #include "lab/json-read.h"
 #include "util/error.h"
@@ -128,7 +129,9 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 	bg_text_printf(out, "good %.12s, bad %.12s\n", t.v[5], t.v[6]);
 	if (t.v[10] && (d = bg_json_doc_parse("result", t.v[10]))) {
 		if (t.v[8])
-			bg_text_printf(out, "culprit: %s %s (p=%s), a step of %+.1f%%\n", t.v[8],
+			bg_text_printf(out, "%sculprit: %s %s (p=%s), a step of %+.1f%%\n",
+				       t.v[7] && !strcmp(t.v[7], BG_BISECT_UNCONFIRMED) ?
+				       "unconfirmed (its revert took nothing back) " : "", t.v[8],
 				       t.v[11] ? t.v[11] : "", t.v[9] ? t.v[9] : "-",
 				       bg_json_doc_num(d, "step_pct"));
 		else

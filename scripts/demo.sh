@@ -257,7 +257,8 @@ while :; do
 				rev = '$(field "$s" tip)' ORDER BY id DESC LIMIT 1")
 			[ -z "$js" ] || line="gate of the new tip: $js"
 		fi
-		b=$(q "SELECT id || '|' || state || '|' || coalesce(metric, '') || '|' ||
+		b=$(q "SELECT id || '|' || CASE WHEN outcome = 'unconfirmed' THEN outcome ELSE state
+			END || '|' || coalesce(metric, '') || '|' ||
 			coalesce(culprit, '') || '|' || coalesce(confidence, '') FROM bisections
 			WHERE tree_id = $t AND parent_id IS NULL ORDER BY id LIMIT 1")
 		if [ -n "$b" ]; then
@@ -347,9 +348,9 @@ for s in $scenarios; do
 	t=$(tree_sql "$s")
 	planted=$(field "$s" culprit)
 	row=$(q "SELECT coalesce(culprit, '-') || '|' || coalesce(printf('%.4f', confidence), '-') ||
-		'|' || coalesce(finished, created) FROM bisections WHERE tree_id = $t AND parent_id IS NULL
-		ORDER BY id LIMIT 1")
-	IFS='|' read -r culprit conf fin <<EOF
+		'|' || coalesce(finished, created) || '|' || coalesce(outcome, '-') FROM bisections
+		WHERE tree_id = $t AND parent_id IS NULL ORDER BY id LIMIT 1")
+	IFS='|' read -r culprit conf fin outcome <<EOF
 $row
 EOF
 	# the scenario's own commits (master, the baseline, is every tree's): their builds,
@@ -370,8 +371,10 @@ EOF
 	pushed=$(q "SELECT min(created) FROM jobs WHERE tree_id = $t AND kind = 'gate' AND
 		rev = '$(field "$s" tip)'")
 	wall=$(awk -v a="$pushed" -v b="$fin" 'BEGIN { s = b - a; printf "%d:%02d", s / 60, s % 60 }')
+	# right: the planted commit, and found (a culprit its revert contradicted is not)
 	right=no
-	[ "$culprit" != "$planted" ] || { right=yes; found=$((found + 1)); }
+	[ "$outcome" = found ] || right=$outcome
+	[ "$culprit" != "$planted" ] || [ "$outcome" != found ] || { right=yes; found=$((found + 1)); }
 	printf '%-8s %-12.12s %-12.12s %-5s %-10s %6s %6s %6s %8s\n' "$s" "$planted" "$culprit" \
 		"$right" "$conf" "$built" "$reused" "$boots" "$wall" | tee -a "$out/summary.txt"
 done

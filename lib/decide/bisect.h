@@ -113,5 +113,10 @@ struct bg_bisect_counts {
 };
 void bg_bisect_counts(const struct bg_bisect *b, struct bg_bisect_counts *c);
 const char *bg_bisect_outcome_name(enum bg_bisect_outcome o);
+/*
+ * The outcome a found culprit gets instead when the bad tip with it reverted was
+ * measured and took nothing back: kept and shown, never mailed.
+ */
+#define BG_BISECT_UNCONFIRMED "unconfirmed"
 
 #endif

@@ -551,12 +551,15 @@ out:
 
 /* ---- trust before telling ---- */
 
+/* What a measured revert says of its culprit. */
+enum revert_says { REVERT_UNMEASURED, REVERT_RESTORES, REVERT_UNSURE, REVERT_CONTRADICTS };
+
 /*
  * The metric's verdict between two commits in one mode, boots as the verdict asks;
- * *restores (when asked) whether commit takes back what against added.
+ * *says (when asked) what it says of a revert (commit) on the bad tip (against).
  */
 static int measure_pair(struct run *r, const char *commit, const char *against,
-			bool deterministic, struct bg_json *j, bool *restores)
+			bool deterministic, struct bg_json *j, enum revert_says *says)
 {
 	struct bg_measure_opts mo = { 0 };
 	struct bg_measure m;
@@ -590,8 +593,15 @@ static int measure_pair(struct run *r, const char *commit, const char *against,
 			break;
 		bg_measure_release(&m);
 	}
-	if (restores)
-		*restores = v && bg_verdict_restores(v);
+	/*
+	 * Only evidence contradicts: the same, or slower, or still unknown once timing
+	 * mode's looks are spent. Deterministic mode's two boots a side leave a board whose
+	 * boots do not repeat exactly unknown: that is no evidence either way.
+	 */
+	if (says)
+		*says = !v ? REVERT_UNMEASURED : bg_verdict_restores(v) ? REVERT_RESTORES :
+			v->verdict == BG_UNKNOWN && deterministic ? REVERT_UNSURE :
+			REVERT_CONTRADICTS;
 	bg_json_key(j, "mode");
 	bg_json_str(j, deterministic ? "deterministic" : "timing");
 	bg_json_key(j, "boots");
@@ -645,7 +655,7 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *
 {
 	struct bg_git_commit c;
 	char revert[BG_OID_HEX];
-	bool restores;
+	enum revert_says says;
 	int applies;
 
 	*contradicted = false;
@@ -670,10 +680,10 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *
 		bg_json_key(j, "commit");
 		bg_json_str(j, revert);
 		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j,
-				 &restores) < 0) {
+				 &says) < 0) {
 			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
 		} else {
-			*contradicted = !restores;
+			*contradicted = says == REVERT_CONTRADICTS;
 			if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
 				bg_json_key(j, "regression_us");
 				bg_json_double(j, bad - good);
@@ -730,6 +740,7 @@ static int reload_reports(struct run *r)
 struct inner {
 	int64_t id;
 	char *culprit;
+	char *outcome;
 };
 
 /*
@@ -762,6 +773,8 @@ static int inside_merge(struct run *r, const char *merge, struct inner *in)
 	    bg_store_exec(r->s, "UPDATE bisections SET parent_id = ? WHERE id = ?", "ii", r->id,
 			  in->id) < 0 ||
 	    bg_store_text(r->s, &in->culprit, "SELECT culprit FROM bisections WHERE id = ?", "i",
+			  in->id) < 0 ||
+	    bg_store_text(r->s, &in->outcome, "SELECT outcome FROM bisections WHERE id = ?", "i",
 			  in->id) < 0)
 		goto out;
 	ret = 0;
@@ -777,7 +790,7 @@ static int conclude(struct run *r)
 	struct bg_json j;
 	bool found = res->outcome == BG_BISECT_FOUND;
 	const char *culprit = found && res->first == res->last ? r->c[res->first].sha : NULL;
-	struct inner inner = { 0, NULL };
+	struct inner inner = { 0, NULL, NULL };
 	bool contradicted = false;
 	const char *outcome;
 	int64_t builds, boots;
@@ -841,11 +854,13 @@ static int conclude(struct run *r)
 		bg_json_int(&j, inner.id);
 		if (inner.culprit)
 			culprit = inner.culprit;
+		/* the branch's own revert check speaks for the merge's */
+		contradicted = inner.outcome && !strcmp(inner.outcome, BG_BISECT_UNCONFIRMED);
 	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j, &contradicted) < 0) {
 		progress(r, "warning: %s", bg_error_last());
 	}
 	/* a culprit its own revert contradicts is never reported as found (nor mailed) */
-	outcome = contradicted ? "unconfirmed" : bg_bisect_outcome_name(res->outcome);
+	outcome = contradicted ? BG_BISECT_UNCONFIRMED : bg_bisect_outcome_name(res->outcome);
 	bg_json_key(&j, "outcome");
 	bg_json_str(&j, outcome);
 	bg_json_key(&j, "wall_s");
@@ -861,6 +876,7 @@ static int conclude(struct run *r)
 	else
 		progress(r, "no single culprit: %s", outcome);
 	free(inner.culprit);
+	free(inner.outcome);
 	return ret;
 }
 

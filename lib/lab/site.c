@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "decide/bisect.h"
 #include "decide/stats.h"
 #include "lab/json-read.h"
 #include "lab/site.h"
@@ -534,7 +535,9 @@ static int index_page(struct site *w)
 			 "<table class=\"bisections\">\n<thead><tr><th>#</th><th>tree</th>"
 			 "<th>metric</th><th>state</th><th>culprit</th><th>subject</th>"
 			 "<th>posterior</th></tr></thead>\n<tbody>\n");
-	if (bg_store_query(w->s, index_bisection, p, "SELECT b.id, t.name, b.metric, b.state, "
+	/* a culprit its revert contradicted reads "unconfirmed" where others read their state */
+	if (bg_store_query(w->s, index_bisection, p, "SELECT b.id, t.name, b.metric, CASE WHEN "
+			   "b.outcome = '" BG_BISECT_UNCONFIRMED "' THEN b.outcome ELSE b.state END, "
 			   "b.culprit, cm.subject, b.confidence FROM bisections b LEFT JOIN trees t "
 			   "ON t.id = b.tree_id LEFT JOIN commits cm ON cm.sha = b.culprit "
 			   "ORDER BY b.id DESC LIMIT ?", "i", (int64_t)RECENT_OTHERS) < 0)

@@ -4,6 +4,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "decide/bisect.h"
 #include "report/mail.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -477,7 +478,7 @@ const char *bg_mail_bisection_skip(const char *state, const char *outcome, const
 
 	if (!state || strcmp(state, "done"))
 		return "the bisection did not end";
-	if (outcome && !strcmp(outcome, "unconfirmed"))
+	if (outcome && !strcmp(outcome, BG_BISECT_UNCONFIRMED))
 		return "unconfirmed: reverting the culprit on the bad tip took nothing back";
 	if (!outcome || strcmp(outcome, "found"))
 		return "no culprit: the outcome is not 'found'";

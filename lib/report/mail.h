@@ -162,8 +162,9 @@ struct bg_mail_series {
 
 /*
  * NULL when a bisection's outcome is worth a mail, else why not: only a found culprit
- * whose confidence reaches the floor is; an infrastructure failure, "unknown", a range
- * without one commit, a bisection that failed or runs still are not.
+ * whose confidence reaches the floor is; an infrastructure failure, "unknown",
+ * "unconfirmed" (its revert took nothing back), a range without one commit, a bisection
+ * that failed or runs still are not.
  */
 const char *bg_mail_bisection_skip(const char *state, const char *outcome, const char *culprit,
 				   double confidence, double floor);
