@@ -551,15 +551,12 @@ out:
 
 /* ---- trust before telling ---- */
 
-/* What a measured revert says of its culprit. */
-enum revert_says { REVERT_UNMEASURED, REVERT_RESTORES, REVERT_UNSURE, REVERT_CONTRADICTS };
-
 /*
  * The metric's verdict between two commits in one mode, boots as the verdict asks;
- * *says (when asked) what it says of a revert (commit) on the bad tip (against).
+ * *contradicts (when asked): commit, a revert on the bad tip (against), took nothing back.
  */
 static int measure_pair(struct run *r, const char *commit, const char *against,
-			bool deterministic, struct bg_json *j, enum revert_says *says)
+			bool deterministic, struct bg_json *j, bool *contradicts)
 {
 	struct bg_measure_opts mo = { 0 };
 	struct bg_measure m;
@@ -598,10 +595,9 @@ static int measure_pair(struct run *r, const char *commit, const char *against,
 	 * mode's looks are spent. Deterministic mode's two boots a side leave a board whose
 	 * boots do not repeat exactly unknown: that is no evidence either way.
 	 */
-	if (says)
-		*says = !v ? REVERT_UNMEASURED : bg_verdict_restores(v) ? REVERT_RESTORES :
-			v->verdict == BG_UNKNOWN && deterministic ? REVERT_UNSURE :
-			REVERT_CONTRADICTS;
+	if (contradicts)
+		*contradicts = v && !bg_verdict_restores(v) &&
+			       !(v->verdict == BG_UNKNOWN && deterministic);
 	bg_json_key(j, "mode");
 	bg_json_str(j, deterministic ? "deterministic" : "timing");
 	bg_json_key(j, "boots");
@@ -655,7 +651,6 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *
 {
 	struct bg_git_commit c;
 	char revert[BG_OID_HEX];
-	enum revert_says says;
 	int applies;
 
 	*contradicted = false;
@@ -680,14 +675,11 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *
 		bg_json_key(j, "commit");
 		bg_json_str(j, revert);
 		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j,
-				 &says) < 0) {
+				 contradicted) < 0) {
 			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
-		} else {
-			*contradicted = says == REVERT_CONTRADICTS;
-			if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
-				bg_json_key(j, "regression_us");
-				bg_json_double(j, bad - good);
-			}
+		} else if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
+			bg_json_key(j, "regression_us");
+			bg_json_double(j, bad - good);
 		}
 	}
 	bg_json_object_end(j);
