@@ -13,6 +13,7 @@
 #include "util/fs.h"
 #include "util/num.h"
 #include "util/path.h"
+#include "util/text.h"
 #include "util/xmalloc.h"
 
 #define TREE_NAME_MAX 64
@@ -175,10 +176,9 @@ static int check_addrs(const struct bg_conf *m, const char *key, char **v, size_
 	for (size_t i = 0; i < n; i++) {
 		struct bg_mail_addr a;
 
-		for (const char *p = v[i]; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				return bg_conf_error_at(m, key, i, "'%s' may not hold a line break "
-							"or another control character", key);
+		if (bg_text_has_control(v[i]))
+			return bg_conf_error_at(m, key, i, "'%s' may not hold a line break "
+						"or another control character", key);
 		if (bg_mail_addr_parse(v[i], &a) < 0)
 			return bg_conf_error_at(m, key, i, "%s", bg_error_last());
 		bg_mail_addr_release(&a);
@@ -248,10 +248,9 @@ static int read_report(struct bg_service_conf *sc, const char *dir)
 	if (r->smtp && bg_smtp_url_check(r->smtp) < 0)
 		return bg_conf_error_at(rep, "smtp", 0, "'smtp': %s", bg_error_last());
 	if (r->smtp_user) {
-		for (const char *p = r->smtp_user; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				return bg_conf_error_at(rep, "smtp-user", 0, "'smtp-user' may not "
-							"hold a control character");
+		if (bg_text_has_control(r->smtp_user))
+			return bg_conf_error_at(rep, "smtp-user", 0, "'smtp-user' may not hold a "
+						"control character");
 		if (!pwfile)
 			return bg_conf_error_at(rep, "smtp-user", 0, "'smtp-user' needs "
 						"'smtp-password-file'");

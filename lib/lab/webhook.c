@@ -6,6 +6,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/text.h"
 #include "util/xmalloc.h"
 
 #define HOOK_PREFIX "/hook/"
@@ -23,14 +24,6 @@ struct bg_webhook {
 static bool is_lower_hex(const char *s, size_t len)
 {
 	return strlen(s) == len && strspn(s, "0123456789abcdef") == len;
-}
-
-static bool any_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
 }
 
 /* The tree named by a path "/hook/TREE", copied to tree; false for any other path. */
@@ -94,7 +87,7 @@ static const char *judge_push(const struct bg_json_doc *d, struct bg_webhook_pus
 		return bg_json_doc_has(d, "ref") ? "body: 'ref' is not a string" :
 			"body: 'ref' is missing";
 	/* a ref reaches the log: a name git could give it, never empty or a control byte */
-	if (!*ref || strlen(ref) > 4096 || any_control(ref))
+	if (!*ref || strlen(ref) > 4096 || bg_text_has_control(ref))
 		return "body: 'ref' is not a ref's name";
 	after = bg_json_doc_str(d, "after");
 	if (!after && bg_json_doc_has(d, "after"))

@@ -1,6 +1,14 @@
 /* Terminal-safe text (text.h). */
 #include "util/text.h"
 
+bool bg_text_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 size_t bg_text_utf8_len(const char *str, size_t left)
 {
 	const unsigned char *s = (const unsigned char *)str;

@@ -22,6 +22,8 @@ void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len);
  * one: an invalid byte, an overlong form, a surrogate, past U+10FFFF, or a C1 control.
  */
 size_t bg_text_utf8_len(const char *s, size_t left);
+/* Whether s holds a C0 control byte (a line break, a tab, an escape...) or DEL. */
+bool bg_text_has_control(const char *s);
 /* printf, with the whole result escaped as above; -1 on a write error. */
 int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
 

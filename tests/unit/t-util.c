@@ -181,6 +181,12 @@ static void test_text(void **state)
 	/* a backslash is doubled, so that no escape can be forged */
 	expect_escaped("a\\x07b", 6, "a\\\\x07b");
 	expect_escaped("nul\0!", 5, "nul\\x00!");
+	/* C0 controls and DEL are controls; a space, UTF-8 and its C1 range are not */
+	assert_false(bg_text_has_control("refs/heads/for next \xe2\x86\x92 \xc2\x9b"));
+	assert_true(bg_text_has_control("a\r\nb"));
+	assert_true(bg_text_has_control("tab\there"));
+	assert_true(bg_text_has_control("del\177"));
+	assert_false(bg_text_has_control(""));
 }
 
 static char *scratch_dir(void)
