@@ -205,7 +205,14 @@ void bg_json_escape(struct bg_strbuf *sb, const char *str, size_t len)
 		} else {
 			size_t n = utf8_len(s + i, len - i);
 
-			if (n) {
+			if (n == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+				/* a C1 control (U+0080..U+009F): valid, but a terminal may act on it */
+				memcpy(o, "\\u00", 4);
+				o[4] = hex[s[i + 1] >> 4];
+				o[5] = hex[s[i + 1] & 15];
+				o += 6;
+				i += 2;
+			} else if (n) {
 				memcpy(o, s + i, n);
 				o += n;
 				i += n;

@@ -18,6 +18,10 @@ static void test_escape(void **state)
 	/* surrogates and overlong forms are invalid */
 	bg_json_escape(&sb, "\xed\xa0\x80\xc0\xaf", 5);
 	assert_string_equal(sb.buf, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	bg_strbuf_reset(&sb);
+	/* C1 controls are escaped as the same code points; U+00A0 stays, DEL is escaped */
+	bg_json_escape(&sb, "\xc2\x9b" "2J \xc2\x80\xc2\x9f\xc2\xa0\x7f", 12);
+	assert_string_equal(sb.buf, "\\u009b2J \\u0080\\u009f\xc2\xa0\\u007f");
 	bg_strbuf_release(&sb);
 }
 
