@@ -16,6 +16,14 @@
 #define HEADER_WORD_MAX 70
 #define ADDR_MAX 254
 #define MSGID_MAX 250
+/*
+ * A commit subject or a metric name in a Subject: header is cut after this many bytes:
+ * a 64 KiB subject would make a header of a thousand lines (and more than some servers'
+ * header size limit); the body quotes it whole.
+ */
+#define SUBJECT_PART 200
+/* RFC 5322: a line is at most 998 octets without its CRLF. */
+#define LINE_OCTETS 998
 
 /* ---- UTF-8 ---- */
 
@@ -541,11 +549,29 @@ static const char *quiet_words(const char *console)
 	return console && !strcmp(console, "quiet") ? ", quiet console" : "";
 }
 
+/* s, or its first SUBJECT_PART bytes (never half a UTF-8 sequence) and "..." */
+static void subject_part(struct bg_strbuf *sb, const char *s)
+{
+	size_t n = strlen(s), len = 0;
+
+	while (len < n && len < SUBJECT_PART) {
+		size_t k = bg_text_utf8_len(s + len, n - len);
+
+		len += k ? k : 1;
+	}
+	bg_strbuf_add(sb, s, len);
+	if (len < n)
+		bg_strbuf_addstr(sb, "...");
+}
+
 void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisection *b)
 {
-	bg_strbuf_addf(sb, "[%s:%s] %.12s %s: %s %+.0f \xc2\xb5s (%+.1f%%) boot-time regression",
-		       b->tree, b->branch, b->culprit, nz(b->subject, "(no subject)"), b->metric,
-		       b->fig.delta_us, b->fig.delta_pct);
+	bg_strbuf_addf(sb, "[%s:%s] %.12s ", b->tree, b->branch, b->culprit);
+	subject_part(sb, nz(b->subject, "(no subject)"));
+	bg_strbuf_addstr(sb, ": ");
+	subject_part(sb, nz(b->metric, ""));
+	bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%+.1f%%) boot-time regression", b->fig.delta_us,
+		       b->fig.delta_pct);
 }
 
 void bg_mail_series_subject(struct bg_strbuf *sb, const struct bg_mail_series *s)
@@ -554,7 +580,7 @@ void bg_mail_series_subject(struct bg_strbuf *sb, const struct bg_mail_series *s
 
 	if (strncasecmp(subj, "re:", 3) != 0)
 		bg_strbuf_addstr(sb, "Re: ");
-	bg_strbuf_addstr(sb, subj);
+	subject_part(sb, subj);
 }
 
 static void kernel_lines(struct bg_strbuf *sb, const char *before, const char *after)
@@ -825,11 +851,19 @@ void bg_mail_message(struct bg_strbuf *out, const struct bg_mail_head *h, const 
 	bg_mail_header_text(out, "X-Bootgate-Branch", h->branch);
 	bg_mail_header_text(out, "X-Bootgate-Kind", h->kind);
 	bg_strbuf_addstr(out, "\r\n");
-	for (const char *p = body; *p; p++) {
-		if (*p == '\n')
+	for (size_t col = 0; *body; body++) {
+		/* a longer line (a 64 KiB kernel line) is broken before a character */
+		if (col + 3 >= LINE_OCTETS && *body != '\n' && ((unsigned char)*body & 0xc0) != 0x80) {
 			bg_strbuf_addstr(out, "\r\n");
-		else if (*p != '\r')
-			bg_strbuf_addch(out, *p);
+			col = 0;
+		}
+		if (*body == '\n') {
+			bg_strbuf_addstr(out, "\r\n");
+			col = 0;
+		} else if (*body != '\r') {
+			bg_strbuf_addch(out, *body);
+			col++;
+		}
 	}
 	if (out->len < 2 || strcmp(out->buf + out->len - 2, "\r\n"))
 		bg_strbuf_addstr(out, "\r\n");

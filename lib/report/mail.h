@@ -184,7 +184,11 @@ void bg_mail_series_subject(struct bg_strbuf *sb, const struct bg_mail_series *s
 void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection *b);
 void bg_mail_series_body(struct bg_strbuf *sb, const struct bg_mail_series *s);
 
-/* The whole message: headers, then the body with CRLF line ends. */
+/*
+ * The whole message: headers, then the body with CRLF line ends, a line longer than 998
+ * octets broken before a character. A commit subject or a metric over 200 bytes is cut
+ * in the Subject: (with "...").
+ */
 struct bg_mail_head {
 	struct bg_mail_addr from;
 	const struct bg_mail_addrs *to, *cc;

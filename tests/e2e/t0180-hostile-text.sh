@@ -77,6 +77,10 @@ test_expect_success 'setup: a git tree whose commits carry every payload' '
 	EVIL=$(git -C tree hash-object -t commit -w --literally --stdin <obj) &&
 	git -C tree update-ref refs/heads/evil "$EVIL" &&
 	git -C tree cat-file commit evil | grep -q "^author <script>" &&
+	{ git -C tree cat-file commit HEAD | sed "/^\$/q" &&
+	  printf "nul\000<script>document.title=1</script>\n\nbody\n"; } >obj &&
+	NUL=$(git -C tree hash-object -t commit -w --literally --stdin <obj) &&
+	git -C tree update-ref refs/heads/nul "$NUL" &&
 	git -C tree log --format=%s -1 HEAD~1 | grep -q "Bcc: x@evil"
 '
 
@@ -134,7 +138,10 @@ test_expect_success 'the real paths: gate records the commits, series the mail' 
 		>gate.out 2>gate.err &&
 	bootgate gate --tree tree --name hostile --rev master --arch x86_64 --db "$DB" \
 		>>gate.out 2>>gate.err &&
+	bootgate gate --tree tree --name hostile --rev nul --arch x86_64 --db "$DB" \
+		>>gate.out 2>>gate.err &&
 	no_control gate.out && no_control gate.err &&
+	test "$(sql "SELECT subject FROM commits WHERE sha = '\''$(git -C tree rev-parse nul)'\''")" = nul &&
 	test "$(sql "SELECT count(*) FROM commits WHERE subject LIKE '\''%<script>%Bcc: x@evil%'\''
 		AND author LIKE '\''%</script>%Bcc: a@evil%'\''")" = 1 &&
 	test "$(sql "SELECT max(length(subject)) FROM commits")" = $((65000 + 5)) &&
@@ -152,6 +159,7 @@ test_expect_success 'the real paths: gate records the commits, series the mail' 
 # commit, an event, and the outbox asking for both mails.
 test_expect_success 'setup: boots, a comparison, a bisection and mails of the hostile text' '
 	BASE=$(git -C tree rev-parse HEAD~2) && EVIL=$(git -C tree rev-parse evil) &&
+	LONG=$(git -C tree rev-parse master) &&
 	METRIC="initcall.<script>document.title='\''pwned'\''</script>" &&
 	bootgate parse --json a.log >pa.json && bootgate parse --json b.log >pb.json &&
 	bootgate compare --json --all --base a.log --cand b.log >cmp.json &&
@@ -168,11 +176,13 @@ test_expect_success 'setup: boots, a comparison, a bisection and mails of the ho
 		steps: [{commit: \$g, index: 0, built: true, values: [100], verdict: \"good\"},
 			{commit: \$c, index: 1, built: true, values: [900], verdict: \"culprit\"}]}" \
 		>b1.json &&
+	jq -c --arg c "$LONG" ".id = 2 | .culprit = \$c | .steps[1].commit = \$c" b1.json >b2.json &&
 	{
 		echo "BEGIN;" &&
 		echo "INSERT INTO builds (commit_sha, board, status, image_sha256, created) VALUES
 			('\''$BASE'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-base'\'', 0),
-			('\''$EVIL'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-evil'\'', 0);" &&
+			('\''$EVIL'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-evil'\'', 0),
+			('\''$LONG'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-evil'\'', 0);" &&
 		for b in "1 img-base pa.json a.log" "2 img-evil pb.json b.log"; do
 			set -- $b &&
 			echo "INSERT INTO boots (id, image_sha256, board, mode, console_mode, outcome,
@@ -196,11 +206,16 @@ test_expect_success 'setup: boots, a comparison, a bisection and mails of the ho
 			(SELECT id FROM trees WHERE name = '\''hostile'\''), '\''$BASE'\'', '\''$EVIL'\'',
 			'\''qemu-x86_64'\'', '\''deterministic'\'',
 			'\''$(echo "$METRIC" | sed "s/'\''/'\'''\''/g")'\'', '\''done'\'', '\''found'\'',
-			'\''$EVIL'\'', 0.998, CAST(readfile('\''b1.json'\'') AS TEXT), 3000, 3100);" &&
+			'\''$EVIL'\'', 0.998, CAST(readfile('\''b1.json'\'') AS TEXT), 3000, 3100),
+			(2, (SELECT id FROM trees WHERE name = '\''hostile'\''), '\''$BASE'\'', '\''$LONG'\'',
+			'\''qemu-x86_64'\'', '\''deterministic'\'',
+			'\''$(echo "$METRIC" | sed "s/'\''/'\'''\''/g")'\'', '\''done'\'', '\''found'\'',
+			'\''$LONG'\'', 0.998, CAST(readfile('\''b2.json'\'') AS TEXT), 3200, 3300);" &&
 		echo "INSERT INTO events (at, level, tree_id, message) VALUES (5000, '\''warning'\'', 1,
 			CAST(X'\''3c623e1b5b324a0d0a4263633a20784065766996c0af07'\'' AS TEXT) || '\''$BIG'\'');" &&
 		echo "INSERT INTO outbox (kind, ref, body, created) VALUES
-			('\''bisection'\'', 1, '\''{}'\'', 0), ('\''series'\'', 1, '\''{}'\'', 0);" &&
+			('\''bisection'\'', 1, '\''{}'\'', 0), ('\''series'\'', 1, '\''{}'\'', 0),
+			('\''bisection'\'', 2, '\''{}'\'', 0);" &&
 		echo "COMMIT;"
 	} >fill.sql &&
 	sql <fill.sql &&
@@ -215,7 +230,7 @@ dom() {
 
 test_expect_success 'site: in Chromium no payload runs, the text shows, the rows stay' '
 	bootgate site --db "$DB" --json site >site.json 2>site.err && json_ok site.json &&
-	test_jq ".ok == true and .written == 9" site.json &&
+	test_jq ".ok == true and .written == 11" site.json &&
 	for f in $(find site -type f); do
 		no_control "$f" &&
 		test "$(LC_ALL=C.UTF-8 grep -c -a -x -v ".*" "$f")" = 0 || return 1
@@ -223,8 +238,8 @@ test_expect_success 'site: in Chromium no payload runs, the text shows, the rows
 	for f in comparison/1.json bisection/1.json series/1.json; do
 		json_ok "site/$f" || return 1
 	done &&
-	for p in index.html:8 tree/hostile.html:3 comparison/1.html:30 bisection/1.html:3 \
-		series/1.html:2; do
+	for p in index.html:9 tree/hostile.html:3 comparison/1.html:30 bisection/1.html:3 \
+		bisection/2.html:3 series/1.html:2; do
 		page=${p%:*} rows=${p#*:} &&
 		dom "$page" >dom.html &&
 		test_grep "</html>" dom.html &&
@@ -264,22 +279,30 @@ test_expect_success 'mail: no header injected, encoded words, short lines, a val
 	write_config && start_sink &&
 	bootgate mail --config bootgate.yaml --send --json >mail.json 2>mail.err &&
 	json_ok mail.json && no_control mail.err &&
-	test_jq "[.events[] | select(.what == \"sent\")] | length == 1" mail.json &&
-	test "$(ls mails | wc -l)" = 1 &&
-	sed "/^\$/q" mails/* >h &&
-	! grep -i -a "^bcc:" h &&
-	test_grep "^Subject: \[hostile:\] " h && test_grep "^ =?UTF-8?Q?inv=C3=BF=C3=BE" h &&
-	sql "SELECT writefile('\''sent.eml'\'', message) FROM mails" >/dev/null &&
-	test "$(wc -l <sent.eml)" -gt 20 &&
-	test "$(LC_ALL=C grep -c -a -P "\r\$" sent.eml)" = "$(wc -l <sent.eml)" &&
-	test "$(tr -d "\r\n" <sent.eml | LC_ALL=C grep -c -a -P "[\x00-\x08\x0a-\x1f\x7f]")" = 0 &&
-	test "$(awk "length > 998" sent.eml | wc -l)" = 0 &&
-	sed "/^\r\$/q" sent.eml >h &&
-	! grep -i -a "^bcc:" h &&
-	test "$(LC_ALL=C grep -c -a -P "[\x80-\xff]" h)" = 0 &&
-	sed "1,/^\r\$/d" sent.eml >body &&
-	test "$(LC_ALL=C.UTF-8 grep -c -a -x -v ".*" body)" = 0 &&
-	test_grep "^        (\"<script>document.title=.pwned.</script>" body
+	test_jq "[.events[] | select(.what == \"sent\")] | length == 2" mail.json &&
+	test "$(ls mails | wc -l)" = 2 &&
+	for m in mails/*; do
+		sed "/^\$/q" "$m" >h && ! grep -i -a "^bcc:" h || return 1
+	done &&
+	for id in 1 2; do
+		sql "SELECT writefile('\''sent.eml'\'', message) FROM mails WHERE id = $id" \
+			>/dev/null &&
+		test "$(wc -l <sent.eml)" -gt 20 &&
+		test "$(LC_ALL=C grep -c -a -P "\r\$" sent.eml)" = "$(wc -l <sent.eml)" &&
+		test "$(tr -d "\r\n" <sent.eml | LC_ALL=C grep -c -a -P "[\x00-\x08\x0a-\x1f\x7f]")" = 0 &&
+		test "$(awk "length > 998" sent.eml | wc -l)" = 0 &&
+		sed "/^\r\$/q" sent.eml >h.$id &&
+		! grep -i -a "^bcc:" h.$id &&
+		test "$(LC_ALL=C grep -c -a -P "[\x80-\xff]" h.$id)" = 0 &&
+		test "$(wc -l <h.$id)" -lt 40 &&
+		sed "1,/^\r\$/d" sent.eml >body.$id &&
+		test "$(LC_ALL=C.UTF-8 grep -c -a -x -v ".*" body.$id)" = 0 || return 1
+	done &&
+	test_grep "^Subject: \[hostile:\] " h.1 && test_grep "^ =?UTF-8?Q?inv=C3=BF=C3=BE" h.1 &&
+	test_grep "^        (\"<script>document.title=.pwned.</script>" body.1 &&
+	test_grep "^ =?UTF-8?Q?B*=2E=2E=2E=3A?=" h.2 &&
+	test_grep "^ initcall.<script>document.title=.pwned.</script> +800" h.2 &&
+	test "$(tr -d "\r\n" <body.2 | grep -o "B*" | awk "length > m { m = length } END { print m }")" -ge 65000
 '
 
 test_expect_success 'JSON of the store: parses, no raw control byte, strings kept' '
@@ -297,7 +320,7 @@ test_expect_success 'JSON of the store: parses, no raw control byte, strings kep
 test_expect_success 'tables: show, status, log without control bytes, one line a row' '
 	EVIL=$(git -C tree rev-parse evil) &&
 	bootgate status --db "$DB" >st.out && no_control st.out &&
-	test "$(wc -l <st.out)" = 11 &&
+	test "$(wc -l <st.out)" = 12 &&
 	bootgate log --db "$DB" >log.out && no_control log.out &&
 	test "$(wc -l <log.out)" = "$(sql "SELECT count(*) FROM events")" &&
 	test_grep "message=<b>\\\\x1b\\[2J\\\\x0d\\\\x0aBcc: x@evi" log.out &&

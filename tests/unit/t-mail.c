@@ -277,6 +277,48 @@ static void test_subject_and_message(void **state)
 	bg_mail_addrs_release(&to);
 }
 
+/* 64 KiB in a subject and a kernel line: a Subject: cut, no line over 998 octets. */
+static void test_long_text(void **state)
+{
+	struct bg_mail_bisection b;
+	struct bg_mail_addrs to = { NULL, 0, 0 };
+	struct bg_mail_head h = { { "bootgate", "bot@ci.example.org" }, &to, NULL, NULL,
+				  "bootgate-bisection-7-0123456789ab@ci.example.org", NULL, 0,
+				  "tracing", "for-next", "bisection" };
+	struct bg_strbuf long_text = BG_STRBUF_INIT, subj = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
+	size_t lines = 0;
+
+	(void)state;
+	for (int i = 0; i < 32768; i++)
+		bg_strbuf_addstr(&long_text, "\xc3\xa9");
+	kprobe_bisection(&b);
+	b.subject = long_text.buf;
+	b.metric = long_text.buf;
+	bg_mail_bisection_subject(&subj, &b);
+	/* 200 bytes of each, whole characters, then "..." */
+	assert_int_equal(subj.len, strlen("[tracing:for-next] 0123456789ab : ") + 2 * 203 +
+			 strlen(" +0 \xc2\xb5s (+0.0%) boot-time regression"));
+	assert_non_null(strstr(subj.buf, "\xc3\xa9...: \xc3\xa9"));
+	h.subject = subj.buf;
+	bg_mail_addrs_add(&to, "Ada", "ada@x.org");
+	bg_mail_message(&msg, &h, long_text.buf);
+	for (const char *l = strstr(msg.buf, "\r\n\r\n") + 4; *l; lines++) {
+		const char *eol = strstr(l, "\r\n");
+
+		assert_non_null(eol);
+		/* full lines of 996 (498 characters), the rest on the last */
+		assert_int_equal(eol - l, eol[2] ? 996 : 65536 % 996);
+		/* never half a character: each line starts with one */
+		assert_int_equal((unsigned char)l[0], 0xc3);
+		l = eol + 2;
+	}
+	assert_int_equal(lines, 65536 / 996 + 1);
+	bg_strbuf_release(&long_text);
+	bg_strbuf_release(&subj);
+	bg_strbuf_release(&msg);
+	bg_mail_addrs_release(&to);
+}
+
 /* Every line of a body at most 72 columns (µ counted once), but a lone long word. */
 static void assert_body_width(const char *body)
 {
@@ -402,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_shell_word),
 		cmocka_unit_test(test_no_mail_rules),
 		cmocka_unit_test(test_subject_and_message),
+		cmocka_unit_test(test_long_text),
 		cmocka_unit_test(test_lab_jobs),
 		cmocka_unit_test(test_series_improvement),
 	};
