@@ -162,6 +162,7 @@ static void print_side(const char *label, const struct side *s)
 static void print_rows(const struct side *a, const struct side *b, const struct row *rows,
 		       size_t n)
 {
+	struct bg_strbuf line = BG_STRBUF_INIT;
 	char va[32], vb[32], pct[32];
 
 	print_side("A", a);
@@ -174,11 +175,15 @@ static void print_rows(const struct side *a, const struct side *b, const struct 
 		fmt_value(va, sizeof(va), r->a);
 		fmt_value(vb, sizeof(vb), r->b);
 		fmt_pct(pct, sizeof(pct), r);
-		bg_text_printf(stdout, "%-48s %10s %10s %+10" PRId64 " %10s\n", r->metric, va, vb, r->delta, pct);
+		bg_strbuf_reset(&line);
+		bg_text_cell(&line, r->metric, 48);
+		bg_strbuf_addf(&line, " %10s %10s %+10" PRId64 " %10s\n", va, vb, r->delta, pct);
+		fputs(line.buf, stdout);
 		if (r->a_line || r->b_line)
 			bg_text_printf(stdout, "    %s\n  \xe2\x86\x92 %s\n", r->a_line ? r->a_line : "(absent)",
 					       r->b_line ? r->b_line : "(absent)");
 	}
+	bg_strbuf_release(&line);
 }
 
 static void json_side(struct bg_json *j, const char *key, const struct side *s)

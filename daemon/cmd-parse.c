@@ -61,6 +61,20 @@ static int64_t probe_usecs(const void *base, size_t i)
 	return ((const struct bg_probe *)base)[i].usecs;
 }
 
+/* One row of "slowest initcalls" or "slowest probes": the name is a cell of its own. */
+static void print_slow(const char *name, int64_t usecs, int64_t start_us, int ret)
+{
+	struct bg_strbuf line = BG_STRBUF_INIT;
+	char ms[32];
+
+	bg_strbuf_addstr(&line, "  ");
+	bg_text_cell(&line, name, 44);
+	bg_strbuf_addf(&line, " %10" PRId64 " %12s %5d\n", usecs,
+		       cmd_fmt_ms(ms, sizeof(ms), start_us), ret);
+	fputs(line.buf, stdout);
+	bg_strbuf_release(&line);
+}
+
 static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 {
 	char t1[32], t2[32], t3[32];
@@ -89,8 +103,7 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_initcall *ic = &b->initcalls[idx[i]];
 
-			bg_text_printf(stdout, "  %-44s %10" PRId64 " %12s %5d\n", ic->name, ic->usecs,
-					       cmd_fmt_ms(t1, sizeof(t1), ic->start_us), ic->ret);
+			print_slow(ic->name, ic->usecs, ic->start_us, ic->ret);
 		}
 	}
 	free(idx);
@@ -101,8 +114,7 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_probe *pr = &b->probes[idx[i]];
 
-			bg_text_printf(stdout, "  %-44s %10" PRId64 " %12s %5d\n", pr->device, pr->usecs,
-					       cmd_fmt_ms(t1, sizeof(t1), pr->start_us), pr->ret);
+			print_slow(pr->device, pr->usecs, pr->start_us, pr->ret);
 		}
 	}
 	free(idx);

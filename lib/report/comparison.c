@@ -87,6 +87,7 @@ static void fmt(char *buf, size_t size, const char *f, double v)
 void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg_sample_set *base,
 			 const struct bg_sample_set *cand, size_t top, bool all)
 {
+	struct bg_strbuf line = BG_STRBUF_INIT;
 	size_t counts[3] = { 0 }, shown = 0;
 
 	for (size_t i = 0; i < c->n; i++)
@@ -112,9 +113,12 @@ void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg
 			snprintf(ci, sizeof(ci), "-");
 		else
 			snprintf(ci, sizeof(ci), "[%+.0f, %+.0f]", v->ci_lo, v->ci_hi);
-		bg_text_printf(f, "%-40s %-9s %11s %11s %11s %8s %23s %9s %5u%s\n", v->metric,
+		bg_strbuf_reset(&line);
+		bg_text_cell(&line, v->metric, 40);
+		bg_strbuf_addf(&line, " %-9s %11s %11s %11s %8s %23s %9s %5u%s\n",
 			       bg_verdict_name(v->verdict), bm, cm, d, dp, ci, q, v->more_boots,
 			       v->exact ? "  (repeatable: exact)" : "");
+		fputs(line.buf, f);
 		shown++;
 	}
 	if (c->na) {
@@ -123,5 +127,6 @@ void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg
 			bg_text_printf(f, "  %-40s %+11.0f us  %5.1f%% of the shift\n",
 				       c->a[i].metric, c->a[i].delta, 100 * c->a[i].share);
 	}
+	bg_strbuf_release(&line);
 }
 

@@ -76,6 +76,17 @@ void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len)
 	escape(sb, s, len, false);
 }
 
+void bg_text_cell(struct bg_strbuf *sb, const char *s, size_t width)
+{
+	size_t start = sb->len, cols = 0;
+
+	escape(sb, s, strlen(s), false);
+	for (size_t i = start; i < sb->len; i++)
+		cols += ((unsigned char)sb->buf[i] & 0xc0) != 0x80;
+	for (; cols < width; cols++)
+		bg_strbuf_addch(sb, ' ');
+}
+
 int bg_text_printf(FILE *f, const char *fmt, ...)
 {
 	struct bg_strbuf raw = BG_STRBUF_INIT, safe = BG_STRBUF_INIT;

@@ -18,6 +18,12 @@ void bg_text_escape(struct bg_strbuf *sb, const char *s, size_t len);
 /* The same for a text that must stay one line (a log message): newline too is \x0a. */
 void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len);
 /*
+ * A table's cell: s escaped as bg_text_escape_line does, then spaces up to width columns
+ * (a UTF-8 character is one), so that what the escapes add does not push the next
+ * column. Print the line with fputs: it is escaped already.
+ */
+void bg_text_cell(struct bg_strbuf *sb, const char *s, size_t width);
+/*
  * Length of the valid UTF-8 sequence at s (1-4, at most left bytes), or 0 when it is not
  * one: an invalid byte, an overlong form, a surrogate, past U+10FFFF, or a C1 control.
  */

@@ -97,6 +97,14 @@ test_expect_success 'parse, diff, compare: tables without control bytes, JSON th
 	test_grep "^  <script>document.title=.pwned.</script> " table.out &&
 	test_grep "^  inv\\\\xff\\\\xfe " table.out &&
 	test "$(grep -c "^  " table.out)" = $((2 * (n + 1) + 2)) &&
+	test "$(grep "^  inv" table.out | awk "{ print length }")" = 76 &&
+	test "$(grep "^  q\"" table.out | awk "{ print length }")" = 76 &&
+	bootgate diff --all a.log b.log 2>/dev/null | grep "^initcall\.inv\|^metric" |
+		awk "{ print length }" | uniq >widths &&
+	test "$(cat widths)" = 92 &&
+	bootgate compare --all --base a.log --cand b.log 2>/dev/null |
+		grep "^initcall\.inv\|^initcall\.bel\|^metric" | awk "{ print length }" | uniq >widths &&
+	test "$(cat widths)" = 135 &&
 	bootgate parse --json a.log >p.json && json_ok p.json &&
 	test_jq ".logs[0].initcalls | length == $n + 1" p.json &&
 	test_jq ".logs[0].initcalls | map(.name) | index(\"<script>document.title=\u0027pwned\u0027</script>\") != null" p.json &&

@@ -178,6 +178,18 @@ static void test_text(void **state)
 	expect_escaped("\xc0\xaf", 2, "\\xc0\\xaf");
 	expect_escaped("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
 	expect_escaped("\xe2\x86", 2, "\\xe2\\x86");
+	{
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		/* a cell is as wide as asked, counted after escaping, a character a column */
+		bg_text_cell(&sb, "a\033b", 8);
+		bg_strbuf_addch(&sb, '|');
+		bg_text_cell(&sb, "\xc3\xa9t\xc3\xa9", 4);
+		bg_strbuf_addch(&sb, '|');
+		bg_text_cell(&sb, "too wide", 3);
+		assert_string_equal(sb.buf, "a\\x1bb  |\xc3\xa9t\xc3\xa9 |too wide");
+		bg_strbuf_release(&sb);
+	}
 	/* a backslash is doubled, so that no escape can be forged */
 	expect_escaped("a\\x07b", 6, "a\\\\x07b");
 	expect_escaped("nul\0!", 5, "nul\\x00!");
