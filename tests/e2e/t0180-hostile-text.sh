@@ -6,8 +6,9 @@
 # CR/LF with a header after it, terminal escapes, invalid UTF-8 and 64 KiB. What no
 # cheap real path makes (boots, a comparison, a found bisection, events) is written
 # with sqlite3 from the parser's own JSON of the hostile logs. Then: the site opened in
-# headless Chromium, the mails at a real SMTP server, every JSON through jq, and every
-# table checked for control bytes.
+# headless Chromium, the mails at a real SMTP server (and as stored, CRLF and all), every
+# JSON through jq (invalid UTF-8 comes back as U+FFFD, one per byte; C0/C1 controls and
+# DEL as \uXXXX, the same code points), and every table checked for control bytes.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-smtp.sh"
 trap 'stop_sink; [ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
@@ -30,8 +31,9 @@ sql() {
 }
 
 # hostile_log FILE SCALE: a console log whose initcalls, probes and lines carry each
-# payload (names stop at a space: the img payload has none), one 65000-byte name, and
-# one line over the reader's 64 KiB limit; SCALE multiplies the durations
+# payload (names stop at a space: the img payload has none), one 65000-byte name, one
+# line over the reader's 64 KiB limit, and names with a NUL (not taken: a C string would
+# cut them); SCALE multiplies the durations
 hostile_log() {
 	{
 		echo "[    0.000000] Linux version 6.1.0 (x@y) #1 SMP"
@@ -46,6 +48,8 @@ hostile_log() {
 			printf '[    1.%03d300] hostile line %s\r\n' "$i" "$n"
 		done
 		printf '[    1.900000] too long %s%s\n' "$BIG" "$BIG"
+		printf '[    1.910000] initcall nul\000<b>+0x0/0x10 returned 0 after 5 usecs\n'
+		printf '[    1.920000] probe of nul\000<b> returned 0 after 5 usecs\n'
 		echo "[    2.000000] Run /init as init process"
 	} >"$1"
 }
@@ -111,6 +115,8 @@ test_expect_success 'parse, diff, compare: tables without control bytes, JSON th
 	test_jq ".logs[0].initcalls | map(.name) | index(\"inv\ufffd\ufffd\") != null" p.json &&
 	test_jq ".logs[0].initcalls | map(.name) | index(\"c1\u009b31m\") != null" p.json &&
 	test_jq ".logs[0].initcalls | map(.name | length) | max == 65003" p.json &&
+	test_jq "[.logs[0].initcalls[].name, .logs[0].probes[].device |
+		select(startswith(\"nul\"))] == []" p.json &&
 	bootgate diff --json --all a.log b.log >d.json && json_ok d.json &&
 	test_jq "[.rows[] | select(.a_line != null)] | length >= $n" d.json &&
 	bootgate compare --json --all --base a.log --cand b.log >c.json && json_ok c.json
