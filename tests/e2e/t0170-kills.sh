@@ -239,6 +239,7 @@ test_expect_success 'the report SIGKILLed 3 times, first between the send and it
 test_expect_success 'after 20 kills: the culprit, builds and samples once, the mail once' '
 	wait_for 300 "[ \"\$(q \"SELECT count(*) FROM mails WHERE sent IS NOT NULL\")\" = 1 ]" &&
 	wait_for 300 answering &&
+	echo "at the SMTP server: $(ls "$SCRATCH/mails" | wc -l) messages; in the store: $(q "SELECT count(*), sum(attempts) FROM mails") mails|tries" &&
 	"$ROOT/bin/bootgate" show --json 1 >show.json &&
 	test_jq ".culprit == \"$CULPRIT\" and .metric == \"initcall.$INITCALL\"" show.json &&
 	test "$(q "SELECT count(*) FROM (SELECT 1 FROM builds WHERE reused = 0 AND
