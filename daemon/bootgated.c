@@ -22,6 +22,7 @@
 #include "lab/board.h"
 #include "lab/git.h"
 #include "lab/mailer.h"
+#include "lab/smtp.h"
 #include "lab/record.h"
 #include "lab/service-conf.h"
 #include "lab/tree.h"
@@ -52,6 +53,8 @@
 #define DROP_POLL 60             /* s between looks at the drop directory */
 #define MAIL_TICK 5              /* s between looks at the outbox and the due mails */
 #define MAIL_TIMEOUT 600         /* s: a mail child past it is killed */
+/* ms a stopping mail child has to finish the mail under way: one SMTP exchange at most */
+#define MAIL_GRACE_MS ((BG_SMTP_TIMEOUT + 5) * 1000)
 #define SITE_TIMEOUT 1800        /* s: a site child past it is killed */
 
 struct tree {
@@ -1037,8 +1040,11 @@ static void stop_all(struct daemon *d)
 	if (d->mailing) {
 		struct bg_proc_result r;
 
-		/* a mail the server took is marked at once; one cut short goes again */
-		bg_proc_kill(&d->mail, BG_PROC_GRACE_MS, &r);
+		/*
+		 * SIGTERM: the child ends the mail under way, marks it and stops (cmd-mail.c);
+		 * only a server slower than the SMTP timeout leaves it to SIGKILL
+		 */
+		bg_proc_kill(&d->mail, MAIL_GRACE_MS, &r);
 		d->mailing = false;
 	}
 	if (d->siting) {

@@ -3,8 +3,11 @@
  * into a mail kept in the store (or printed, --dry-run); --send sends the mails whose
  * time has come, once each, and leaves those the server did not take for a later try.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/file.h>
 
 #include "cmd.h"
 #include "lab/board.h"
@@ -92,6 +95,55 @@ static void tell(const struct bg_mailer_event *e, void *data)
 	}
 }
 
+/* Set by SIGTERM, SIGINT or SIGHUP while sending: the mail under way ends first. */
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/*
+ * One sender per store, for as long as it lives: bootgated's mail child gets SIGTERM when
+ * bootgated dies and finishes its mail first, and the child of a restarted bootgated must
+ * not send beside it. The lock (DB-mail.lock) goes with the process: no stale lock. The
+ * descriptor, or -1 when another sender holds it or it cannot be opened.
+ */
+static int lock_sending(const char *db)
+{
+	char *path = xasprintf("%s-mail.lock", db);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	if (fd < 0)
+		log_warn("cannot open '%s'", path);
+	else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			log_warnx("another 'bootgate mail --send' holds '%s': its mails are its own",
+				  path);
+		else
+			log_warn("cannot lock '%s'", path);
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+/* From here a stop signal waits for the mail under way (bg_mailer_send's stop). */
+static void defer_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int cmd_mail(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -110,7 +162,7 @@ int cmd_mail(int argc, char **argv)
 	char *db = NULL;
 	bool dry_run = false, send = false, json = false;
 	double backoff = BG_MAILER_BACKOFF;
-	int opt, ret = 1, waiting = 0;
+	int opt, ret = 1, waiting = 0, lock = -1;
 
 	memset(&conf, 0, sizeof(conf));
 	while ((opt = getopt_long(argc, argv, "d:c:nsj", opts, NULL)) != -1) {
@@ -167,8 +219,11 @@ int cmd_mail(int argc, char **argv)
 		log_warnx("%s", bg_error_last());
 		ret = 1;
 	}
+	if (send && ret == 0 && (lock = lock_sending(db)) < 0)
+		ret = 1;
 	if (send && ret == 0) {
-		waiting = bg_mailer_send(s, &conf, backoff, tell, &o);
+		defer_stop_signals();
+		waiting = bg_mailer_send(s, &conf, backoff, &stopping, tell, &o);
 		if (waiting < 0) {
 			log_warnx("%s", bg_error_last());
 			ret = 1;
@@ -190,6 +245,8 @@ int cmd_mail(int argc, char **argv)
 		}
 	}
 out:
+	if (lock >= 0)
+		close(lock);
 	bg_store_close(s);
 	bg_service_conf_release(&conf);
 	free(db);

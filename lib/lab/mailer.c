@@ -1011,7 +1011,7 @@ static int lease(struct bg_store *s, int64_t id)
 }
 
 int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double backoff,
-		   bg_mailer_fn fn, void *data)
+		   const volatile sig_atomic_t *stop, bg_mailer_fn fn, void *data)
 {
 	struct { struct due *v; size_t n, alloc; } due = { NULL, 0, 0 };
 	struct bg_smtp srv = { c->report.smtp, c->report.smtp_user, NULL, 0, 0 };
@@ -1036,9 +1036,11 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 		struct bg_mailer_event e = { "sent", 0, d->id, NULL, 0, d->message_id, d->subject,
 					     NULL, NULL, d->attempts + 1, 0 };
 		struct bg_strvec rcpt = BG_STRVEC_INIT;
-		int taken = lease(s, d->id);
+		int taken;
 
-		if (taken < 0)
+		if (stop && *stop)
+			break;
+		if ((taken = lease(s, d->id)) < 0)
 			goto out;
 		if (!taken)
 			continue;

@@ -6,6 +6,8 @@
 #ifndef BG_MAILER_H
 #define BG_MAILER_H
 
+#include <signal.h>
+
 #include "util/compat.h"
 #include "lab/service-conf.h"
 #include "store/store.h"
@@ -39,10 +41,13 @@ int bg_mailer_compose(struct bg_store *s, const struct bg_service_conf *c, bool 
 		      bg_mailer_fn fn, void *data);
 /*
  * Sends every unsent mail whose time has come. backoff: the first retry's delay (s).
+ * stop (NULL: none) is looked at before each mail, never during one: a caller whose
+ * signal handler sets it lets the mail under way finish and be marked sent, so that a
+ * signal between the server's answer and the mark cannot make it go twice.
  * Returns how many still wait for a later try (0: all went), -1 on a store error.
  */
 int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double backoff,
-		   bg_mailer_fn fn, void *data);
+		   const volatile sig_atomic_t *stop, bg_mailer_fn fn, void *data);
 /* Rows and mails waiting: undone outbox rows plus unsent mails already due. */
 int bg_mailer_pending(struct bg_store *s, int64_t *n);
 

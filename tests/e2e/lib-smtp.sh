@@ -9,8 +9,10 @@ mkdir -p "$SCRATCH/mails" && chmod 711 "$SCRATCH" && chmod 777 "$SCRATCH/mails"
 . "$ROOT/scripts/lib-net.sh"
 SMTP_PORT=$(free_port)
 
+# start_sink [OPTION...]: more smtp-sink options (-W .:8 holds the answer to each message's
+# end for 8 s, the message already written)
 start_sink() {
-	setsid "$SINK" -d "$SCRATCH/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$SMTP_PORT" 10 \
+	setsid "$SINK" "$@" -d "$SCRATCH/mails/%Y%m%d%H%M%S." -u nobody "127.0.0.1:$SMTP_PORT" 10 \
 		>>"$SCRATCH/sink.log" 2>&1 &
 	echo $! >"$SCRATCH/sink.pid"
 	for i in 1 2 3 4 5 6 7 8 9 10; do

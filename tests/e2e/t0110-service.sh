@@ -31,46 +31,8 @@ tree_field() {
 	q "SELECT $2 FROM trees WHERE name = '$1'"
 }
 
-# new_commit PARENT: a commit on PARENT adding a comment with a nonce to a compiled file,
-# so that its source was never built before (made in a scratch repository); prints it
-new_commit() {
-	r=$SCRATCH/scratch.git
-	[ -d "$r" ] || git clone -q --bare --shared "$TREE" "$r" || return 1
-	f=kernel/printk/printk.c
-	GIT_INDEX_FILE=$SCRATCH/.index git -C "$r" read-tree "$1" &&
-	blob=$({ git -C "$r" cat-file -p "$1:$f" &&
-		 echo "/* bootgate test $(od -An -N8 -tx8 /dev/urandom | tr -d " ") */"; } |
-	       git -C "$r" hash-object -w --stdin) &&
-	GIT_INDEX_FILE=$SCRATCH/.index git -C "$r" update-index --cacheinfo "100644,$blob,$f" &&
-	t=$(GIT_INDEX_FILE=$SCRATCH/.index git -C "$r" write-tree) &&
-	echo "printk: a comment" | git -C "$r" -c user.name=t -c user.email=t@localhost \
-		commit-tree "$t" -p "$1"
-}
-
 write_conf() {
-	cat >"$SCRATCH/bootgate.yaml" <<EOF
-state: $STATE
-limits:
-  builds: 1
-poll: 3600
-webhook:
-  listen: 127.0.0.1:$HOOK_PORT
-  secret-file: $SCRATCH/secret
-report:
-  from: "bootgate <bootgate@ci.example.org>"
-  smtp: smtp://127.0.0.1:$SMTP_PORT
-trees:
-  - name: tracing
-    url: $(gitd_url)/tracing.git
-    branch: for-next
-    reference: $TREE
-    arches: [x86_64]
-    mode: deterministic
-    metrics: ["initcall.*", "boot.*"]
-    mail:
-      to: ["linux-trace-kernel@vger.example.org"]
-      send: list
-EOF
+	tracing_conf >"$SCRATCH/bootgate.yaml"
 	if [ -n "${PRINTK:-}" ]; then
 		cat >>"$SCRATCH/bootgate.yaml" <<EOF
   - name: printk
