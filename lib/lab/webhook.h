@@ -22,7 +22,9 @@
 
 #define BG_WEBHOOK_MAX_BODY ((size_t)1024 * 1024)
 #define BG_WEBHOOK_TIMEOUT 10       /* seconds a connection may stay silent */
-#define BG_WEBHOOK_CONNECTIONS 64   /* connections open at once; more are refused */
+#define BG_WEBHOOK_CONNECTIONS 64   /* connections open at once; more wait to be accepted */
+#define BG_WEBHOOK_PER_CLIENT 16    /* of them from one address; more are closed at once */
+#define BG_WEBHOOK_REQUEST 20       /* seconds for a request to come whole; a late one is closed */
 #define BG_WEBHOOK_TREE_MAX 64      /* bytes of a tree's name in the path */
 
 /* A request as the webhook reads it; every string NUL-terminated, borrowed. */
