@@ -13,6 +13,11 @@
 #       COUNT signed pushes to TREE, each on a connection of its own, all opened at
 #       once from 127.0.0.10, .11, ... (8 a source address); prints "STATUS N" per answer,
 #       "closed N" for connections closed unanswered.
+#   burst SOCK PORT SECRETFILE COUNT TREE1 TREE2
+#       holds the daemon's loop (20 clients on the Unix socket that send nothing, 2 s
+#       each), meanwhile sends COUNT signed pushes naming a commit to TREE1 (more than
+#       the loop's pipe holds), then 10 to TREE2, and lets the socket clients go; prints
+#       "TREE STATUS N" per answer.
 #   hostile PORT SRC COUNT KIND SECONDS
 #       COUNT connections from the address SRC that misbehave, KIND one of
 #         loris    the request line and headers, one byte a second, never ending
@@ -29,6 +34,7 @@ import hashlib
 import hmac
 import http.client
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -140,6 +146,39 @@ def triggers(sock, port, secret_file, work, n, seconds, trees):
     print("seconds %.1f" % (time.monotonic() - start))
 
 
+def burst(sock, port, secret_file, n, tree1, tree2):
+    secret = secret_of(secret_file)
+    tally = {}
+    lock = threading.Lock()
+    silent = []
+    for _ in range(20):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sock)
+        silent.append(s)
+
+    def pushes(tree, k):
+        hook = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        body = push_body(tree, "0123456789abcdef" * 2 + "01234567")
+        for _ in range(k):
+            hook.request("POST", "/hook/" + tree, body,
+                         {"X-Hub-Signature-256": signed(secret, body)})
+            resp = hook.getresponse()
+            resp.read()
+            with lock:
+                count(tally, "%s %d" % (tree, resp.status))
+
+    threads = [threading.Thread(target=pushes, args=(tree1, n // 5)) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    pushes(tree2, 10)
+    for s in silent:
+        s.close()
+    for key in sorted(tally):
+        print(key, tally[key])
+
+
 async def one_push(port, src, secret, tree, tally):
     body = push_body(tree, "1" * 40)
     head = ("POST /hook/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
@@ -242,6 +281,8 @@ def main():
     if mode == "triggers":
         triggers(args[0], int(args[1]), args[2], args[3], int(args[4]), float(args[5]),
                  args[6:])
+    elif mode == "burst":
+        burst(args[0], int(args[1]), args[2], int(args[3]), args[4], args[5])
     elif mode == "crowd":
         asyncio.run(crowd(int(args[0]), args[1], int(args[2]), args[3]))
     elif mode == "hostile":
