@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <netdb.h>
 #include <sys/file.h>
@@ -49,6 +50,7 @@
 #define STOP_GRACE_MS 20000
 #define CLIENT_SECONDS 2         /* a socket request's whole time */
 #define HOOK_LINE 128            /* "TREE REV\n" from the webhook's thread */
+#define HOOK_PENDING_MAX 256     /* trees of pushes that found the pipe full, each once */
 #define INBOX_TIMEOUT 1800       /* s for one `bootgate inbox` (a first read of a large mirror) */
 #define DROP_POLL 60             /* s between looks at the drop directory */
 #define MAIL_TICK 5              /* s between looks at the outbox and the due mails */
@@ -99,6 +101,8 @@ struct daemon {
 	bool stopping;
 	char hook_buf[4 * HOOK_LINE];   /* what the webhook's thread wrote, not yet read */
 	size_t hook_len;
+	pthread_mutex_t hook_lock;
+	struct bg_strvec hook_pending;  /* under hook_lock: pushed while the pipe was full */
 	double backoff;          /* s before a failed job's second try, doubled after */
 	struct inbox *inboxes;   /* the configured inboxes, then the drop directory */
 	size_t ninboxes;
@@ -189,7 +193,7 @@ static int setup_trees(struct daemon *d)
 	return ret;
 }
 
-static void hook_push(const char *tree, const char *ref, const char *rev, void *data);
+static int hook_push(const char *tree, const char *ref, const char *rev, void *data);
 
 /* ---- inboxes: `bootgate inbox` as a child, one at a time ---- */
 
@@ -412,41 +416,79 @@ static int trigger(struct daemon *d, const char *name, const char *how, const ch
 	return 0;
 }
 
-/* The webhook's thread: the loop reads the tree's name from the pipe. */
-static void hook_push(const char *tree, const char *ref, const char *rev, void *data)
+/*
+ * The webhook's thread: the loop reads the tree's name from the pipe. A pipe full while
+ * the loop is busy (a slow socket client holds it 2 s) loses nothing: the tree is noted
+ * once in hook_pending, which the loop takes after the pipe, and only when that too is
+ * full is the push refused (503), never accepted and dropped.
+ */
+static int hook_push(const char *tree, const char *ref, const char *rev, void *data)
 {
 	struct daemon *d = data;
 	char line[HOOK_LINE];
 	/* tree names are at most 64 bytes (the webhook checks): one write, under PIPE_BUF */
 	int n = snprintf(line, sizeof(line), "%s %s\n", tree, rev ? rev : "-");
+	bool noted = false;
 
 	(void)ref;
-	if (n <= 0 || (size_t)n >= sizeof(line) || write(d->hook_pipe[1], line, n) != n)
-		log_warnx("webhook: cannot pass on a push to %s", tree);
+	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) == n)
+		return 0;
+	pthread_mutex_lock(&d->hook_lock);
+	for (size_t i = 0; i < d->hook_pending.n && !noted; i++)
+		noted = !strcmp(d->hook_pending.v[i], tree);
+	if (!noted && d->hook_pending.n < HOOK_PENDING_MAX) {
+		bg_strvec_push(&d->hook_pending, tree);
+		noted = true;
+	}
+	pthread_mutex_unlock(&d->hook_lock);
+	/* the loop may have emptied the pipe meanwhile: an empty line wakes it */
+	if (noted && write(d->hook_pipe[1], "\n", 1) < 0 && errno != EAGAIN)
+		log_warn("webhook: cannot wake the loop");
+	if (!noted)
+		log_warnx("webhook: cannot pass on a push to %s: the daemon is busy", tree);
+	return noted ? 0 : -1;
+}
+
+static void hook_line(struct daemon *d, char *line)
+{
+	char *rev = strchr(line, ' ');
+
+	if (!*line)
+		return;
+	if (rev)
+		*rev++ = '\0';
+	if (trigger(d, line, "webhook", rev && strcmp(rev, "-") ? rev : NULL) < 0)
+		event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", line);
 }
 
 static void read_hook_pipe(struct daemon *d)
 {
-	ssize_t n = read(d->hook_pipe[0], d->hook_buf + d->hook_len,
-			 sizeof(d->hook_buf) - 1 - d->hook_len);
+	struct bg_strvec pending;
 	char *line, *nl;
+	ssize_t n;
 
-	if (n <= 0)
-		return;
-	d->hook_len += n;
-	d->hook_buf[d->hook_len] = '\0';
-	/* whole lines only: the rest waits for the next read */
-	for (line = d->hook_buf; (nl = strchr(line, '\n')); line = nl + 1) {
-		char *rev = strchr(line, ' ');
-
-		*nl = '\0';
-		if (rev)
-			*rev++ = '\0';
-		if (trigger(d, line, "webhook", rev && strcmp(rev, "-") ? rev : NULL) < 0)
-			event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", line);
+	/* all there is: a push waits in the pipe no longer than the loop's turn */
+	while ((n = read(d->hook_pipe[0], d->hook_buf + d->hook_len,
+			 sizeof(d->hook_buf) - 1 - d->hook_len)) > 0) {
+		d->hook_len += n;
+		d->hook_buf[d->hook_len] = '\0';
+		/* whole lines only: the rest waits for the next read */
+		for (line = d->hook_buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = '\0';
+			hook_line(d, line);
+		}
+		d->hook_len = strlen(line);
+		memmove(d->hook_buf, line, d->hook_len + 1);
 	}
-	d->hook_len = strlen(line);
-	memmove(d->hook_buf, line, d->hook_len + 1);
+	pthread_mutex_lock(&d->hook_lock);
+	pending = d->hook_pending;
+	bg_strvec_init(&d->hook_pending);
+	pthread_mutex_unlock(&d->hook_lock);
+	for (size_t i = 0; i < pending.n; i++)
+		if (trigger(d, pending.v[i], "webhook (pushes while the daemon was busy)", NULL) < 0)
+			event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree",
+			      pending.v[i]);
+	bg_strvec_release(&pending);
 }
 
 static void answer(int fd, const char *fmt, ...) BG_PRINTF(2, 3);
@@ -1168,6 +1210,7 @@ int main(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.sock = d.sigfd = d.hook_pipe[0] = d.hook_pipe[1] = d.lock_fd = -1;
+	pthread_mutex_init(&d.hook_lock, NULL);
 	log_init("bootgated", 0);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "f:nvh", opts, NULL)) != -1) {
@@ -1259,6 +1302,8 @@ int main(int argc, char **argv)
 	event(&d, "info", 0, 0, "stopped");
 out:
 	bg_webhook_stop(d.hook);
+	bg_strvec_release(&d.hook_pending);
+	pthread_mutex_destroy(&d.hook_lock);
 	bg_artifacts_stop(d.artifacts);
 	free_inboxes(&d);
 	free_trees(&d);

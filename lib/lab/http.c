@@ -2,22 +2,42 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "lab/http.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/proc.h"
 #include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
 #define TARGET_LOGGED 100      /* bytes of a refused target that reach the log */
 
+/*
+ * A connection, watched for the request deadline: MHD's own timeout is for silence
+ * alone, so a client sending a byte every few seconds would otherwise keep it forever.
+ */
+struct watch {
+	int fd;
+	double deadline;     /* monotonic; 0 while an answer goes out, or once cut */
+	char addr[INET6_ADDRSTRLEN];
+	struct watch *prev, *next;
+};
+
 struct bg_http {
 	struct MHD_Daemon *mhd;
 	struct bg_http_service svc;
 	unsigned port;
+	/* the watched connections and the thread that cuts the late ones */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct watch *watched;
+	pthread_t reaper;
+	bool reaping, stopping;
 };
 
 /* One request: made when its first line is read, freed when it is done. */
@@ -59,18 +79,36 @@ static struct MHD_Response *text_response(const char *why)
 	return resp;
 }
 
+/* The deadline of c's request: 0 stops it (an answer goes out), else from now. */
+static void watch_set(struct bg_http *h, struct MHD_Connection *c, bool on)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct watch *w;
+
+	if (!h->svc.request_seconds)
+		return;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (!ci || !(w = ci->socket_context))
+		return;
+	pthread_mutex_lock(&h->lock);
+	w->deadline = on ? bg_now() + h->svc.request_seconds : 0;
+	pthread_mutex_unlock(&h->lock);
+}
+
 /*
  * Queues the answer. A refusal is logged once, with what the client sent cut short:
  * log.c escapes the whole line (bg_text_escape_line), so nothing from the request
  * reaches the terminal raw. MHD_NO closes the connection.
  */
-static enum MHD_Result send_answer(const struct bg_http *h, struct MHD_Connection *c,
+static enum MHD_Result send_answer(struct bg_http *h, struct MHD_Connection *c,
 				   const struct conn *k, struct bg_http_answer *a)
 {
 	const char *why = a->text ? a->text : "";
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
+	/* the request is whole: a slow reader of a large file is MHD's timeout's */
+	watch_set(h, c, false);
 	if (a->status >= 400) {
 		char addr[INET6_ADDRSTRLEN];
 
@@ -167,12 +205,99 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
 
 	if (!k)
 		return;
+	/* the next request on a kept connection has the whole time again */
+	watch_set(h, c, true);
 	if (k->req.state && h->svc.release)
 		h->svc.release(k->req.state);
 	bg_strbuf_release(&k->body);
 	free(k->target);
 	free(k);
 	*state = NULL;
+}
+
+static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
+		   enum MHD_ConnectionNotificationCode toe)
+{
+	struct bg_http *h = cls;
+	struct watch *w = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (!h->svc.request_seconds || !ci)
+			return;
+		w = xcalloc(1, sizeof(*w));
+		w->fd = ci->connect_fd;
+		client_of(c, w->addr);
+		pthread_mutex_lock(&h->lock);
+		w->deadline = bg_now() + h->svc.request_seconds;
+		w->next = h->watched;
+		if (w->next)
+			w->next->prev = w;
+		h->watched = w;
+		pthread_mutex_unlock(&h->lock);
+		*socket_context = w;
+	} else if (w) {
+		/* MHD closes the socket after this: the reaper never touches it again */
+		pthread_mutex_lock(&h->lock);
+		if (w->prev)
+			w->prev->next = w->next;
+		else
+			h->watched = w->next;
+		if (w->next)
+			w->next->prev = w->prev;
+		pthread_mutex_unlock(&h->lock);
+		free(w);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * Once a second, cuts the connections whose request is late. shutdown() rather than
+ * close(): MHD still owns the socket, and its next read sees the end and closes it.
+ */
+static void *reap(void *data)
+{
+	struct bg_http *h = data;
+	struct timespec ts;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stopping) {
+		double now = bg_now();
+
+		for (struct watch *w = h->watched; w; w = w->next) {
+			if (!w->deadline || now < w->deadline)
+				continue;
+			w->deadline = 0;
+			log_warnx("%s: %s: no whole request within %u s: closed", h->svc.name,
+				  w->addr, h->svc.request_seconds);
+			shutdown(w->fd, SHUT_RDWR);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec++;
+		pthread_cond_timedwait(&h->wake, &h->lock, &ts);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static void reaper_stop(struct bg_http *h)
+{
+	if (h->reaping) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->reaper, NULL);
+		h->reaping = false;
+	}
+}
+
+static void http_free(struct bg_http *h)
+{
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
 }
 
 /*
@@ -254,6 +379,7 @@ int bg_http_start(const char *listen, const struct bg_http_service *svc,
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
+	pthread_condattr_t ca;
 	struct bg_http *h;
 
 	*out = NULL;
@@ -263,6 +389,16 @@ int bg_http_start(const char *listen, const struct bg_http_service *svc,
 		flags |= MHD_USE_IPv6;
 	h = xcalloc(1, sizeof(*h));
 	h->svc = *svc;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (svc->request_seconds && pthread_create(&h->reaper, NULL, reap, h) != 0) {
+		http_free(h);
+		return bg_error("%s: cannot start a thread", svc->name);
+	}
+	h->reaping = svc->request_seconds != 0;
 	errno = 0;
 	/* the port is in the address already: given again, MHD names it when bind fails */
 	h->mhd = MHD_start_daemon(flags, port_of(&ss), NULL, NULL, handle, h,
@@ -270,16 +406,19 @@ int bg_http_start(const char *listen, const struct bg_http_service *svc,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_TIMEOUT, svc->timeout,
 				  MHD_OPTION_CONNECTION_LIMIT, svc->connections,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, svc->per_client,
 				  MHD_OPTION_URI_LOG_CALLBACK, begin, h,
 				  MHD_OPTION_NOTIFY_COMPLETED, completed, h,
 				  MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL,
+				  MHD_OPTION_NOTIFY_CONNECTION, notify, h,
 				  MHD_OPTION_END);
 	if (!h->mhd) {
 		if (errno)
 			bg_error_errno("%s: cannot listen on '%s'", svc->name, listen);
 		else
 			bg_error("%s: cannot listen on '%s'", svc->name, listen);
-		free(h);
+		reaper_stop(h);
+		http_free(h);
 		return -1;
 	}
 	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -303,5 +442,6 @@ void bg_http_stop(struct bg_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->mhd);
-	free(h);
+	reaper_stop(h);
+	http_free(h);
 }

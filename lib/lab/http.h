@@ -39,7 +39,14 @@ struct bg_http_answer {
 struct bg_http_service {
 	const char *name;     /* "webhook": its log lines and errors start with it */
 	unsigned timeout;     /* seconds a connection may stay silent */
-	unsigned connections; /* open at once; more are refused */
+	unsigned connections; /* open at once; more wait in the listen queue */
+	unsigned per_client;  /* open at once from one address, more are closed; 0: any */
+	/*
+	 * Seconds for a request to come whole, headers and body, from its connection's
+	 * start or the previous answer on it; a late one is closed unanswered. 0: no limit
+	 * (then a client sending a byte every few seconds holds a connection for ever).
+	 */
+	unsigned request_seconds;
 	size_t max_body;      /* bytes; a longer body (any, for 0) is 413 with too_large */
 	const char *too_large;
 	/*

@@ -175,7 +175,10 @@ static void body(void *data, struct bg_http_request *hr, struct bg_http_answer *
 	if (a->status == 202) {
 		log_debug("webhook: push of '%s' to tree '%s' at %s", p.ref, p.tree,
 			  *p.rev ? p.rev : "(no revision)");
-		w->fn(p.tree, p.ref, *p.rev ? p.rev : NULL, w->data);
+		if (w->fn(p.tree, p.ref, *p.rev ? p.rev : NULL, w->data) < 0) {
+			a->status = 503;
+			a->text = "the daemon is busy: send the push again later";
+		}
 	}
 	bg_webhook_push_release(&p);
 }
@@ -194,6 +197,8 @@ int bg_webhook_start(const char *listen, const void *secret, size_t secret_len,
 		.name = "webhook",
 		.timeout = BG_WEBHOOK_TIMEOUT,
 		.connections = BG_WEBHOOK_CONNECTIONS,
+		.per_client = BG_WEBHOOK_PER_CLIENT,
+		.request_seconds = BG_WEBHOOK_REQUEST,
 		.max_body = BG_WEBHOOK_MAX_BODY,
 		.too_large = TOO_LARGE,
 		.head = head,

@@ -11,7 +11,7 @@
  * and the header "X-Hub-Signature-256: sha256=<64 lowercase hex>" carries HMAC-SHA256 of
  * those exact bytes under the shared secret. The answers: 202 accepted, 400 a body that is
  * not such JSON, 401 a signature missing, malformed or wrong, 404 another path, 405
- * another method, 413 a body too large. Each refusal is logged once; the secret never is.
+ * another method, 413 a body too large, 503 a push the daemon cannot take now. Each refusal is logged once; the secret never is.
  * The signature covers the body alone, not the path, and nothing stops a replay: whoever
  * has seen a signed push can send it again, to any tree.
  */
@@ -22,7 +22,9 @@
 
 #define BG_WEBHOOK_MAX_BODY ((size_t)1024 * 1024)
 #define BG_WEBHOOK_TIMEOUT 10       /* seconds a connection may stay silent */
-#define BG_WEBHOOK_CONNECTIONS 64   /* connections open at once; more are refused */
+#define BG_WEBHOOK_CONNECTIONS 64   /* connections open at once; more wait to be accepted */
+#define BG_WEBHOOK_PER_CLIENT 16    /* of them from one address; more are closed at once */
+#define BG_WEBHOOK_REQUEST 20       /* seconds for a request to come whole; a late one is closed */
 #define BG_WEBHOOK_TREE_MAX 64      /* bytes of a tree's name in the path */
 
 /* A request as the webhook reads it; every string NUL-terminated, borrowed. */
@@ -60,9 +62,10 @@ struct bg_webhook;
  * pipe for instance). tree comes from the path; ref is the pushed ref as the body names
  * it; rev is "after" when that is 40 lowercase hex digits, NULL when it is missing, of
  * another form, or all zeros (the ref was deleted). All are borrowed for the call.
+ * 0 when the push is taken (202), -1 when it cannot be now (503: the sender tries again).
  */
-typedef void (*bg_webhook_fn)(const char *tree, const char *ref, const char *rev,
-			      void *data);
+typedef int (*bg_webhook_fn)(const char *tree, const char *ref, const char *rev,
+			     void *data);
 
 /*
  * Serves the webhook on listen, "127.0.0.1:8787" or "[::1]:8787" (numeric addresses

@@ -41,7 +41,8 @@ static void copy(char *dst, size_t size, const char *s)
 	snprintf(dst, size, "%s", s ? s : "(null)");
 }
 
-static void on_push(const char *tree, const char *ref, const char *rev, void *data)
+/* Takes every push but to the tree "busy", as a daemon that has no room for it. */
+static int on_push(const char *tree, const char *ref, const char *rev, void *data)
 {
 	struct calls *c = data;
 
@@ -51,6 +52,7 @@ static void on_push(const char *tree, const char *ref, const char *rev, void *da
 	copy(c->ref, sizeof(c->ref), ref);
 	copy(c->rev, sizeof(c->rev), rev);
 	pthread_mutex_unlock(&c->lock);
+	return strcmp(tree, "busy") ? 0 : -1;
 }
 
 static unsigned ncalls(void)
@@ -211,6 +213,20 @@ static void test_push(void **state)
 	assert_int_equal(push_str("/hook/0123456789012345678901234567890123456789012345678901"
 				  "234567.-_", PUSH, &answer), 202);
 	assert_int_equal(ncalls(), before + 3);
+	bg_strbuf_release(&answer);
+}
+
+/* A push the daemon cannot take now is a 503, never a 202 that is then dropped. */
+static void test_busy(void **state)
+{
+	struct bg_strbuf answer = BG_STRBUF_INIT;
+	unsigned before = ncalls();
+
+	(void)state;
+	assert_int_equal(push_str("/hook/busy", PUSH, &answer), 503);
+	assert_string_equal(text_of(&answer), "the daemon is busy: send the push again later\n");
+	assert_int_equal(ncalls(), before + 1);
+	assert_int_equal(push_str("/hook/idle", PUSH, &answer), 202);
 	bg_strbuf_release(&answer);
 }
 
@@ -547,6 +563,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push),
 		cmocka_unit_test(test_rev),
+		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_method),

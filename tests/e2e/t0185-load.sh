@@ -1,0 +1,264 @@
+#!/bin/sh
+# Load: bootgated watching three small trees served by a real git daemon on 127.0.0.1
+# (gates of them end at once, "unbuildable": no kernel is built), with its own cache.
+# 1 000 triggers in a minute over the socket and the webhook, 200 webhook connections at
+# once, slow and endless clients, and a soak of continuous gating (BOOTGATE_SOAK_SECONDS,
+# default 600) with the daemon's memory (VmRSS) and descriptors sampled: nothing lost,
+# every client answered or closed within a bound, no growth.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/e2e/lib-gitd.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
+
+BOOTGATED=$ROOT/bin/bootgated
+STATE=$SCRATCH/state
+DB=$STATE/bootgate.db
+SOCK=$STATE/bootgate.sock
+CLIENT="python3 $ROOT/tests/e2e/load-client.py"
+SOAK=${BOOTGATE_SOAK_SECONDS:-600}
+TREES="load-a load-b load-c"
+export BOOTGATE_STATE=$STATE BOOTGATE_CACHE=$SCRATCH/cache BOOTGATE
+HOOK_PORT=$(free_port 32100 1000)
+printf 'a shared secret\n' >"$SCRATCH/secret"
+
+start_daemon() {
+	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" >>"$SCRATCH/daemon.log" 2>&1 &
+	echo $! >"$SCRATCH/daemon.pid"
+	wait_for 30 '"$BOOTGATE" trigger --socket "$SOCK" load-a >/dev/null 2>&1'
+}
+
+# sample FILE: every second until stopped (or every $2 seconds), "RSS-KiB FDS" of the
+# daemon, a line each; runs in the background, its pid in FILE.pid
+sample() {
+	pid=$(cat "$SCRATCH/daemon.pid")
+	(
+		while kill -0 "$pid" 2>/dev/null; do
+			rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
+			echo "$rss $(ls "/proc/$pid/fd" | wc -l)" >>"$1"
+			sleep "${2:-1}"
+		done
+	) &
+	echo $! >"$1.pid"
+}
+stop_sample() {
+	kill "$(cat "$1.pid")" && wait "$(cat "$1.pid")" 2>/dev/null || true
+}
+
+# quarters FILE: "FIRST-QUARTER-MAX LAST-QUARTER-MAX" of the RSS column
+quarters() {
+	awk '{ v[NR] = $1 } END {
+		q = int(NR / 4); if (q < 1) q = 1
+		for (i = 1; i <= q; i++) if (v[i] > a) a = v[i]
+		for (i = NR - q + 1; i <= NR; i++) if (v[i] > b) b = v[i]
+		print a, b }' "$1"
+}
+
+# tally FILE KEY: the count after KEY in the client's output, 0 when absent
+tally() {
+	awk -v k="$2" '{ n = $NF; $NF = ""; sub(/ $/, "") } $0 == k { print n; f = 1 }
+		END { if (!f) print 0 }' "$1"
+}
+
+# hook_events: how many pushes the webhook handed on to the loop
+hook_events() {
+	q "SELECT count(*) FROM events WHERE message LIKE '%fetch asked by webhook%'"
+}
+
+trap 'stop_daemon; stop_git_daemon; rm -rf "$SCRATCH"' EXIT
+
+start_git_daemon "$SCRATCH/served" >/dev/null
+for t in $TREES; do
+	git init -q --bare "$SCRATCH/served/$t.git" &&
+	git init -q "$SCRATCH/work/$t" &&
+	echo "$t" >"$SCRATCH/work/$t/README" &&
+	git -C "$SCRATCH/work/$t" add README &&
+	git -C "$SCRATCH/work/$t" -c user.name=t -c user.email=t@localhost commit -q -m "$t" &&
+	git -C "$SCRATCH/work/$t" remote add origin "$SCRATCH/served/$t.git" &&
+	git -C "$SCRATCH/work/$t" push -q origin HEAD:refs/heads/for-next || exit 1
+done
+{
+	cat <<EOF
+state: $STATE
+limits:
+  builds: 1
+poll: 3600
+webhook:
+  listen: 127.0.0.1:$HOOK_PORT
+  secret-file: $SCRATCH/secret
+trees:
+EOF
+	for t in $TREES; do
+		cat <<EOF
+  - name: $t
+    url: $(gitd_url)/$t.git
+    branch: for-next
+    arches: [x86_64]
+    mode: deterministic
+EOF
+	done
+} >"$SCRATCH/bootgate.yaml"
+
+test_expect_success 'started: each tree fetched and its first tip gated' '
+	start_daemon &&
+	wait_for 60 "[ \"\$(q \"SELECT count(*) FROM jobs WHERE state = '"'done'"'\")\" = 3 ]"
+'
+
+test_expect_success '1 000 triggers in a minute: all answered, coalesced, none lost, RSS flat' '
+	before=$(hook_events) &&
+	sample "$SCRATCH/rss1" &&
+	$CLIENT triggers "$SOCK" "$HOOK_PORT" "$SCRATCH/secret" "$SCRATCH/work" 1000 55 \
+		$TREES >out &&
+	sleep 5 &&
+	stop_sample "$SCRATCH/rss1" &&
+	test "$(tally out "socket ok")" = 500 &&
+	test "$(tally out "webhook 202")" = 500 &&
+	test "$(grep -c -v "^socket ok\|^webhook 202\|^tip\|^seconds\|^pushes" out)" = 0 &&
+	test "$(awk "/^seconds/ { print (\$2 <= 60) }" out)" = 1 &&
+	test "$(($(hook_events) - before))" = 500 &&
+	for t in $TREES; do
+		tip=$(awk -v t="$t" "\$1 == \"tip\" && \$2 == t { print \$3 }" out) &&
+		test -n "$tip" &&
+		wait_for 60 "[ \"\$(q \"SELECT last_tip FROM trees WHERE name = '"'\$t'"'\")\" = $tip ]" &&
+		# coalesced: never more than one gate waiting for a tree
+		test "$(q "SELECT count(*) FROM jobs j JOIN trees t ON t.id = j.tree_id WHERE t.name = '"'\$t'"' AND j.state = '"'queued'"'")" -le 1 ||
+		return 1
+	done &&
+	set -- $(quarters "$SCRATCH/rss1") &&
+	test_note "VmRSS KiB: first-quarter max $1, last-quarter max $2, $(wc -l <"$SCRATCH/rss1") samples; $(tally out pushes) pushes, $(q "SELECT count(*) FROM jobs") gate jobs" &&
+	test "$2" -le $(($1 + 1024))
+'
+
+test_expect_success '200 webhook connections at once: each answered, each push handed on' '
+	before=$(hook_events) &&
+	$CLIENT crowd "$HOOK_PORT" "$SCRATCH/secret" 200 load-a >out &&
+	test "$(tally out 202)" = 200 &&
+	wait_for 10 "[ \$((\$(hook_events) - $before)) = 200 ]"
+'
+
+test_expect_success 'a push while the loop is held and its pipe full: taken later, not lost' '
+	b=$(q "SELECT count(*) FROM events WHERE message LIKE '"'load-b: fetch asked by webhook%'"'") &&
+	$CLIENT burst "$SOCK" "$HOOK_PORT" "$SCRATCH/secret" 2000 load-a load-b >out &&
+	cat out &&
+	test "$(tally out "load-a 202")" = 2000 &&
+	test "$(tally out "load-b 202")" = 10 &&
+	wait_for 90 "[ \$(q \"SELECT count(*) FROM events WHERE message LIKE '"'load-b: fetch asked by webhook%'"'\") -gt $b ]" &&
+	test_grep "fetch asked by webhook (pushes while the daemon was busy)" "$SCRATCH/daemon.log"
+'
+
+# misbehave NAME KIND COUNT SRC SECONDS: COUNT hostile clients (load-client.py) from SRC
+# in the background; their outcomes in NAME.out once they are done, their pid in NAME.pid
+misbehave() {
+	$CLIENT hostile "$HOOK_PORT" "$4" "$3" "$2" "$5" >"$SCRATCH/$1.out" &
+	echo $! >"$SCRATCH/$1.pid"
+}
+
+# held: how many connections the webhook has open
+held() {
+	ss -Htn state established "( sport = :$HOOK_PORT )" | wc -l
+}
+
+# served_meanwhile: a signed push from 127.0.0.1 answered 202 and bootgate status read,
+# within 5 s
+served_meanwhile() {
+	body="{\"ref\": \"refs/heads/for-next\", \"after\": \"$(printf "%040d" 0)\"}" &&
+	sig=$(printf "%s" "$body" | sh "$ROOT/scripts/webhook-sign.sh" "$SCRATCH/secret") &&
+	code=$(curl -s -m 5 -o /dev/null -w "%{http_code}" -H "X-Hub-Signature-256: $sig" \
+		--data-binary "$body" "http://127.0.0.1:$HOOK_PORT/hook/load-b") &&
+	test "$code" = 202 &&
+	timeout 5 "$BOOTGATE" status >/dev/null
+}
+
+test_expect_success 'slow clients from one address: 16 held at most, cut at 20 s, others served' '
+	misbehave loris loris 40 127.0.0.2 60 &&
+	misbehave trickle trickle 8 127.0.0.3 60 &&
+	misbehave chunked chunked 8 127.0.0.4 60 &&
+	wait_for 30 "[ \$(held) -ge 32 ]" &&
+	served_meanwhile &&
+	wait "$(cat "$SCRATCH/loris.pid")" &&
+	wait "$(cat "$SCRATCH/trickle.pid")" &&
+	wait "$(cat "$SCRATCH/chunked.pid")" &&
+	cat "$SCRATCH/loris.out" "$SCRATCH/trickle.out" "$SCRATCH/chunked.out" &&
+	test "$(tally "$SCRATCH/loris.out" closed)" = 40 &&
+	test "$(tally "$SCRATCH/loris.out" quick)" = 24 &&
+	test "$(tally "$SCRATCH/trickle.out" closed)" = 8 &&
+	test "$(tally "$SCRATCH/chunked.out" closed)" = 8 &&
+	for f in loris trickle chunked; do
+		test "$(tally "$SCRATCH/$f.out" slowest)" -ge 19 &&
+		test "$(tally "$SCRATCH/$f.out" slowest)" -le 30 || return 1
+	done &&
+	test_grep "127.0.0.2: no whole request within 20 s: closed" "$SCRATCH/daemon.log"
+'
+
+test_expect_success 'every connection held from many addresses: cut at 20 s, then served' '
+	for i in 5 6 7 8; do
+		misbehave "loris$i" loris 16 127.0.0.$i 60 || return 1
+	done &&
+	wait_for 30 "[ \$(held) -ge 64 ]" &&
+	start=$(date +%s) &&
+	body="{\"ref\": \"refs/heads/for-next\"}" &&
+	sig=$(printf "%s" "$body" | sh "$ROOT/scripts/webhook-sign.sh" "$SCRATCH/secret") &&
+	code=$(curl -s -m 40 -o /dev/null -w "%{http_code}" -H "X-Hub-Signature-256: $sig" \
+		--data-binary "$body" "http://127.0.0.1:$HOOK_PORT/hook/load-c" || true) &&
+	took=$(($(date +%s) - start)) &&
+	for i in 5 6 7 8; do
+		wait "$(cat "$SCRATCH/loris$i.pid")" || return 1
+	done &&
+	echo "answer $code after $took s" &&
+	cat "$SCRATCH"/loris[5-8].out &&
+	test "$code" = 202 &&
+	test_note "a push waited ${took} s behind 64 slow clients" &&
+	test "$took" -ge 10 &&
+	test "$took" -le 25 &&
+	timeout 5 "$BOOTGATE" status >/dev/null &&
+	for i in 5 6 7 8; do
+		test "$(tally "$SCRATCH/loris$i.out" closed)" = 16 &&
+		test "$(tally "$SCRATCH/loris$i.out" quick)" = 0 || return 1
+	done
+'
+
+test_expect_success 'oversized bodies: 413 or closed at once, others served' '
+	misbehave huge huge 12 127.0.0.9 30 &&
+	misbehave endless endless 12 127.0.0.10 30 &&
+	served_meanwhile &&
+	wait "$(cat "$SCRATCH/huge.pid")" &&
+	wait "$(cat "$SCRATCH/endless.pid")" &&
+	cat "$SCRATCH/huge.out" "$SCRATCH/endless.out" &&
+	test $(($(tally "$SCRATCH/huge.out" 413) + $(tally "$SCRATCH/huge.out" closed))) = 12 &&
+	test $(($(tally "$SCRATCH/endless.out" 413) + $(tally "$SCRATCH/endless.out" closed))) = 12 &&
+	test "$(tally "$SCRATCH/huge.out" slowest)" -le 5 &&
+	test "$(tally "$SCRATCH/endless.out" slowest)" -le 5 &&
+	kill -0 "$(cat "$SCRATCH/daemon.pid")"
+'
+
+test_expect_success "a soak of $SOAK s of continuous gating: RSS and descriptors flat" '
+	done0=$(q "SELECT count(*) FROM jobs WHERE state = '"'done'"'") &&
+	sample "$SCRATCH/rss3" 5 &&
+	end=$(($(date +%s) + SOAK)) &&
+	n=0 &&
+	while [ "$(date +%s)" -lt "$end" ]; do
+		n=$((n + 1)) &&
+		t=load-$(echo a b c | cut -d" " -f$((n % 3 + 1))) &&
+		git -C "$SCRATCH/work/$t" -c user.name=t -c user.email=t@localhost \
+			commit -q --allow-empty -m "soak $n" &&
+		git -C "$SCRATCH/work/$t" push -q origin HEAD:refs/heads/for-next &&
+		"$BOOTGATE" trigger --socket "$SOCK" "$t" >/dev/null &&
+		sleep 1 || return 1
+	done &&
+	sleep 10 &&
+	stop_sample "$SCRATCH/rss3" &&
+	gated=$(($(q "SELECT count(*) FROM jobs WHERE state = '"'done'"'") - done0)) &&
+	set -- $(quarters "$SCRATCH/rss3") &&
+	fds=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | uniq -c | tr -s " \n" " ") &&
+	test_note "$n pushes, $gated gates in $SOAK s; VmRSS KiB first-quarter max $1, last-quarter max $2; descriptors (count value): $fds" &&
+	test "$gated" -ge $((SOAK / 10)) &&
+	test "$2" -le $(($1 + 1024)) &&
+	first=$(head -n 3 "$SCRATCH/rss3" | awk "{ print \$2 }" | sort -n | tail -1) &&
+	last=$(tail -n 3 "$SCRATCH/rss3" | awk "{ print \$2 }" | sort -n | tail -1) &&
+	test "$last" -le "$first"
+'
+
+test_expect_success 'the store is sound after it all' '
+	test "$(q "PRAGMA integrity_check")" = ok &&
+	stop_daemon
+'
+
+test_done
