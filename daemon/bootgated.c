@@ -1246,6 +1246,13 @@ int main(int argc, char **argv)
 		free(d.db);
 		return 2;
 	}
+	/* every build it starts hides the secrets this file names (bootgate-build --service) */
+	{
+		char real[PATH_MAX];
+
+		if (realpath(d.conf_path, real))
+			setenv("BOOTGATE_SERVICE", real, 1);
+	}
 	if (check) {
 		printf("%s: %zu trees, ok\n", d.conf_path, d.conf.ntrees);
 		bg_service_conf_release(&d.conf);

@@ -324,6 +324,8 @@ int cmd_series(int argc, char **argv)
 	o.deterministic = !strcmp(mode, "deterministic");
 	cmp.deterministic = o.deterministic;
 	o.compare = &cmp;
+	/* the patches come from anyone who can post to a list */
+	kc.untrusted = true;
 	o.config = &kc;
 	if (!id && take_mbox(s, argv[optind], &o, &id) != 0)
 		goto out;

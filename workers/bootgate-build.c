@@ -6,15 +6,20 @@
  * 2 usage (a bad tree, board or commit: checked before any work), 111 an infrastructure
  * failure worth a retry, 127 a program could not be run.
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "lab/board.h"
 #include "lab/git.h"
 #include "lab/result.h"
+#include "lab/service-conf.h"
 #include "lab/sha.h"
 #include "lab/tree.h"
 #include "lab/workers.h"
@@ -35,6 +40,18 @@ struct build {
 	struct bg_tree tree;
 	unsigned jobs;
 	bool sandbox;
+	/*
+	 * A posted patch: its own build directory, emptied first, and the shared ccache read
+	 * only, so that nothing it leaves behind reaches a trusted build.
+	 */
+	bool untrusted;
+	const char *service;      /* the service configuration: its secrets are hidden */
+	struct bg_strvec hidden;  /* files and directories no build step sees */
+	/* the limits of each build step; limit says which one ended the build */
+	unsigned long timeout, max_procs, max_disk_mb;
+	const char *limit;
+	char *cgroup;             /* the build's pids cgroup, or NULL: no process limit */
+	char *cgroup_home;        /* the cgroup.procs this worker came from */
 	bool perf;                /* tools/perf too, static, into the artifact beside the image */
 	char *perf_out;           /* perf's own build directory, beside o/ */
 	const char *in_perf;
@@ -63,7 +80,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bootgate-build --tree DIR --commit REV --board NAME [--lab DIR]\n"
 		"                      [--config BASE] [--fragment FILE]... [--jobs N]\n"
-		"                      [--result FILE] [--no-sandbox] [--perf]\n"
+		"                      [--result FILE] [--no-sandbox] [--perf] [--untrusted]\n"
+		"                      [--service FILE] [--timeout S] [--max-procs N]\n"
+		"                      [--max-disk MIB]\n"
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
 		"arch: x86_64, arm64, ppc64le). The worktree of each tree and arch and the\n"
 		"out-of-tree build directory of each board are kept in $BOOTGATE_CACHE (default\n"
@@ -77,12 +96,26 @@ static void usage(FILE *f)
 		"into the artifact beside the image; a perf that does not build fails the commit.\n"
 		"The artifact's identity (image_sha256) then covers both: the hash of the\n"
 		"kernel's and perf's hashes, so a change to perf alone gives new boots.\n"
+		"\n--untrusted (a posted patch): built in a directory of its own, emptied first,\n"
+		"with the shared ccache read-only; its image is never kept for a trusted build.\n"
+		"--service FILE (default $BOOTGATE_SERVICE): the service configuration, whose\n"
+		"secret files, state and socket no build step sees (nor any board's LAVA token).\n"
+		"Each build step ends the build as failed (exit 1) past --timeout S (default\n"
+		"10800), past --max-procs N processes at once (default 4096), or when the build\n"
+		"directory and the log pass --max-disk MIB (default 32768).\n"
 		"\nexit: 0 built, 1 the kernel (or with --perf, perf) does not build, 2 usage (a\n"
 		"bad tree, board or commit), 111 infrastructure (retry), 127 a program could not\n"
 		"be run\n");
 }
 
 /* The environment of every build step: nothing of the service's own. */
+/* Where this worker makes each build's pids cgroup (cgroup v1), under its own. */
+#define PIDS_CGROUP "/sys/fs/cgroup/pids"
+/* The sandbox's /tmp and /dev/shm: memory, so bounded */
+#define TMPFS_SIZE "268435456"
+
+static void log_line(struct build *b, const char *fmt, ...) BG_PRINTF(2, 3);
+
 static void build_env(const struct build *b, struct bg_strvec *env)
 {
 	bg_strvec_pushv(env, (char *const[]){
@@ -92,6 +125,10 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_BUILD_USER=bootgate",
 		"KBUILD_BUILD_HOST=bootgate", "KBUILD_BUILD_VERSION=1", NULL });
 	bg_strvec_pushf(env, "CCACHE_DIR=%s", b->ccache);
+	/* read, never written (it is mounted read-only too): no result of its is stored */
+	if (b->untrusted)
+		bg_strvec_pushv(env, (char *const[]){ "CCACHE_READONLY=1", "CCACHE_TEMPDIR=/tmp",
+						      NULL });
 	/* the build directory is not part of a compile's hash (it is the same anyway) */
 	bg_strvec_push(env, "CCACHE_NOHASHDIR=1");
 	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->in_out);
@@ -128,13 +165,283 @@ static void ccache_rate(struct build *b)
 	free(path);
 }
 
-/* An empty directory over path in the sandbox, when there is one to hide. */
+/*
+ * An empty directory over path in the sandbox, or an empty file (/dev/null, read-only),
+ * when there is one to hide; under its real name too, when a link leads there.
+ */
 static void hide(struct bg_strvec *a, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!path || *path != '/' || !path[1] || stat(path, &st) < 0)
+		return;
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? real : path;
+
+		if (i && (!realpath(path, real) || !strcmp(real, path)))
+			break;
+		if (S_ISDIR(st.st_mode))
+			bg_strvec_pushv(a, (char *const[]){ "--tmpfs", (char *)p, NULL });
+		else
+			bg_strvec_pushv(a, (char *const[]){ "--ro-bind", "/dev/null", (char *)p,
+							    NULL });
+	}
+}
+
+/*
+ * What the service keeps from builds: its configuration file, the webhook's secret, the
+ * SMTP password, its state (the store) and its socket (a Unix socket on a read-only
+ * mount still takes connections). -1 when the file does not load.
+ */
+static int hide_service(struct build *b)
+{
+	struct bg_service_conf c;
+
+	if (!b->service || !*b->service)
+		return 0;
+	if (bg_service_conf_load(b->service, &c) < 0)
+		return bg_error("--service: %s", bg_error_last());
+	bg_strvec_push(&b->hidden, c.file);
+	if (c.webhook_secret_file)
+		bg_strvec_push(&b->hidden, c.webhook_secret_file);
+	if (c.report.smtp_password_file)
+		bg_strvec_push(&b->hidden, c.report.smtp_password_file);
+	bg_strvec_push(&b->hidden, c.state);
+	bg_strvec_push(&b->hidden, c.socket);
+	bg_service_conf_release(&c);
+	return 0;
+}
+
+/* The LAVA token file of every board of the lab: the lab itself is hidden, they may not be. */
+static void hide_tokens(struct build *b)
+{
+	char *dir = bg_path_join(b->board.lab, "boards");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct bg_board other;
+		char *name;
+
+		if (n <= 5 || strcmp(e->d_name + n - 5, ".yaml"))
+			continue;
+		name = xstrndup(e->d_name, n - 5);
+		if (bg_board_load(b->board.lab, name, &other) == 0) {
+			if (other.lava.token_file && *other.lava.token_file)
+				bg_strvec_push(&b->hidden, other.lava.token_file);
+			bg_board_release(&other);
+		} else {
+			log_warnx("a board that does not load: its token is not hidden: %s",
+				  bg_error_last());
+		}
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* ---- the limits of a build step ---- */
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* This process's pids cgroup, from /proc/self/cgroup ("N:pids:/path"); owned by the caller. */
+static char *pids_cgroup_of_self(void)
+{
+	char *text = bg_read_file("/proc/self/cgroup", 64 << 10, NULL), *line, *save = NULL;
+	char *path = NULL;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !path;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *c = strstr(line, ":pids:");
+
+		if (c)
+			path = xasprintf("%s%s", PIDS_CGROUP, c + 6);
+	}
+	free(text);
+	return path;
+}
+
+/*
+ * A cgroup of its own with pids.max, which this worker joins, so that every process of
+ * the build is counted (as root, RLIMIT_NPROC counts nothing). Without cgroup v1 pids
+ * (not root, another system): a warning, and no process limit.
+ */
+static void cgroup_enter(struct build *b)
+{
+	char *home = pids_cgroup_of_self(), *dir = NULL, *file = NULL, n[32];
+
+	if (!home)
+		goto fail;
+	dir = xasprintf("%s/bootgate-build-%ld", home, (long)getpid());
+	/* the worker counts too: the build has max_procs of its own */
+	snprintf(n, sizeof(n), "%lu", b->max_procs + 1);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	file = bg_path_join(dir, "pids.max");
+	if (write_text(file, n) < 0)
+		goto fail_dir;
+	free(file);
+	file = bg_path_join(dir, "cgroup.procs");
+	snprintf(n, sizeof(n), "%ld", (long)getpid());
+	if (write_text(file, n) < 0)
+		goto fail_dir;
+	free(file);
+	b->cgroup = dir;
+	b->cgroup_home = bg_path_join(home, "cgroup.procs");
+	free(home);
+	return;
+fail_dir:
+	rmdir(dir);
+fail:
+	log_warn("no process limit: cannot make a pids cgroup in '%s'", home ? home :
+		 PIDS_CGROUP);
+	free(file);
+	free(dir);
+	free(home);
+}
+
+/* Whether the build's processes reached pids.max (a fork was refused). */
+static bool cgroup_hit_max(const struct build *b)
+{
+	char *file, *text;
+	bool hit = false;
+
+	if (!b->cgroup)
+		return false;
+	file = bg_path_join(b->cgroup, "pids.events");
+	text = bg_read_file(file, 4096, NULL);
+	hit = text && strncmp(text, "max ", 4) == 0 && strcmp(text, "max 0\n") != 0;
+	free(text);
+	free(file);
+	return hit;
+}
+
+/* Kills every process of the build's cgroup but this one: nothing is left behind. */
+static void cgroup_kill_others(const struct build *b)
+{
+	char *file;
+
+	if (!b->cgroup)
+		return;
+	file = bg_path_join(b->cgroup, "cgroup.procs");
+	for (int round = 0; round < 100; round++) {
+		char *text = bg_read_file(file, 1 << 20, NULL), *line, *save = NULL;
+		int others = 0;
+
+		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			unsigned long pid;
+
+			if (bg_num_parse_ulong(line, 1, INT_MAX, &pid) == 0 &&
+			    (pid_t)pid != getpid()) {
+				kill((pid_t)pid, SIGKILL);
+				others++;
+			}
+		}
+		free(text);
+		if (!others)
+			break;
+		usleep(10000);
+	}
+	free(file);
+}
+
+/* Leaves the cgroup, whatever is left in it killed, and removes it. */
+static void cgroup_leave(struct build *b)
+{
+	char n[32];
+
+	if (!b->cgroup)
+		return;
+	cgroup_kill_others(b);
+	snprintf(n, sizeof(n), "%ld", (long)getpid());
+	if (write_text(b->cgroup_home, n) < 0 || rmdir(b->cgroup) < 0)
+		log_warn("cannot remove the cgroup '%s'", b->cgroup);
+	free(b->cgroup);
+	free(b->cgroup_home);
+	b->cgroup = b->cgroup_home = NULL;
+}
+
+static unsigned long long walked;
+
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)path, (void)flag, (void)f;
+	walked += (unsigned long long)st->st_blocks * 512;
+	return 0;
+}
+
+/* The bytes the build has written: its build directories and its log. */
+static unsigned long long disk_used(const struct build *b)
 {
 	struct stat st;
 
-	if (path && *path == '/' && path[1] && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		bg_strvec_pushv(a, (char *const[]){ "--tmpfs", (char *)path, NULL });
+	walked = 0;
+	nftw(b->out, add_size, 16, FTW_PHYS | FTW_MOUNT);
+	if (b->perf)
+		nftw(b->perf_out, add_size, 16, FTW_PHYS | FTW_MOUNT);
+	if (b->log_fd >= 0 && fstat(b->log_fd, &st) == 0)
+		walked += (unsigned long long)st.st_blocks * 512;
+	return walked;
+}
+
+/*
+ * Runs a step, watched: past the time limit, at the process limit, or past the disk
+ * limit, the step's process group is killed (in the sandbox, its PID namespace with it),
+ * and then whatever is left in the cgroup; b->limit says why, in the log too.
+ */
+static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_proc_result *r)
+{
+	struct bg_proc p;
+	double last_disk = 0;
+	int ended;
+
+	memset(r, 0, sizeof(*r));
+	if (bg_proc_start(&p, o) < 0) {
+		r->exec_failed = true;
+		r->exit_code = 127;
+		return -1;
+	}
+	while ((ended = bg_proc_wait(&p, 200, r)) == 1) {
+		double now = bg_now(), t = now - p.started;
+
+		if (t > (double)b->timeout)
+			b->limit = "the build ran past its time limit";
+		else if (cgroup_hit_max(b))
+			b->limit = "the build reached its process limit";
+		else if (now - last_disk >= 1) {
+			last_disk = now;
+			if (disk_used(b) > (unsigned long long)b->max_disk_mb << 20)
+				b->limit = "the build wrote past its disk limit";
+		}
+		if (b->limit)
+			break;
+	}
+	if (ended == 1) {
+		bg_proc_kill(&p, 0, r);
+		r->timed_out = false;
+		if (!r->exit_code)
+			r->exit_code = 128 + SIGKILL;
+	}
+	cgroup_kill_others(b);
+	if (p.out >= 0)
+		close(p.out);
+	if (b->limit)
+		log_line(b, "bootgate-build: %s (%lu s, %lu processes, %lu MiB)\n", b->limit,
+			 b->timeout, b->max_procs, b->max_disk_mb);
+	return 0;
 }
 
 /*
@@ -152,13 +459,27 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 	int ret;
 
 	if (b->sandbox) {
-		bg_strvec_pushv(&a, (char *const[]){ "bwrap", "--die-with-parent", "--unshare-net",
-			"--unshare-pid", "--unshare-ipc", "--ro-bind", "/", "/", "--dev", "/dev",
-			"--proc", "/proc", "--tmpfs", "/tmp", NULL });
+		/*
+		 * As root, bwrap keeps every capability: without --cap-drop a build could
+		 * unmount what hides a secret, remount / writable or load a module. uid 0
+		 * without them still writes any file root owns: so /proc/sys (core_pattern)
+		 * and sysrq-trigger read-only, /dev read-only, and the writable memory file
+		 * systems bounded.
+		 */
+		bg_strvec_pushv(&a, (char *const[]){ "bwrap", "--die-with-parent", "--cap-drop",
+			"ALL", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+			"--ro-bind", "/", "/", "--dev", "/dev", "--size", TMPFS_SIZE, "--tmpfs",
+			"/dev/shm", "--remount-ro", "/dev", "--proc", "/proc", "--ro-bind",
+			"/proc/sys", "/proc/sys", "--size", TMPFS_SIZE, "--tmpfs", "/tmp", NULL });
+		hide(&a, "/proc/sysrq-trigger");
+		/* /run: the host's sockets (a read-only mount does not stop a connect) */
+		hide(&a, "/run");
 		hide(&a, "/root");
 		hide(&a, "/home");
 		hide(&a, getenv("HOME"));
 		hide(&a, "/etc/bootgate");
+		for (size_t i = 0; i < b->hidden.n; i++)
+			hide(&a, b->hidden.v[i]);
 		hide(&a, b->cache);
 		hide(&a, b->board.lab);
 		if (b->perf)
@@ -171,7 +492,8 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		 */
 		bg_strvec_pushv(&a, (char *const[]){ "--ro-bind", b->src, (char *)b->in_src,
 			"--ro-bind", b->frag, (char *)b->in_frag, "--bind", b->out,
-			(char *)b->in_out, "--bind", b->ccache, b->ccache, "--chdir",
+			(char *)b->in_out, b->untrusted ? "--ro-bind" : "--bind", b->ccache,
+			b->ccache, "--chdir",
 			(char *)b->in_out, "--", NULL });
 	}
 	bg_strvec_pushv(&a, argv);
@@ -182,13 +504,12 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 	o.in_fd = -1;
 	o.out_fd = b->log_fd;
 	o.err_fd = BG_PROC_SAME;
-	ret = bg_proc_run(&o, 3 * 3600, r);
+	ret = run_limited(b, &o, r);
 	bg_strvec_release(&a);
 	bg_strvec_release(&env);
 	return ret;
 }
 
-static void log_line(struct build *b, const char *fmt, ...) BG_PRINTF(2, 3);
 static void log_line(struct build *b, const char *fmt, ...)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -432,15 +753,35 @@ static int compiler_version(struct build *b)
 	return ret;
 }
 
-/* Whether a failed build's log shows the machine failing rather than the code. */
-static bool log_shows_machine(const char *path)
+/*
+ * Whether a failed build's log shows the machine failing rather than the code. An
+ * untrusted build writes what it likes there: only a cache file system that is in truth
+ * nearly full (under 1 GiB free) makes its failure the machine's.
+ */
+static bool log_shows_machine(const struct build *b)
 {
-	char *text = bg_read_file(path, 64 << 20, NULL);
+	char *text = bg_read_file(b->log, 64 << 20, NULL);
 	bool found = text && (strstr(text, "No space left on device") ||
 			      strstr(text, "Cannot allocate memory"));
+	struct statvfs vfs;
 
 	free(text);
+	if (found && b->untrusted)
+		found = statvfs(b->out, &vfs) == 0 &&
+			(unsigned long long)vfs.f_bavail * vfs.f_frsize < 1ULL << 30;
 	return found;
+}
+
+/*
+ * An untrusted build starts from nothing: what another posted patch left in its build
+ * directory (objects dated in the future, .cmd files) is not taken as done.
+ */
+static int fresh_slot(struct build *b)
+{
+	if (bg_remove_tree(b->slot) < 0 || bg_mkdirs(b->out) < 0 ||
+	    (b->perf && bg_mkdirs(b->perf_out) < 0))
+		return -1;
+	return 0;
 }
 
 /* Prints the compiler's error lines of a failed build, so the reader needs no log. */
@@ -561,15 +902,17 @@ static int reuse_perf(struct build *b, const char *target)
  * artifacts/by-source/KEY: the key hashes the source tree, the configuration (which names
  * the arch, the compiler prefix and the make target), the image's path and the compiler;
  * not the board's name, so that boards that build alike (qemu-x86_64 and a LAVA board
- * booting the same kernel) share one image.
+ * booting the same kernel) share one image. An untrusted build's images have keys of their
+ * own: a build can tell where it runs and give another image than its source would, and
+ * that image must not become a trusted commit's.
  */
-static char *source_link(const struct build *b)
+static char *source_link(const struct build *b, bool untrusted)
 {
 	char key[BG_SHA256_HEX];
 	/* with perf another artifact: the image and perf (no suffix: the old keys stay) */
-	char *text = xasprintf("bootgate-source-2 %s %s %s %s%s", b->source, b->config_key,
+	char *text = xasprintf("bootgate-source-2 %s %s %s %s%s%s", b->source, b->config_key,
 			       b->board.image, b->compiler ? b->compiler : "",
-			       b->perf ? " perf-1" : "");
+			       b->perf ? " perf-1" : "", untrusted ? " untrusted" : "");
 
 	bg_sha256_mem(text, strlen(text), key);
 	free(text);
@@ -578,16 +921,22 @@ static char *source_link(const struct build *b)
 
 /*
  * An image built before from the same source tree with the same board, configuration
- * and compiler: taken as this commit's, with nothing compiled. 1 when reused.
+ * and compiler: taken as this commit's, with nothing compiled. 1 when reused. A trusted
+ * build takes trusted images only; an untrusted one, those and its own kind's.
  */
 static int reuse(struct build *b)
 {
 	struct bg_build_result *r = &b->res;
-	char target[PATH_MAX], *link = source_link(b), *image = NULL, *byc = NULL;
+	char target[PATH_MAX], *link = source_link(b, false), *image = NULL, *byc = NULL;
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
 	const char *sha;
 	int ret = 0;
 
+	if (n <= 0 && b->untrusted) {
+		free(link);
+		link = source_link(b, true);
+		n = readlink(link, target, sizeof(target) - 1);
+	}
 	if (n <= 0)
 		goto out;
 	target[n] = '\0';
@@ -718,7 +1067,7 @@ static int store(struct build *b)
 	}
 	/* the same source, board, configuration and compiler give this image again */
 	free(link);
-	link = source_link(b);
+	link = source_link(b, b->untrusted);
 	unlink(link);
 	if (symlink(r->artifact, link) < 0) {
 		bg_error_errno("cannot link '%s'", link);
@@ -821,10 +1170,16 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'C' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "perf", no_argument, NULL, 'P' },
+		{ "untrusted", no_argument, NULL, 'U' },
+		{ "service", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "max-procs", required_argument, NULL, 'p' },
+		{ "max-disk", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct build b = { .log_fd = -1, .base = "tinyconfig" };
+	struct build b = { .log_fd = -1, .base = "tinyconfig", .timeout = 3 * 3600,
+			   .max_procs = 4096, .max_disk_mb = 32768 };
 	struct bg_strvec extra = BG_STRVEC_INIT;
 	const char *tree = NULL, *board = NULL, *lab = NULL;
 	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
@@ -839,7 +1194,8 @@ int main(int argc, char **argv)
 	bg_build_result_init(&b.res);
 	b.sandbox = true;
 	b.jobs = cores > 0 ? (unsigned)cores : 1;
-	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:Ph", opts, NULL)) != -1) {
+	b.service = getenv("BOOTGATE_SERVICE");
+	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:PUS:T:p:D:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': tree = optarg; break;
 		case 'c': b.rev = optarg; break;
@@ -857,6 +1213,17 @@ int main(int argc, char **argv)
 		case 'C': b.base = optarg; break;
 		case 'F': bg_strvec_push(&extra, optarg); break;
 		case 'P': b.perf = true; break;
+		case 'U': b.untrusted = true; break;
+		case 'S': b.service = optarg; break;
+		case 'T': case 'p': case 'D':
+			if (bg_num_parse_ulong(optarg, 1, opt == 'T' ? 7 * 86400 :
+					       opt == 'p' ? 1 << 20 : 1 << 30,
+					       opt == 'T' ? &b.timeout : opt == 'p' ?
+					       &b.max_procs : &b.max_disk_mb) < 0) {
+				log_warnx("%s: %s", argv[optind - 1], bg_error_last());
+				return BG_EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
@@ -868,6 +1235,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return BG_EXIT_USAGE;
 	}
+	if (b.untrusted && !b.sandbox) {
+		log_warnx("--untrusted builds in the sandbox: not with --no-sandbox");
+		return BG_EXIT_USAGE;
+	}
 	b.cache = bg_cache_dir();
 
 	/* every input is checked before any work: a usage error is never retried */
@@ -875,12 +1246,13 @@ int main(int argc, char **argv)
 	    bg_board_load(lab ? lab : bg_lab_dir(), board, &b.board) < 0 ||
 	    bg_tree_open(tree, &b.tree) < 0 ||
 	    bg_git_resolve(b.tree.real, b.rev, b.commit) < 0 ||
-	    config_inputs(&b, &extra) < 0 || perf_arch_check(&b) < 0) {
+	    config_inputs(&b, &extra) < 0 || perf_arch_check(&b) < 0 || hide_service(&b) < 0) {
 		bg_strvec_release(&extra);
 		ret = finish(&b, BG_BUILD_USAGE, bg_error_last());
 		goto out;
 	}
 	bg_strvec_release(&extra);
+	hide_tokens(&b);
 	b.work = bg_tree_workdir(&b.tree, b.board.arch);
 	b.src = bg_path_join(b.work, "src");
 	/*
@@ -891,7 +1263,8 @@ int main(int argc, char **argv)
 	{
 		char *own = xasprintf("qemu-%s", b.board.arch);
 
-		b.slot = strcmp(b.board.name, own) ? xasprintf("%s/boards/%s", b.work, b.board.name) :
+		b.slot = b.untrusted ? xasprintf("%s/untrusted/%s", b.work, b.board.name) :
+			 strcmp(b.board.name, own) ? xasprintf("%s/boards/%s", b.work, b.board.name) :
 			 xstrdup(b.work);
 		free(own);
 	}
@@ -902,7 +1275,7 @@ int main(int argc, char **argv)
 	b.in_src = b.sandbox ? "/tmp/bootgate/src" : b.src;
 	b.in_out = b.sandbox ? "/tmp/bootgate/o" : b.out;
 	b.in_frag = b.sandbox ? "/tmp/bootgate/frag" : b.frag;
-	b.perf_out = bg_path_join(b.work, "perf");
+	b.perf_out = bg_path_join(b.untrusted ? b.slot : b.work, "perf");
 	b.in_perf = b.sandbox ? "/tmp/bootgate/perf" : b.perf_out;
 	{
 		struct bg_git_commit c;
@@ -934,10 +1307,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (bg_mkdirs(b.out) < 0 || bg_mkdirs(b.ccache) < 0 ||
-	    (b.perf && bg_mkdirs(b.perf_out) < 0) || take_build_lock(&b) < 0) {
+	    (b.perf && bg_mkdirs(b.perf_out) < 0) || take_build_lock(&b) < 0 ||
+	    (b.untrusted && fresh_slot(&b) < 0)) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
+	cgroup_enter(&b);
 	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (b.log_fd < 0) {
 		bg_error_errno("cannot write '%s'", b.log);
@@ -979,7 +1354,7 @@ int main(int argc, char **argv)
 			log_line(&b, "perf: tools/perf does not build\n");
 	}
 	/* make finished its files, failed or not; one it was killed in is not finished */
-	if (!r.timed_out)
+	if (!r.timed_out && !b.limit)
 		unlink(b.marker);
 	ccache_rate(&b);
 	b.res.build_seconds = bg_now() - t0;
@@ -988,7 +1363,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (r.exit_code || r.timed_out) {
-		bool infra = r.timed_out || log_shows_machine(b.log);
+		/* a limit is the build's doing: retried, it would do it again */
+		bool infra = !b.limit && (r.timed_out || log_shows_machine(&b));
 		char *dir = xasprintf("%s/artifacts/failed", b.cache);
 		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
 
@@ -1005,7 +1381,7 @@ int main(int argc, char **argv)
 			 b.res.build_seconds, b.log);
 		show_errors(b.log);
 		ret = finish(&b, infra ? BG_BUILD_INFRA : BG_BUILD_FAILED,
-			     infra ? "the build failed for the machine's reasons" :
+			     infra ? "the build failed for the machine's reasons" : b.limit ? b.limit :
 			     perf_failed ? "perf: tools/perf does not build" : NULL);
 		goto out;
 	}
@@ -1018,6 +1394,7 @@ int main(int argc, char **argv)
 		 " (byte-identical to its parent's: it cannot change boot time)" : "");
 	ret = finish(&b, BG_BUILD_BUILT, NULL);
 out:
+	cgroup_leave(&b);
 	if (b.log_fd >= 0)
 		close(b.log_fd);
 	bg_build_result_release(&b.res);
@@ -1034,6 +1411,7 @@ out:
 	free(b.marker);
 	bg_strvec_release(&b.frag_from);
 	bg_strvec_release(&b.frag_name);
+	bg_strvec_release(&b.hidden);
 	free(b.compiler);
 	return ret;
 }

@@ -84,6 +84,8 @@ int bg_worker_build(const char *tree, const char *commit, const char *board, con
 		bg_strvec_pushv(&argv, (char *const[]){ "--fragment", config->fragments[i], NULL });
 	if (config && config->perf_runs)
 		bg_strvec_push(&argv, "--perf");
+	if (config && config->untrusted)
+		bg_strvec_push(&argv, "--untrusted");
 	if (run_worker(&argv, &out, &r) < 0) {
 		b->status = BG_BUILD_EXEC;
 		goto out;

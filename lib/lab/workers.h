@@ -24,6 +24,8 @@ struct bg_build_config {
 	 * runs `perf trace` this often (bootgate-boot --perf-runs): perf.trace_startup.
 	 */
 	unsigned perf_runs;
+	/* a posted patch's code: bootgate-build --untrusted */
+	bool untrusted;
 };
 
 /*

@@ -1,0 +1,381 @@
+#!/bin/sh
+# Hostile patches: build steps that reach for the daemon's webhook and socket, other
+# loopback ports and every secret the service configuration names (one under /etc), that
+# write outside the build, fork without end, fill the disk, run forever, or poison the
+# shared ccache and the board's build directory. Each is stopped and the build fails for
+# its reason (exit 1: never retried); the daemon still answers and the next trusted build
+# is built, from clean objects. A tree with a Makefile of its own stands in for a kernel.
+#
+# The scratch directory is not under /tmp: the sandbox puts an empty /tmp in place, which
+# would hide the secrets below for the wrong reason.
+SCRATCH_BASE=/var/tmp
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/e2e/lib-gitd.sh"
+. "$ROOT/tests/e2e/lib-daemon.sh"
+
+BUILD=$ROOT/bin/bootgate-build
+STATE=$SCRATCH/state
+DB=$STATE/bootgate.db
+SOCK=$SCRATCH/run/bootgate.sock
+ETC=$(mktemp -d /etc/bootgate-t0085.XXXXXX)
+export BOOTGATE_STATE=$STATE BOOTGATE_CACHE=$SCRATCH/cache BOOTGATE_JOB_BACKOFF=1
+# each hostile process carries this in its command line: none may be left behind
+MARK=hostile-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d " ")
+mkdir -p "$BOOTGATE_CACHE" "$SCRATCH/run" secrets
+
+trap 'stop_daemon; stop_git_daemon; rm -rf "$SCRATCH" "$ETC"' EXIT
+
+git_() {
+	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
+}
+
+# the lab: the tiny board, and a LAVA board whose token is under /etc
+mkdir -p lab/boards lab/kconfig
+echo "CONFIG_TINY=y" >lab/kconfig/tiny.config
+cat >lab/boards/tiny.yaml <<EOF
+name: tiny
+arch: tiny
+kernel_arch: x86
+make_target: image
+image: image.bin
+fragments: [tiny.config]
+qemu: qemu-system-x86_64
+machine: pc
+cmdline: console=ttyS0
+EOF
+sed -e "s|^lava_token_file: .*|lava_token_file: $ETC/lava-token|" \
+	-e "s|^name: .*|name: lava-tiny|" -e "s|^fragments: .*|fragments: [tiny.config]|" \
+	"$ROOT/lab-configs/boards/lava-qemu-x86_64.yaml" >lab/boards/lava-tiny.yaml
+mkdir -p lab/lava
+cp "$ROOT/lab-configs/lava/qemu-x86_64.yaml" lab/lava/
+echo "lava-token-$MARK" >"$ETC/lava-token"
+echo "webhook-secret-$MARK" >secrets/webhook.secret
+echo "smtp-password-$MARK" >secrets/smtp.password
+
+# the tree: code.c compiled through ccache ($(CC) is "ccache gcc") into the image; each
+# hostile branch adds a rule to hostile:: (run before the compile) in hostile.mk, whose
+# rules override the Makefile's
+mkdir -p tree/scripts/kconfig
+cat >tree/Makefile <<'EOF'
+O ?= .
+tinyconfig:
+	@mkdir -p $(O) && echo "# tiny" >$(O)/.config
+olddefconfig:
+	@test -f $(O)/.config
+$(O)/code.o: code.c | hostile
+	@$(CC) -c code.c -o $@
+image: $(O)/code.o
+	@rm -f $(O)/image.bin && cp $(O)/code.o $(O)/image.bin
+hostile::
+.PHONY: image hostile
+-include hostile.mk
+EOF
+printf '#!/bin/sh\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' >tree/scripts/kconfig/merge_config.sh
+chmod +x tree/scripts/kconfig/merge_config.sh
+echo "int main(void) { return 0; }" >tree/code.c
+git_ -C tree init -q
+git_ -C tree add -A
+git_ -C tree commit -q -m "the tree"
+# the object a clean compile of code.c gives
+(cd tree && gcc -c code.c -o "$SCRATCH/clean.o")
+
+# hostile NAME RECIPE-LINES: branch NAME, master with hostile.mk holding the lines
+hostile() {
+	git_ -C tree checkout -q -b "$1" master &&
+	printf 'hostile::\n' >tree/hostile.mk &&
+	shift &&
+	printf '\t%s\n' "$@" >>tree/hostile.mk &&
+	git_ -C tree add hostile.mk &&
+	git_ -C tree commit -q -m hostile &&
+	git_ -C tree checkout -q master
+}
+
+build() {
+	"$BUILD" --lab lab --board tiny "$@"
+}
+
+untrusted() {
+	build --untrusted --service "$SCRATCH/bootgate.yaml" "$@"
+}
+
+# trusted_builds: the trusted tree is built again from its build directory (no image kept)
+trusted_builds() {
+	BOOTGATE_REUSE=0 build --tree tree --commit master >next.json 2>next.err &&
+	test_jq '.status == "built"' next.json &&
+	cmp "$(jq -r .image next.json)" clean.o
+}
+
+# left_behind: none of the hostile processes is running
+left_behind() {
+	! pgrep -f "$MARK" >/dev/null
+}
+
+# the daemon, its webhook and its socket where the configuration puts them
+git init -q -b master small &&
+	echo one >small/README &&
+	git -C small add . &&
+	git -C small -c user.name=t -c user.email=t@localhost commit -q -m first
+start_git_daemon "$SCRATCH/served" >/dev/null
+GITD_SOURCE=$SCRATCH/small make_served_repo small.git >/dev/null
+HOOK_PORT=$(free_port 34100 1000)
+cat >bootgate.yaml <<EOF
+state: $STATE
+socket: $SOCK
+poll: 3600
+webhook:
+  listen: 127.0.0.1:$HOOK_PORT
+  secret-file: $SCRATCH/secrets/webhook.secret
+report:
+  from: "bootgate <bootgate@ci.example.org>"
+  smtp: smtp://127.0.0.1:1
+  smtp-user: bootgate
+  smtp-password-file: $SCRATCH/secrets/smtp.password
+trees:
+  - name: small
+    url: $(gitd_url)/small.git
+    branch: master
+    arches: [x86_64]
+    mode: deterministic
+EOF
+
+# webhook_answers: the daemon's webhook answers an unsigned POST with 401
+webhook_answers() {
+	test "$(curl -s -o /dev/null -w "%{http_code}" -H "Content-Type: application/json" \
+		--data-binary '{}' "http://127.0.0.1:$HOOK_PORT/hook/small")" = 401
+}
+
+start_daemon() {
+	setsid "$ROOT/bin/bootgated" -f bootgate.yaml >>daemon.log 2>&1 &
+	echo $! >daemon.pid
+}
+
+test_expect_success 'the daemon runs: its socket and its webhook answer' '
+	start_daemon &&
+	wait_for 30 "\"$ROOT/bin/bootgate\" trigger --socket \"$SOCK\" small >/dev/null 2>&1" &&
+	webhook_answers
+'
+
+test_expect_success 'a trusted build compiles code.c through ccache: the clean object' '
+	build --tree tree --commit master >t.json 2>err &&
+	test_jq ".status == \"built\" and .ccache_misses == 1" t.json &&
+	cmp "$(jq -r .image t.json)" clean.o
+'
+
+# The probe: a build step of a posted patch reaches for all it should not.
+LOOP_PORT=$(free_port 35100 1000)
+cat >probe.mk <<EOF
+\$(info probe-webhook: \$(shell python3 -c "import socket; socket.create_connection(('127.0.0.1', $HOOK_PORT), 5); print('connected')" 2>&1 | tail -n 1))
+\$(info probe-port: \$(shell python3 -c "import socket; socket.create_connection(('127.0.0.1', $LOOP_PORT), 5); print('connected')" 2>&1 | tail -n 1))
+\$(info probe-socket: \$(shell python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('$SOCK'); print('connected')" 2>&1 | tail -n 1))
+\$(info probe-webhook-secret: \$(shell cat $SCRATCH/secrets/webhook.secret 2>&1))
+\$(info probe-smtp-password: \$(shell cat $SCRATCH/secrets/smtp.password 2>&1))
+\$(info probe-lava-token: \$(shell cat $ETC/lava-token 2>&1))
+\$(info probe-conf: \$(shell grep -c secret-file $SCRATCH/bootgate.yaml 2>&1))
+\$(info probe-store: \$(shell test -s $DB && echo found || echo none))
+\$(info probe-write: \$(shell (echo escaped >$SCRATCH/escaped) 2>&1 && echo wrote))
+\$(info probe-write-src: \$(shell (echo planted >/tmp/bootgate/src/planted) 2>&1 && echo wrote))
+\$(info probe-write-ccache: \$(shell (echo planted >$BOOTGATE_CACHE/ccache/planted) 2>&1 && echo wrote))
+\$(info probe-sysctl: \$(shell (cat /proc/sys/kernel/domainname >/proc/sys/kernel/domainname) 2>&1 && echo wrote))
+\$(info probe-umount: \$(shell umount $ETC/lava-token 2>&1 && cat $ETC/lava-token 2>&1))
+\$(info probe-remount: \$(shell mount -o remount,rw,bind / 2>&1 && echo remounted))
+EOF
+git_ -C tree checkout -q -b probe master
+cp probe.mk tree/hostile.mk
+git_ -C tree add hostile.mk
+git_ -C tree commit -q -m "a build step that reaches out"
+# the same probe in another source: an image of the same source would be kept, not built
+git_ -C tree checkout -q -b probe-open probe
+echo "# without the sandbox" >>tree/hostile.mk
+git_ -C tree commit -q -a -m "the probe again"
+git_ -C tree checkout -q master
+
+# listen: accepts connections on 127.0.0.1:$LOOP_PORT, noting each in $SCRATCH/loop.conn
+listen() {
+	python3 -c "
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $LOOP_PORT)); s.listen(4); s.settimeout(60)
+open('$SCRATCH/loop.ready', 'w').close()
+try:
+    while True:
+        c, _ = s.accept(); open('$SCRATCH/loop.conn', 'a').write('connected\n')
+except socket.timeout:
+    pass
+" &
+	listener=$!
+	while [ ! -e loop.ready ]; do sleep 0.1; done
+}
+
+stop_listener() {
+	kill "$listener" 2>/dev/null
+	wait "$listener" 2>/dev/null
+	rm -f loop.ready
+	return 0
+}
+
+test_expect_success 'untrusted: no webhook, socket, loopback port, secret, or write outside' '
+	listen &&
+	untrusted --tree tree --commit probe >s.json 2>err &&
+	stop_listener &&
+	log=$(jq -r .log s.json) &&
+	cat "$log" &&
+	test_grep "probe-webhook: .*\(Connection refused\|Network is unreachable\)" "$log" &&
+	test_grep "probe-port: .*\(Connection refused\|Network is unreachable\)" "$log" &&
+	test_grep "probe-socket: .*Connection refused" "$log" &&
+	test_grep "probe-webhook-secret: cat: .*: Permission denied" "$log" &&
+	test_grep "probe-smtp-password: cat: .*: Permission denied" "$log" &&
+	test_grep "probe-lava-token: cat: .*: Permission denied" "$log" &&
+	test_grep "probe-conf: grep: .*: Permission denied" "$log" &&
+	test_grep "probe-store: none" "$log" &&
+	test_grep "probe-write: .*Read-only file system" "$log" &&
+	test_grep "probe-write-src: .*Read-only file system" "$log" &&
+	test_grep "probe-write-ccache: .*\(Read-only file system\|No such file\)" "$log" &&
+	test_grep "probe-sysctl: .*Read-only file system" "$log" &&
+	test_grep "probe-umount: .*must be superuser" "$log" &&
+	test_grep "probe-remount: .*permission denied" "$log" &&
+	! grep -q "$MARK" "$log" &&
+	test ! -e loop.conn &&
+	test ! -e escaped &&
+	test ! -e tree/planted &&
+	test ! -e "$BOOTGATE_CACHE/ccache/planted" &&
+	"$ROOT/bin/bootgate" trigger --socket "$SOCK" small >/dev/null &&
+	webhook_answers &&
+	trusted_builds
+'
+
+test_expect_success 'the same step without the sandbox reaches all of them (the probe is real)' '
+	listen &&
+	build --tree tree --commit probe-open --no-sandbox >o.json 2>err &&
+	stop_listener &&
+	log=$(jq -r .log o.json) &&
+	test_grep "probe-webhook: connected" "$log" &&
+	test_grep "probe-port: connected" "$log" &&
+	test_grep "probe-socket: connected" "$log" &&
+	test_grep "probe-webhook-secret: webhook-secret-$MARK" "$log" &&
+	test_grep "probe-smtp-password: smtp-password-$MARK" "$log" &&
+	test_grep "probe-lava-token: lava-token-$MARK" "$log" &&
+	test_grep "probe-conf: 1$" "$log" &&
+	test_grep "probe-store: found" "$log" &&
+	test_grep "probe-write: wrote" "$log" &&
+	test_grep "connected" loop.conn &&
+	test -f escaped &&
+	rm -f escaped loop.conn
+'
+
+test_expect_success 'BOOTGATE_SERVICE names the configuration as --service does' '
+	git_ -C tree checkout -q -b probe-env probe &&
+	echo "# by the environment" >>tree/hostile.mk &&
+	git_ -C tree commit -q -a -m "the probe by the environment" &&
+	git_ -C tree checkout -q master &&
+	BOOTGATE_SERVICE=$SCRATCH/bootgate.yaml build --untrusted --tree tree \
+		--commit probe-env >e.json 2>err &&
+	log=$(jq -r .log e.json) &&
+	test_grep "probe-webhook-secret: cat: .*: Permission denied" "$log" &&
+	test_grep "probe-smtp-password: cat: .*: Permission denied" "$log" &&
+	! grep -q "$MARK" "$log" &&
+	test_exit_code 2 build --untrusted --service /nonexistent --tree tree --commit master \
+		>bad.json 2>err &&
+	test_jq ".status == \"usage\" and (.error | test(\"--service: .*nonexistent\"))" bad.json
+'
+
+hostile bomb "@sh -c 'b() { b & b & wait; }; b' $MARK-bomb"
+test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing left' '
+	test_exit_code 1 untrusted --max-procs 64 --timeout 120 --tree tree --commit bomb \
+		>b.json 2>err &&
+	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" b.json &&
+	test_grep "bootgate-build: the build reached its process limit" "$(jq -r .log b.json)" &&
+	test_grep "the build reached its process limit" err &&
+	left_behind &&
+	test -z "$(ls /sys/fs/cgroup/pids | grep bootgate-build-)" &&
+	trusted_builds
+'
+
+hostile fill "@while :; do head -c 1048576 /dev/zero >>\$(O)/fill-$MARK; sleep 0.05; done"
+hostile spam "@while :; do echo spam-$MARK; done"
+hostile tmpfill "@head -c 300000000 /dev/zero >/tmp/fill-$MARK"
+test_expect_success 'filling the disk: stopped at the disk limit (files or log), failed' '
+	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit fill >f.json 2>err &&
+	test_jq ".status == \"failed\" and .error == \"the build wrote past its disk limit\"" f.json &&
+	left_behind &&
+	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit spam >f.json 2>err &&
+	test_jq ".error == \"the build wrote past its disk limit\"" f.json &&
+	test "$(stat -c %s "$(jq -r .log f.json)")" -lt $((64 << 20)) &&
+	left_behind &&
+	trusted_builds
+'
+
+test_expect_success 'filling /tmp: bounded; no space there is the build failing, not the machine' '
+	test_exit_code 1 untrusted --tree tree --commit tmpfill >f.json 2>err &&
+	test_jq ".status == \"failed\" and .error == null" f.json &&
+	test_grep "No space left on device" "$(jq -r .log f.json)" &&
+	trusted_builds
+'
+
+hostile forever "@sh -c 'sleep 100000' $MARK-sleep"
+test_expect_success 'a build that runs forever: stopped at its time limit, failed, nothing left' '
+	start=$(date +%s) &&
+	test_exit_code 1 untrusted --timeout 3 --tree tree --commit forever >t.json 2>err &&
+	test $(($(date +%s) - start)) -lt 30 &&
+	test_jq ".status == \"failed\" and .error == \"the build ran past its time limit\"" t.json &&
+	test_grep "the build ran past its time limit" "$(jq -r .log t.json)" &&
+	left_behind &&
+	trusted_builds
+'
+
+# Poisoning. With the shared ccache writable, a posted patch compiles code of its own and
+# copies that result over every other one: the trusted tree's next compile of code.c
+# would hit it. And a code.o dated in the future in the board's build directory would be
+# taken as done by the trusted build's make.
+git_ -C tree checkout -q -b poison master
+cat >tree/hostile.mk <<'EOF'
+hostile::
+	@echo 'int main(void) { return 66; }' >/tmp/evil.c
+	@$(CC) -c /tmp/evil.c -o /tmp/evil.o
+	@new=$$(ls -t $$(find $$CCACHE_DIR -name '*R') | head -n 1); \
+	for f in $$(find $$CCACHE_DIR -name '*R'); do [ $$f = $$new ] || cp $$new $$f || true; done
+image:
+	@cp /tmp/evil.o $(O)/code.o && touch -d 2099-01-01 $(O)/code.o
+	@cp $(O)/code.o $(O)/image.bin
+EOF
+git_ -C tree add hostile.mk
+git_ -C tree commit -q -m "a build that poisons what it can"
+git_ -C tree checkout -q master
+
+test_expect_success 'a poisoned ccache or build directory never reaches a trusted build' '
+	untrusted --tree tree --commit poison >p.json 2>err &&
+	test_jq ".status == \"built\"" p.json &&
+	! cmp -s "$(jq -r .image p.json)" clean.o &&
+	git_ -C tree commit -q --allow-empty -m "the next trusted commit" &&
+	BOOTGATE_REUSE=0 build --tree tree --commit master >t.json 2>err &&
+	test_jq ".status == \"built\"" t.json &&
+	cmp "$(jq -r .image t.json)" clean.o &&
+	rm -rf "$(dirname "$(jq -r .log t.json)")/o" &&
+	BOOTGATE_REUSE=0 build --tree tree --commit master >fresh.json 2>err &&
+	test_jq ".status == \"built\" and .ccache_hits == 1" fresh.json &&
+	cmp "$(jq -r .image fresh.json)" clean.o
+'
+
+test_expect_success 'an untrusted image is never kept for a trusted commit of the same source' '
+	git_ -C tree checkout -q -b same master &&
+	echo "int main(void) { return 3; }" >tree/code.c &&
+	git_ -C tree commit -q -a -m "a new source" &&
+	git_ -C tree checkout -q master &&
+	untrusted --tree tree --commit same >u.json 2>err &&
+	test_jq ".status == \"built\" and .reused == false" u.json &&
+	twin=$(git_ -C tree commit-tree -p master -m "the same source, trusted" same^{tree}) &&
+	build --tree tree --commit "$twin" >t.json 2>err &&
+	test_jq ".status == \"built\" and .reused == false" t.json &&
+	third=$(git_ -C tree commit-tree -p master -m "once more, posted" same^{tree}) &&
+	untrusted --tree tree --commit "$third" >u2.json 2>err &&
+	test_jq ".reused == true and .artifact == \"$(jq -r .artifact t.json)\"" u2.json
+'
+
+test_expect_success 'the daemon was not affected: socket and webhook answer' '
+	"$ROOT/bin/bootgate" trigger --socket "$SOCK" small >/dev/null &&
+	webhook_answers &&
+	kill -0 "$(cat daemon.pid)" &&
+	test_exit_code 2 build --untrusted --no-sandbox --tree tree --commit master
+'
+
+test_done
