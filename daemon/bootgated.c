@@ -232,15 +232,23 @@ static long inbox_poll(struct daemon *d, const struct inbox *b)
 	return DROP_POLL;
 }
 
+static struct inbox *find_inbox(struct daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->ninboxes; i++)
+		if (d->inboxes[i].name && !strcmp(d->inboxes[i].name, name))
+			return &d->inboxes[i];
+	return NULL;
+}
+
 /* A read as soon as possible: 0, or -1 when no inbox has that name. */
 static int trigger_inbox(struct daemon *d, const char *name)
 {
-	for (size_t i = 0; i < d->ninboxes; i++)
-		if (d->inboxes[i].name && !strcmp(d->inboxes[i].name, name)) {
-			d->inboxes[i].next = bg_now();
-			return 0;
-		}
-	return -1;
+	struct inbox *b = find_inbox(d, name);
+
+	if (!b)
+		return -1;
+	b->next = bg_now();
+	return 0;
 }
 
 static void start_inbox(struct daemon *d, struct inbox *b)
@@ -547,14 +555,21 @@ static void serve_client(struct daemon *d)
 	} else if (nw == 1 && !strcmp(words[0], "wake")) {
 		answer(fd, "ok\n");
 	} else if ((nw == 2 || nw == 3) && !strcmp(words[0], "trigger")) {
-		if (trigger(d, words[1], "the socket", nw == 3 ? words[2] : NULL) < 0) {
+		if (!find_tree(d, words[1]) && !find_inbox(d, words[1])) {
 			struct bg_strbuf safe = BG_STRBUF_INIT;
 
 			bg_text_escape_line(&safe, words[1], strlen(words[1]));
 			answer(fd, "error: no tree '%s'\n", safe.buf);
 			bg_strbuf_release(&safe);
 		} else {
+			/*
+			 * answered and closed first: recording the trigger may wait for a store
+			 * that another process holds locked (30 s), longer than a client waits
+			 */
 			answer(fd, "ok: %s will be fetched\n", words[1]);
+			close(fd);
+			trigger(d, words[1], "the socket", nw == 3 ? words[2] : NULL);
+			return;
 		}
 	} else {
 		answer(fd, "error: the requests are 'trigger TREE [REV]', 'wake' and 'ping'\n");
@@ -960,16 +975,24 @@ static int start_job(struct daemon *d, const struct job_row *jr)
 /* Queued jobs whose time has come, while the limit allows: the oldest first. */
 static void schedule(struct daemon *d)
 {
+	/*
+	 * A wait further ahead than any retry sets (the last backoff, or a minute after a
+	 * job that could not start) was set by a clock that has since stepped back: the job
+	 * is due, not held for as long as the step.
+	 */
+	double longest = fmax(d->backoff * (double)(1u << (JOB_TRIES - 1)), 60) + 60;
+
 	while (!d->stopping && running_jobs(d) < d->conf.builds && running_jobs(d) < MAX_JOBS) {
 		struct job_row jr = { 0 };
+		double now = bg_store_now();
 
 		/* one job per tree at a time: a bisection and a gate share its worktree */
 		if (bg_store_query(d->s, take_job, &jr, "SELECT id, tree_id, kind, coalesce(rev, "
 				   "''), coalesce(base, ''), coalesce(series_id, 0) FROM jobs WHERE "
-				   "state = 'queued' AND "
-				   "not_before <= ? AND tree_id NOT IN (SELECT tree_id FROM jobs WHERE "
-				   "state = 'running') ORDER BY kind = 'gate', id LIMIT 1", "d",
-				   bg_store_now()) < 0) {
+				   "state = 'queued' AND (not_before <= ? OR not_before > ?) AND "
+				   "tree_id NOT IN (SELECT tree_id FROM jobs WHERE "
+				   "state = 'running') ORDER BY kind = 'gate', id LIMIT 1", "dd",
+				   now, now + longest) < 0) {
 			event(d, "error", 0, 0, "%s", bg_error_last());
 			return;
 		}

@@ -1,4 +1,7 @@
 /* The store: migrations, binds, transactions, and what it refuses. */
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "unit.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -65,6 +68,74 @@ static void test_not_a_database(void **state)
 				       "look like a header of one", 70), 0);
 	assert_int_equal(bg_store_open(path, &s), -1);
 	assert_non_null(strstr(bg_error_last(), path));
+	free(path);
+}
+
+/* An empty file: refused by writers and readers, and left empty (no new store in it). */
+static void test_empty_file_refused(void **state)
+{
+	char *path = db_path("empty.db");
+	struct bg_store *s;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(bg_write_file(path, "", 0), 0);
+	assert_int_equal(bg_store_open(path, &s), -1);
+	assert_null(s);
+	assert_non_null(strstr(bg_error_last(), "empty.db: an empty file, not a store"));
+	assert_int_equal(bg_store_open_ro(path, &s), -1);
+	assert_non_null(strstr(bg_error_last(), "empty.db: an empty file"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	free(path);
+}
+
+/*
+ * A page overwritten: the writers' open refuses the file with its name, a reader names it
+ * when it reads that page, and it is left byte for byte as it was (nothing migrated or
+ * written into it).
+ */
+static void test_damaged_page_refused(void **state)
+{
+	char *path = db_path("damaged.db"), *before, *after;
+	size_t len_before, len_after;
+	struct bg_store *s;
+	int64_t pages;
+	int fd;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	for (int i = 0; i < 400; i++)
+		assert_int_equal(bg_store_exec(s, "INSERT INTO events (at, level, message) VALUES "
+					       "(?, 'info', ?)", "ds", (double)i,
+					       "an event long enough to fill pages of its own"), 0);
+	assert_int_equal(bg_store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", ""), 0);
+	assert_int_equal(bg_store_int(s, 0, &pages, "PRAGMA page_count", ""), 0);
+	assert_true(pages > 8);
+	bg_store_close(s);
+	/* the last page: one of the events' leaves */
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x0d\xff\xff\xff\xff\xff\xff\xff", 8, (pages - 1) * 4096), 8);
+	close(fd);
+	before = bg_read_file(path, 1 << 24, &len_before);
+	assert_non_null(before);
+	assert_int_equal(bg_store_open(path, &s), -1);
+	assert_null(s);
+	assert_non_null(strstr(bg_error_last(), path));
+	assert_true(strstr(bg_error_last(), "malformed") || strstr(bg_error_last(), "damaged"));
+	/* a reader meets the page when it reads it, and names the file */
+	assert_int_equal(bg_store_open_ro(path, &s), 0);
+	assert_int_equal(bg_store_int(s, 0, &pages, "SELECT sum(length(message)) FROM events", ""),
+			 -1);
+	assert_non_null(strstr(bg_error_last(), path));
+	bg_store_close(s);
+	after = bg_read_file(path, 1 << 24, &len_after);
+	assert_non_null(after);
+	assert_int_equal(len_before, len_after);
+	assert_memory_equal(before, after, len_before);
+	free(before);
+	free(after);
 	free(path);
 }
 
@@ -194,6 +265,8 @@ int main(void)
 		cmocka_unit_test(test_open_migrates_once),
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_not_a_database),
+		cmocka_unit_test(test_empty_file_refused),
+		cmocka_unit_test(test_damaged_page_refused),
 		cmocka_unit_test(test_binds_and_rows),
 		cmocka_unit_test(test_bind_count_checked),
 		cmocka_unit_test(test_rollback_keeps_nothing),
