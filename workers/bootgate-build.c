@@ -41,8 +41,8 @@ struct build {
 	unsigned jobs;
 	bool sandbox;
 	/*
-	 * A posted patch: its own build directory, emptied first, and the shared ccache read
-	 * only, so that nothing it leaves behind reaches a trusted build.
+	 * A posted patch: its own build directory, a fresh copy of the trusted one, and the
+	 * shared ccache read only, so that nothing it leaves behind reaches a trusted build.
 	 */
 	bool untrusted;
 	const char *service;      /* the service configuration: its secrets are hidden */
@@ -96,8 +96,9 @@ static void usage(FILE *f)
 		"into the artifact beside the image; a perf that does not build fails the commit.\n"
 		"The artifact's identity (image_sha256) then covers both: the hash of the\n"
 		"kernel's and perf's hashes, so a change to perf alone gives new boots.\n"
-		"\n--untrusted (a posted patch): built in a directory of its own, emptied first,\n"
-		"with the shared ccache read-only; its image is never kept for a trusted build.\n"
+		"\n--untrusted (a posted patch): built in a directory of its own, a fresh copy of\n"
+		"the trusted one, with the shared ccache read-only; its image is never kept for a\n"
+		"trusted build.\n"
 		"--service FILE (default $BOOTGATE_SERVICE): the service configuration, whose\n"
 		"secret files, state and socket no build step sees (nor any board's LAVA token).\n"
 		"Each build step ends the build as failed (exit 1) past --timeout S (default\n"
@@ -772,16 +773,61 @@ static bool log_shows_machine(const struct build *b)
 	return found;
 }
 
+/* The board's build directory (o, frag, config-key, log) of the trusted builds. */
+static char *trusted_slot(const struct build *b)
+{
+	char *own = xasprintf("qemu-%s", b->board.arch), *slot;
+
+	/* qemu-ARCH keeps the arch's own, the others one of their own (see main) */
+	slot = strcmp(b->board.name, own) ? xasprintf("%s/boards/%s", b->work, b->board.name) :
+	       xstrdup(b->work);
+	free(own);
+	return slot;
+}
+
 /*
- * An untrusted build starts from nothing: what another posted patch left in its build
- * directory (objects dated in the future, .cmd files) is not taken as done.
+ * An untrusted build starts from a copy of the trusted build directory of its board:
+ * what another posted patch left in its own (objects dated in the future, .cmd files)
+ * is not taken as done, nothing it leaves reaches a trusted build, and the build stays
+ * incremental (an empty directory means a whole kbuild pass, minutes even when every
+ * compile is in ccache; a copy of a kernel's o/ is about 100 MB, a second). The builds
+ * take one lock, so no trusted build writes there meanwhile; a directory a trusted build
+ * was killed in is not copied, and a copy that fails leaves an empty directory.
  */
 static int fresh_slot(struct build *b)
 {
-	if (bg_remove_tree(b->slot) < 0 || bg_mkdirs(b->out) < 0 ||
+	char *from = trusted_slot(b);
+	char *from_out = bg_path_join(from, "o"), *marker = bg_path_join(from, "building");
+	char *key = bg_path_join(from, "config-key"), *to_key = bg_path_join(b->slot, "config-key");
+	int ret = -1;
+
+	if (bg_remove_tree(b->slot) < 0 || bg_mkdirs(b->slot) < 0)
+		goto out;
+	if (access(from_out, F_OK) == 0 && access(marker, F_OK) != 0 && access(key, F_OK) == 0) {
+		char *argv[] = { "cp", "-a", "--reflink=auto", from_out, b->out, NULL };
+		struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+		struct bg_proc_result r;
+
+		if (bg_proc_run(&o, 600, &r) == 0 && !r.exit_code && bg_copy_file(key, to_key) == 0) {
+			log_info("untrusted: starting from a copy of '%s'", from_out);
+		} else {
+			log_warnx("cannot copy '%s': the untrusted build starts empty", from_out);
+			if (bg_remove_tree(b->slot) < 0 || bg_mkdirs(b->slot) < 0)
+				goto out;
+		}
+	}
+	/* the fragments are read when configuring only, but the sandbox binds their place */
+	if (bg_mkdirs(b->out) < 0 || bg_mkdirs(b->frag) < 0 ||
 	    (b->perf && bg_mkdirs(b->perf_out) < 0))
-		return -1;
-	return 0;
+		goto out;
+	ret = 0;
+out:
+	free(from);
+	free(from_out);
+	free(marker);
+	free(key);
+	free(to_key);
+	return ret;
 }
 
 /* Prints the compiler's error lines of a failed build, so the reader needs no log. */
@@ -1260,14 +1306,8 @@ int main(int argc, char **argv)
 	 * with other fragments (qemu-x86_64-smp beside qemu-x86_64) would otherwise configure
 	 * it anew and rebuild nearly everything at each switch. qemu-ARCH keeps the arch's.
 	 */
-	{
-		char *own = xasprintf("qemu-%s", b.board.arch);
-
-		b.slot = b.untrusted ? xasprintf("%s/untrusted/%s", b.work, b.board.name) :
-			 strcmp(b.board.name, own) ? xasprintf("%s/boards/%s", b.work, b.board.name) :
-			 xstrdup(b.work);
-		free(own);
-	}
+	b.slot = b.untrusted ? xasprintf("%s/untrusted/%s", b.work, b.board.name) :
+		 trusted_slot(&b);
 	b.out = bg_path_join(b.slot, "o");
 	b.frag = bg_path_join(b.slot, "frag");
 	b.log = bg_path_join(b.slot, "build.log");

@@ -356,6 +356,22 @@ test_expect_success 'a poisoned ccache or build directory never reaches a truste
 	cmp "$(jq -r .image fresh.json)" clean.o
 '
 
+test_expect_success 'an untrusted build starts from a copy of the trusted one, not from one killed' '
+	BOOTGATE_REUSE=0 build --tree tree --commit master >t.json 2>err &&
+	slot=$(dirname "$(jq -r .log t.json)") &&
+	BOOTGATE_REUSE=0 untrusted --tree tree --commit master >u.json 2>err &&
+	test_grep "untrusted: starting from a copy of .$slot/o." err &&
+	test_jq ".status == \"built\" and .ccache_hits == 0 and .ccache_misses == 0" u.json &&
+	cmp "$(jq -r .image u.json)" clean.o &&
+	: a trusted build killed midway leaves its marker: its directory is not copied &&
+	touch "$slot/building" &&
+	BOOTGATE_REUSE=0 untrusted --tree tree --commit master >k.json 2>err &&
+	! grep -q "starting from a copy" err &&
+	test_jq ".status == \"built\" and .ccache_hits == 1" k.json &&
+	cmp "$(jq -r .image k.json)" clean.o &&
+	trusted_builds
+'
+
 test_expect_success 'an untrusted image is never kept for a trusted commit of the same source' '
 	git_ -C tree checkout -q -b same master &&
 	echo "int main(void) { return 3; }" >tree/code.c &&
