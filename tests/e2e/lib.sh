@@ -28,6 +28,29 @@ bootgate() {
 	"$BOOTGATE" "$@"
 }
 
+# git_ ARGS: git with a committer of its own and master as the first branch
+git_() {
+	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
+}
+
+# tiny_lab: ./lab with one board, "tiny", that builds the make target "image" of a tree
+# standing in for a kernel (its image.bin)
+tiny_lab() {
+	mkdir -p lab/boards lab/kconfig &&
+	echo "CONFIG_TINY=y" >lab/kconfig/tiny.config &&
+	cat >lab/boards/tiny.yaml <<EOF
+name: tiny
+arch: tiny
+kernel_arch: x86
+make_target: image
+image: image.bin
+fragments: [tiny.config]
+qemu: qemu-system-x86_64
+machine: pc
+cmdline: console=ttyS0
+EOF
+}
+
 # The body of a case, in a function of its own so that "return 1" ends it.
 test_body_() {
 	eval "$1"

@@ -7,10 +7,6 @@
 BUILD=$ROOT/bin/bootgate-build
 BOOT=$ROOT/bin/bootgate-boot
 export BOOTGATE_CACHE="$SCRATCH/cache"
-
-git_() {
-	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
-}
 mkdir -p tree notatree
 git_ -C tree init -q && echo a >tree/a && git_ -C tree add a && git_ -C tree commit -q -m a
 

@@ -13,24 +13,8 @@ BUILD=$ROOT/bin/bootgate-build
 export BOOTGATE_CACHE="$SCRATCH/cache"
 mkdir -p "$BOOTGATE_CACHE"
 
-git_() {
-	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
-}
-
 # the lab: one board building "image" from the tree
-mkdir -p lab/boards lab/kconfig
-echo "CONFIG_TINY=y" >lab/kconfig/tiny.config
-cat >lab/boards/tiny.yaml <<EOF
-name: tiny
-arch: tiny
-kernel_arch: x86
-make_target: image
-image: image.bin
-fragments: [tiny.config]
-qemu: qemu-system-x86_64
-machine: pc
-cmdline: console=ttyS0
-EOF
+tiny_lab
 
 # make_tree DIR: a git repository whose "kernel" image is its code.c
 make_tree() {

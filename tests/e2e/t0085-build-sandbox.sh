@@ -25,24 +25,8 @@ mkdir -p "$BOOTGATE_CACHE" "$SCRATCH/run" secrets
 
 trap 'stop_daemon; stop_git_daemon; rm -rf "$SCRATCH" "$ETC"' EXIT
 
-git_() {
-	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
-}
-
 # the lab: the tiny board, and a LAVA board whose token is under /etc
-mkdir -p lab/boards lab/kconfig
-echo "CONFIG_TINY=y" >lab/kconfig/tiny.config
-cat >lab/boards/tiny.yaml <<EOF
-name: tiny
-arch: tiny
-kernel_arch: x86
-make_target: image
-image: image.bin
-fragments: [tiny.config]
-qemu: qemu-system-x86_64
-machine: pc
-cmdline: console=ttyS0
-EOF
+tiny_lab
 sed -e "s|^lava_token_file: .*|lava_token_file: $ETC/lava-token|" \
 	-e "s|^name: .*|name: lava-tiny|" -e "s|^fragments: .*|fragments: [tiny.config]|" \
 	"$ROOT/lab-configs/boards/lava-qemu-x86_64.yaml" >lab/boards/lava-tiny.yaml
