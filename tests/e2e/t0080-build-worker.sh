@@ -80,6 +80,22 @@ test_expect_success 'the same source again: the image is kept, nothing is built'
 	test_grep "image of the same source is kept" err
 '
 
+test_expect_success 'the kept image deleted behind its back: built again, the same bytes' '
+	build --tree tree --commit master >kept.json 2>err &&
+	test_jq ".reused == true" kept.json &&
+	rm "$(jq -r .image kept.json)" &&
+	build --tree tree --commit master >img.json 2>err &&
+	test_jq ".status == \"built\" and .reused == false" img.json &&
+	cmp "$(jq -r .image img.json)" tree/code.c &&
+	rm -rf "$(jq -r .artifact img.json)" &&
+	build --tree tree --commit master >art.json 2>err &&
+	test_jq ".status == \"built\" and .reused == false" art.json &&
+	test "$(jq -r .image_sha256 art.json)" = "$(jq -r .image_sha256 kept.json)" &&
+	cmp "$(jq -r .image art.json)" tree/code.c &&
+	build --tree tree --commit master >back.json 2>err &&
+	test_jq ".reused == true" back.json
+'
+
 test_expect_success '--config and --fragment: another configuration, built, not reused' '
 	build_shown --tree tree --commit master >tiny.json &&
 	echo "CONFIG_EXTRA=y" >extra.config &&
