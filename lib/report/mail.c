@@ -852,6 +852,9 @@ void bg_mail_message(struct bg_strbuf *out, const struct bg_mail_head *h, const 
 	bg_mail_header_text(out, "X-Bootgate-Kind", h->kind);
 	bg_strbuf_addstr(out, "\r\n");
 	for (size_t col = 0; *body; body++) {
+		/* a CR goes before the break test: the CR of a CRLF would break the line there */
+		if (*body == '\r')
+			continue;
 		/* a longer line (a 64 KiB kernel line) is broken before a character */
 		if (col + 3 >= LINE_OCTETS && *body != '\n' && ((unsigned char)*body & 0xc0) != 0x80) {
 			bg_strbuf_addstr(out, "\r\n");
@@ -860,7 +863,7 @@ void bg_mail_message(struct bg_strbuf *out, const struct bg_mail_head *h, const 
 		if (*body == '\n') {
 			bg_strbuf_addstr(out, "\r\n");
 			col = 0;
-		} else if (*body != '\r') {
+		} else {
 			bg_strbuf_addch(out, *body);
 			col++;
 		}

@@ -313,6 +313,14 @@ static void test_long_text(void **state)
 		l = eol + 2;
 	}
 	assert_int_equal(lines, 65536 / 996 + 1);
+	/* a CRLF line just short of the break stays one line: its CR breaks nothing */
+	bg_strbuf_reset(&long_text);
+	for (int i = 0; i < 995; i++)
+		bg_strbuf_addch(&long_text, 'a');
+	bg_strbuf_addstr(&long_text, "\r\nnext\r\n");
+	bg_strbuf_reset(&msg);
+	bg_mail_message(&msg, &h, long_text.buf);
+	assert_string_equal(strstr(msg.buf, "\r\n\r\n") + 4 + 995, "\r\nnext\r\n");
 	bg_strbuf_release(&long_text);
 	bg_strbuf_release(&subj);
 	bg_strbuf_release(&msg);
