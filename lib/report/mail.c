@@ -855,8 +855,12 @@ void bg_mail_message(struct bg_strbuf *out, const struct bg_mail_head *h, const 
 		/* a CR goes before the break test: the CR of a CRLF would break the line there */
 		if (*body == '\r')
 			continue;
-		/* a longer line (a 64 KiB kernel line) is broken before a character */
-		if (col + 3 >= LINE_OCTETS && *body != '\n' && ((unsigned char)*body & 0xc0) != 0x80) {
+		/*
+		 * a longer line (a 64 KiB kernel line) is broken before a character; a run of
+		 * stray continuation bytes, where there is none, at the limit itself
+		 */
+		if (*body != '\n' && (col >= LINE_OCTETS ||
+				      (col + 3 >= LINE_OCTETS && ((unsigned char)*body & 0xc0) != 0x80))) {
 			bg_strbuf_addstr(out, "\r\n");
 			col = 0;
 		}

@@ -321,6 +321,14 @@ static void test_long_text(void **state)
 	bg_strbuf_reset(&msg);
 	bg_mail_message(&msg, &h, long_text.buf);
 	assert_string_equal(strstr(msg.buf, "\r\n\r\n") + 4 + 995, "\r\nnext\r\n");
+	/* a body not cleaned, 2000 stray continuation bytes: broken at 998 all the same */
+	bg_strbuf_reset(&long_text);
+	for (int i = 0; i < 2000; i++)
+		bg_strbuf_addch(&long_text, (char)0x80);
+	bg_strbuf_reset(&msg);
+	bg_mail_message(&msg, &h, long_text.buf);
+	assert_int_equal(strstr(strstr(msg.buf, "\r\n\r\n") + 4, "\r\n") -
+			 (strstr(msg.buf, "\r\n\r\n") + 4), 998);
 	bg_strbuf_release(&long_text);
 	bg_strbuf_release(&subj);
 	bg_strbuf_release(&msg);
