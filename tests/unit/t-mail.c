@@ -299,6 +299,19 @@ static void test_long_text(void **state)
 	assert_int_equal(subj.len, strlen("[tracing:for-next] 0123456789ab : ") + 2 * 203 +
 			 strlen(" +0 \xc2\xb5s (+0.0%) boot-time regression"));
 	assert_non_null(strstr(subj.buf, "\xc3\xa9...: \xc3\xa9"));
+	/* a C1 control (U+0085) across the cut: cut whole, as the space it is cleaned to */
+	bg_strbuf_reset(&msg);
+	for (int i = 0; i < 199; i++)
+		bg_strbuf_addch(&msg, 'a');
+	bg_strbuf_addstr(&msg, "\xc2\x85tail");
+	b.subject = msg.buf;
+	bg_strbuf_reset(&subj);
+	bg_mail_bisection_subject(&subj, &b);
+	assert_non_null(strstr(subj.buf, "aaaa ...: \xc3\xa9"));
+	bg_strbuf_reset(&msg);
+	b.subject = long_text.buf;
+	bg_strbuf_reset(&subj);
+	bg_mail_bisection_subject(&subj, &b);
 	h.subject = subj.buf;
 	bg_mail_addrs_add(&to, "Ada", "ada@x.org");
 	bg_mail_message(&msg, &h, long_text.buf);
