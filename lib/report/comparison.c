@@ -123,9 +123,14 @@ void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg
 	}
 	if (c->na) {
 		bg_text_printf(f, "\nboot.init moved; what explains it:\n");
-		for (size_t i = 0; i < c->na; i++)
-			bg_text_printf(f, "  %-40s %+11.0f us  %5.1f%% of the shift\n",
-				       c->a[i].metric, c->a[i].delta, 100 * c->a[i].share);
+		for (size_t i = 0; i < c->na; i++) {
+			bg_strbuf_reset(&line);
+			bg_strbuf_addstr(&line, "  ");
+			bg_text_cell(&line, c->a[i].metric, 40);
+			bg_strbuf_addf(&line, " %+11.0f us  %5.1f%% of the shift\n", c->a[i].delta,
+				       100 * c->a[i].share);
+			fputs(line.buf, f);
+		}
 	}
 	bg_strbuf_release(&line);
 }

@@ -549,19 +549,26 @@ static const char *quiet_words(const char *console)
 	return console && !strcmp(console, "quiet") ? ", quiet console" : "";
 }
 
-/* s, or its first SUBJECT_PART bytes (never half a UTF-8 sequence) and "..." */
+/*
+ * s cleaned, or its first SUBJECT_PART bytes (never half a UTF-8 sequence) and "...".
+ * Cleaned first: a C1 control is valid UTF-8 that bg_text_utf8_len refuses, so cut raw
+ * it could lose its second byte and leave the first to become U+FFFD.
+ */
 static void subject_part(struct bg_strbuf *sb, const char *s)
 {
-	size_t n = strlen(s), len = 0;
+	struct bg_strbuf c = BG_STRBUF_INIT;
+	size_t len = 0;
 
-	while (len < n && len < SUBJECT_PART) {
-		size_t k = bg_text_utf8_len(s + len, n - len);
+	bg_mail_clean(&c, s);
+	while (len < c.len && len < SUBJECT_PART) {
+		size_t k = bg_text_utf8_len(c.buf + len, c.len - len);
 
 		len += k ? k : 1;
 	}
-	bg_strbuf_add(sb, s, len);
-	if (len < n)
+	bg_strbuf_add(sb, c.buf, len);
+	if (len < c.len)
 		bg_strbuf_addstr(sb, "...");
+	bg_strbuf_release(&c);
 }
 
 void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisection *b)
@@ -852,15 +859,22 @@ void bg_mail_message(struct bg_strbuf *out, const struct bg_mail_head *h, const 
 	bg_mail_header_text(out, "X-Bootgate-Kind", h->kind);
 	bg_strbuf_addstr(out, "\r\n");
 	for (size_t col = 0; *body; body++) {
-		/* a longer line (a 64 KiB kernel line) is broken before a character */
-		if (col + 3 >= LINE_OCTETS && *body != '\n' && ((unsigned char)*body & 0xc0) != 0x80) {
+		/* a CR goes before the break test: the CR of a CRLF would break the line there */
+		if (*body == '\r')
+			continue;
+		/*
+		 * a longer line (a 64 KiB kernel line) is broken before a character; a run of
+		 * stray continuation bytes, where there is none, at the limit itself
+		 */
+		if (*body != '\n' && (col >= LINE_OCTETS ||
+				      (col + 3 >= LINE_OCTETS && ((unsigned char)*body & 0xc0) != 0x80))) {
 			bg_strbuf_addstr(out, "\r\n");
 			col = 0;
 		}
 		if (*body == '\n') {
 			bg_strbuf_addstr(out, "\r\n");
 			col = 0;
-		} else if (*body != '\r') {
+		} else {
 			bg_strbuf_addch(out, *body);
 			col++;
 		}

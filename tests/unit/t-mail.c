@@ -299,6 +299,19 @@ static void test_long_text(void **state)
 	assert_int_equal(subj.len, strlen("[tracing:for-next] 0123456789ab : ") + 2 * 203 +
 			 strlen(" +0 \xc2\xb5s (+0.0%) boot-time regression"));
 	assert_non_null(strstr(subj.buf, "\xc3\xa9...: \xc3\xa9"));
+	/* a C1 control (U+0085) across the cut: cut whole, as the space it is cleaned to */
+	bg_strbuf_reset(&msg);
+	for (int i = 0; i < 199; i++)
+		bg_strbuf_addch(&msg, 'a');
+	bg_strbuf_addstr(&msg, "\xc2\x85tail");
+	b.subject = msg.buf;
+	bg_strbuf_reset(&subj);
+	bg_mail_bisection_subject(&subj, &b);
+	assert_non_null(strstr(subj.buf, "aaaa ...: \xc3\xa9"));
+	bg_strbuf_reset(&msg);
+	b.subject = long_text.buf;
+	bg_strbuf_reset(&subj);
+	bg_mail_bisection_subject(&subj, &b);
 	h.subject = subj.buf;
 	bg_mail_addrs_add(&to, "Ada", "ada@x.org");
 	bg_mail_message(&msg, &h, long_text.buf);
@@ -313,6 +326,22 @@ static void test_long_text(void **state)
 		l = eol + 2;
 	}
 	assert_int_equal(lines, 65536 / 996 + 1);
+	/* a CRLF line just short of the break stays one line: its CR breaks nothing */
+	bg_strbuf_reset(&long_text);
+	for (int i = 0; i < 995; i++)
+		bg_strbuf_addch(&long_text, 'a');
+	bg_strbuf_addstr(&long_text, "\r\nnext\r\n");
+	bg_strbuf_reset(&msg);
+	bg_mail_message(&msg, &h, long_text.buf);
+	assert_string_equal(strstr(msg.buf, "\r\n\r\n") + 4 + 995, "\r\nnext\r\n");
+	/* a body not cleaned, 2000 stray continuation bytes: broken at 998 all the same */
+	bg_strbuf_reset(&long_text);
+	for (int i = 0; i < 2000; i++)
+		bg_strbuf_addch(&long_text, (char)0x80);
+	bg_strbuf_reset(&msg);
+	bg_mail_message(&msg, &h, long_text.buf);
+	assert_int_equal(strstr(strstr(msg.buf, "\r\n\r\n") + 4, "\r\n") -
+			 (strstr(msg.buf, "\r\n\r\n") + 4), 998);
 	bg_strbuf_release(&long_text);
 	bg_strbuf_release(&subj);
 	bg_strbuf_release(&msg);
