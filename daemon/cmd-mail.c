@@ -130,14 +130,17 @@ static int lock_sending(const char *db)
 	return fd;
 }
 
-/* From here a stop signal waits for the mail under way (bg_mailer_send's stop). */
+/*
+ * From here a stop signal waits for the mail under way (bg_mailer_send's stop); the same
+ * signal again stops at once (a password file that never ends, a user who means it).
+ */
 static void defer_stop_signals(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
