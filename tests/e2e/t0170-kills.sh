@@ -106,12 +106,17 @@ trees:
     arches: [x86_64]
 EOF
 
+# due_mail N: an outbox row and its mail N (Message-ID mN@ci.example.org), due, in m.db
+due_mail() {
+	sqlite3 m.db "INSERT INTO outbox (kind, body, created, done) VALUES ('x', '{}', 0, 0);
+		INSERT INTO mails (outbox_id, about, message_id, subject, mail_from, rcpt, message)
+		VALUES ($1, 'about $1', 'm$1@ci.example.org', 's', 'b@ci.example.org',
+		'c@example.org', 'Subject: s' || char(13, 10, 13, 10) || 'hi')"
+}
+
 test_expect_success 'mail --send: a SIGTERM between the send and the mark waits for it; one mail' '
 	bootgate mail --config m.yaml --db m.db &&
-	sqlite3 m.db "INSERT INTO outbox (kind, body, created, done) VALUES ('"'x'"', '"'{}'"', 0, 0);
-		INSERT INTO mails (outbox_id, about, message_id, subject, mail_from, rcpt, message)
-		VALUES (1, '"'a'"', '"'m1@ci.example.org'"', '"'s'"', '"'b@ci.example.org'"',
-		'"'c@example.org'"', '"'Subject: s'"' || char(13, 10, 13, 10) || '"'hi'"')" &&
+	due_mail 1 &&
 	{ "$BOOTGATE" mail --send --config m.yaml --db m.db >send.out 2>&1 & } &&
 	pid=$! &&
 	wait_for 30 "[ \"\$(ls \"$SCRATCH/mails\" | wc -l)\" = 1 ]" &&
@@ -130,10 +135,7 @@ test_expect_success 'mail --send: a SIGTERM between the send and the mark waits 
 '
 
 test_expect_success 'mail --send: the same signal twice stops it at once, the mail left unmarked' '
-	sqlite3 m.db "INSERT INTO outbox (kind, body, created, done) VALUES ('"'x'"', '"'{}'"', 0, 0);
-		INSERT INTO mails (outbox_id, about, message_id, subject, mail_from, rcpt, message)
-		VALUES (2, '"'b'"', '"'m2@ci.example.org'"', '"'s'"', '"'b@ci.example.org'"',
-		'"'c@example.org'"', '"'Subject: s'"' || char(13, 10, 13, 10) || '"'hi'"')" &&
+	due_mail 2 &&
 	{ "$BOOTGATE" mail --send --config m.yaml --db m.db >send2.out 2>&1 & } &&
 	pid=$! &&
 	wait_for 30 "[ \"\$(ls \"$SCRATCH/mails\" | wc -l)\" = 1 ]" &&
