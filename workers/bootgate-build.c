@@ -166,6 +166,13 @@ static void ccache_rate(struct build *b)
 	free(path);
 }
 
+/* What no build step sees, on any machine: passwords, keys, and the services' data. */
+static const char *const system_secrets[] = {
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
+	"/etc/ssl/private", "/etc/lava-server", "/etc/lava-dispatcher", "/etc/postfix",
+	"/var/lib", "/var/spool", "/var/mail", "/var/log", "/var/backups",
+};
+
 /*
  * An empty directory over path in the sandbox, or an empty file (/dev/null, read-only),
  * when there is one to hide; under its real name too, when a link leads there.
@@ -275,6 +282,37 @@ static char *pids_cgroup_of_self(void)
 }
 
 /*
+ * The cgroups of workers that died without removing theirs (SIGKILL): removed when empty,
+ * so that they do not pile up. One whose worker still runs, or that still holds a
+ * process, stays.
+ */
+static void cgroup_sweep(const char *home)
+{
+	DIR *d = opendir(home);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+		char *end, *dir;
+
+		if (strncmp(e->d_name, "bootgate-build-", 15))
+			continue;
+		errno = 0;
+		pid = strtol(e->d_name + 15, &end, 10);
+		if (errno || *end || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		dir = bg_path_join(home, e->d_name);
+		if (rmdir(dir) == 0)
+			log_info("removed the cgroup of a worker gone: '%s'", dir);
+		free(dir);
+	}
+	closedir(d);
+}
+
+/*
  * A cgroup of its own with pids.max, which this worker joins, so that every process of
  * the build is counted (as root, RLIMIT_NPROC counts nothing). Without cgroup v1 pids
  * (not root, another system): a warning, and no process limit.
@@ -285,6 +323,7 @@ static void cgroup_enter(struct build *b)
 
 	if (!home)
 		goto fail;
+	cgroup_sweep(home);
 	dir = xasprintf("%s/bootgate-build-%ld", home, (long)getpid());
 	/* the worker counts too: the build has max_procs of its own */
 	snprintf(n, sizeof(n), "%lu", b->max_procs + 1);
@@ -479,6 +518,13 @@ static int step(struct build *b, char *const *argv, struct bg_proc_result *r)
 		hide(&a, "/home");
 		hide(&a, getenv("HOME"));
 		hide(&a, "/etc/bootgate");
+		/*
+		 * uid 0 reads any file root owns, capabilities or not: the system's secrets
+		 * and every service's data (the store's default place among them) are hidden.
+		 */
+		for (size_t i = 0; i < ARRAY_SIZE(system_secrets); i++)
+			hide(&a, system_secrets[i]);
+		hide(&a, getenv("BOOTGATE_STATE"));
 		for (size_t i = 0; i < b->hidden.n; i++)
 			hide(&a, b->hidden.v[i]);
 		hide(&a, b->cache);

@@ -89,6 +89,15 @@ trusted_builds() {
 	cmp "$(jq -r .image next.json)" clean.o
 }
 
+# no_dead_cgroup: every bootgate-build-PID cgroup left belongs to a worker still running
+# (another test's build may be under way beside this one)
+no_dead_cgroup() {
+	for c in /sys/fs/cgroup/pids/bootgate-build-*; do
+		[ -e "$c" ] || continue
+		kill -0 "${c##*-}" 2>/dev/null || { echo "left behind: $c"; return 1; }
+	done
+}
+
 # left_behind: none of the hostile processes is running
 left_behind() {
 	! pgrep -f "$MARK" >/dev/null
@@ -162,6 +171,8 @@ cat >probe.mk <<EOF
 \$(info probe-sysctl: \$(shell (cat /proc/sys/kernel/domainname >/proc/sys/kernel/domainname) 2>&1 && echo wrote))
 \$(info probe-umount: \$(shell umount $ETC/lava-token 2>&1 && cat $ETC/lava-token 2>&1))
 \$(info probe-remount: \$(shell mount -o remount,rw,bind / 2>&1 && echo remounted))
+\$(info probe-shadow: \$(shell cut -d: -f1 /etc/shadow 2>&1 | grep -c "^root\$\$"))
+\$(info probe-var-lib: \$(shell ls -A /var/lib | wc -l))
 EOF
 git_ -C tree checkout -q -b probe master
 cp probe.mk tree/hostile.mk
@@ -218,6 +229,8 @@ test_expect_success 'untrusted: no webhook, socket, loopback port, secret, or wr
 	test_grep "probe-sysctl: .*Read-only file system" "$log" &&
 	test_grep "probe-umount: .*must be superuser" "$log" &&
 	test_grep "probe-remount: .*permission denied" "$log" &&
+	test_grep "probe-shadow: 0$" "$log" &&
+	test_grep "probe-var-lib: 0$" "$log" &&
 	! grep -q "$MARK" "$log" &&
 	test ! -e loop.conn &&
 	test ! -e escaped &&
@@ -242,6 +255,8 @@ test_expect_success 'the same step without the sandbox reaches all of them (the 
 	test_grep "probe-conf: 1$" "$log" &&
 	test_grep "probe-store: found" "$log" &&
 	test_grep "probe-write: wrote" "$log" &&
+	test_grep "probe-shadow: 1$" "$log" &&
+	! grep -q "probe-var-lib: 0$" "$log" &&
 	test_grep "connected" loop.conn &&
 	test -f escaped &&
 	rm -f escaped loop.conn
@@ -265,13 +280,16 @@ test_expect_success 'BOOTGATE_SERVICE names the configuration as --service does'
 
 hostile bomb "@sh -c 'b() { b & b & wait; }; b' $MARK-bomb"
 test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing left' '
+	: the empty cgroup of a worker gone, SIGKILLed before it removed it: swept &&
+	dead=$(sh -c "echo \$\$") &&
+	mkdir /sys/fs/cgroup/pids/bootgate-build-$dead &&
 	test_exit_code 1 untrusted --max-procs 64 --timeout 120 --tree tree --commit bomb \
 		>b.json 2>err &&
 	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" b.json &&
 	test_grep "bootgate-build: the build reached its process limit" "$(jq -r .log b.json)" &&
 	test_grep "the build reached its process limit" err &&
 	left_behind &&
-	test -z "$(ls /sys/fs/cgroup/pids | grep bootgate-build-)" &&
+	no_dead_cgroup &&
 	trusted_builds
 '
 
