@@ -437,6 +437,8 @@ static unsigned long long disk_used(const struct build *b)
 	return walked;
 }
 
+static const char time_limit[] = "the build ran past its time limit";
+
 /*
  * Runs a step, watched: past the time limit, at the process limit, or past the disk
  * limit, the step's process group is killed (in the sandbox, its PID namespace with it),
@@ -458,7 +460,7 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 		double now = bg_now(), t = now - p.started;
 
 		if (t > (double)b->timeout)
-			b->limit = "the build ran past its time limit";
+			b->limit = time_limit;
 		else if (cgroup_hit_max(b))
 			b->limit = "the build reached its process limit";
 		else if (now - last_disk >= 1) {
@@ -1449,8 +1451,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (r.exit_code || r.timed_out) {
-		/* a limit is the build's doing: retried, it would do it again */
-		bool infra = !b.limit && (r.timed_out || log_shows_machine(&b));
+		/*
+		 * A limit is the build's doing: retried, it would do it again. But a trusted
+		 * tree past its time is the machine's (slow or busy): a commit recorded failed
+		 * is never built again, and a bisection would skip it for good.
+		 */
+		bool infra = b.limit ? b.limit == time_limit && !b.untrusted :
+			     r.timed_out || log_shows_machine(&b);
 		char *dir = xasprintf("%s/artifacts/failed", b.cache);
 		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
 
@@ -1467,7 +1474,7 @@ int main(int argc, char **argv)
 			 b.res.build_seconds, b.log);
 		show_errors(b.log);
 		ret = finish(&b, infra ? BG_BUILD_INFRA : BG_BUILD_FAILED,
-			     infra ? "the build failed for the machine's reasons" : b.limit ? b.limit :
+			     b.limit ? b.limit : infra ? "the build failed for the machine's reasons" :
 			     perf_failed ? "perf: tools/perf does not build" : NULL);
 		goto out;
 	}

@@ -322,6 +322,10 @@ test_expect_success 'a build that runs forever: stopped at its time limit, faile
 	test_jq ".status == \"failed\" and .error == \"the build ran past its time limit\"" t.json &&
 	test_grep "the build ran past its time limit" "$(jq -r .log t.json)" &&
 	left_behind &&
+	: a trusted tree past its time: the machine is slow, tried again later &&
+	test_exit_code 111 build --timeout 3 --tree tree --commit forever >tt.json 2>err &&
+	test_jq ".status == \"infra\" and .error == \"the build ran past its time limit\"" tt.json &&
+	left_behind &&
 	trusted_builds
 '
 
