@@ -45,6 +45,7 @@ struct build {
 	 * shared ccache read only, so that nothing it leaves behind reaches a trusted build.
 	 */
 	bool untrusted;
+	bool kept_theirs;         /* untrusted, and its image was already there: not its files */
 	const char *service;      /* the service configuration: its secrets are hidden */
 	struct bg_strvec hidden;  /* files and directories no build step sees */
 	/* the limits of each build step; limit says which one ended the build */
@@ -937,7 +938,7 @@ static int finish(struct build *b, enum bg_build_status status, const char *why)
 		code = BG_EXIT_INFRA;
 	}
 	/* an image kept for another commit keeps the metadata of the build that made it */
-	if (r->artifact && !r->reused) {
+	if (r->artifact && !r->reused && !b->kept_theirs) {
 		char *meta = bg_path_join(r->artifact, "metadata.json");
 
 		if (bg_write_file(meta, j.out.buf, j.out.len) < 0)
@@ -1123,6 +1124,12 @@ static int store(struct build *b)
 			goto out;
 	}
 	path = bg_path_join(r->artifact, "image");
+	/*
+	 * The same bytes built before: an untrusted build leaves that artifact's config, log
+	 * and metadata as they are (its .config is the build's to rewrite, and a trusted
+	 * commit that takes the image again reports that log).
+	 */
+	b->kept_theirs = b->untrusted && access(path, R_OK) == 0;
 	if (access(path, R_OK) != 0 && rename(staged, path) < 0) {
 		bg_error_errno("cannot store '%s'", path);
 		goto out;
@@ -1143,14 +1150,14 @@ static int store(struct build *b)
 		b->bad_output = true;
 		goto out;
 	}
-	ret = bg_copy_fd(fd, ".config", path);
+	ret = b->kept_theirs ? 0 : bg_copy_fd(fd, ".config", path);
 	close(fd);
 	if (ret < 0)
 		goto out;
 	ret = -1;
 	free(path);
 	path = bg_path_join(r->artifact, "build.log");
-	if (bg_copy_file(b->log, path) < 0)
+	if (!b->kept_theirs && bg_copy_file(b->log, path) < 0)
 		goto out;
 	free(link);
 	link = commit_link(b, b->commit);

@@ -393,6 +393,21 @@ test_expect_success 'an untrusted image is never kept for a trusted commit of th
 	test_jq ".reused == true and .artifact == \"$(jq -r .artifact t.json)\"" u2.json
 '
 
+hostile cfg "@echo '# planted-$MARK' >>\$(O)/.config; echo log-$MARK"
+test_expect_success 'an untrusted build of the same bytes leaves the artifact'"'"'s files as they were' '
+	BOOTGATE_REUSE=0 build --tree tree --commit master >t.json 2>err &&
+	art=$(jq -r .artifact t.json) &&
+	mkdir -p saved &&
+	cp "$art/config" "$art/build.log" "$art/metadata.json" saved/ &&
+	untrusted --tree tree --commit cfg >u.json 2>err &&
+	test_jq ".status == \"built\" and .reused == false and
+		.image_sha256 == \"$(jq -r .image_sha256 t.json)\"" u.json &&
+	test_grep "log-$MARK" "$(jq -r .log u.json)" &&
+	cmp saved/config "$art/config" &&
+	cmp saved/build.log "$art/build.log" &&
+	cmp saved/metadata.json "$art/metadata.json"
+'
+
 test_expect_success 'the daemon was not affected: socket and webhook answer' '
 	"$ROOT/bin/bootgate" trigger --socket "$SOCK" small >/dev/null &&
 	webhook_answers &&
