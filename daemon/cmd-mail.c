@@ -131,8 +131,9 @@ static int lock_sending(const char *db)
 }
 
 /*
- * From here a stop signal waits for the mail under way (bg_mailer_send's stop); the same
- * signal again stops at once (a password file that never ends, a user who means it).
+ * From here a stop signal waits for the mail under way (bg_mailer_send's stop), however
+ * often it comes: a SIGKILLed bootgated's death signal reaches this child once for each
+ * of the daemon's threads it is handed to as they die, so a second one is no user's.
  */
 static void defer_stop_signals(void)
 {
@@ -140,7 +141,7 @@ static void defer_stop_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
-	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -134,20 +134,6 @@ test_expect_success 'mail --send: a SIGTERM between the send and the mark waits 
 	mv "$SCRATCH"/mails/* "$SCRATCH/mails-m/"
 '
 
-test_expect_success 'mail --send: the same signal twice stops it at once, the mail left unmarked' '
-	due_mail 2 &&
-	{ "$BOOTGATE" mail --send --config m.yaml --db m.db >send2.out 2>&1 & } &&
-	pid=$! &&
-	wait_for 30 "[ \"\$(ls \"$SCRATCH/mails\" | wc -l)\" = 1 ]" &&
-	kill -TERM "$pid" &&
-	sleep 0.5 &&
-	kill -0 "$pid" &&
-	kill -TERM "$pid" &&
-	wait_for 3 "! kill -0 $pid 2>/dev/null" &&
-	test "$(sqlite3 m.db "SELECT count(*) FROM mails WHERE id = 2 AND sent IS NULL")" = 1 &&
-	rm -f "$SCRATCH"/mails/*
-'
-
 test_expect_success 'a store of schema 3 with many boots, SIGKILLed 3 times inside migration 4' '
 	mkdir -p "$STATE" &&
 	{ cat "$ROOT"/schemas/001-*.sql "$ROOT"/schemas/002-*.sql "$ROOT"/schemas/003-*.sql &&
