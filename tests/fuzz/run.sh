@@ -6,7 +6,8 @@
 # With FUZZ_RUNS=N in the environment it runs N inputs instead, however long they take,
 # and any input over FUZZ_TIMEOUT s (default 1) fails (make fuzz-long); SECONDS is then
 # not used. The limit is wall-clock time: on a machine busy with other work, under nice,
-# an input of a few milliseconds can wait past it.
+# an input of a few milliseconds can wait past it. Any input that took 1 s or more is
+# kept in build/fuzz/slow, to be timed again alone.
 set -u
 fuzzer=$1
 seconds=$2
@@ -28,17 +29,25 @@ else
 fi
 start=$(date +%s)
 # shellcheck disable=SC2086 # limit is several options
-"$fuzzer" $limit -rss_limit_mb=2048 -max_len=32768 \
+"$fuzzer" $limit -rss_limit_mb=2048 -max_len=32768 -report_slow_units=1 \
 	-detect_leaks=1 -print_final_stats=1 -artifact_prefix="$work/" \
 	"$work/corpus" "$work/seeds" >"$work/log" 2>&1
 rc=$?
 end=$(date +%s)
-grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' "$work/log"
+grep -E '^(stat::number_of_executed_units|stat::slowest_unit_time_sec|stat::peak_rss_mb|#[0-9]+ +DONE)' "$work/log"
 awk -v name="$name" -v s=$((end - start)) '
 	/^stat::number_of_executed_units/ { n = $2 }
+	/^stat::slowest_unit_time_sec/ { slow = $2 }
 	/^stat::peak_rss_mb/ { rss = $2 }
-	END { printf "%s: %s executions in %d s (%d/s), peak RSS %s MB\n", name, n, s,
-		     s ? n / s : n, rss }' "$work/log"
+	END { printf "%s: %s executions in %d s (%d/s), %s, peak RSS %s MB\n",
+		     name, n, s, s ? n / s : n,
+		     slow == "" ? "slowest input unknown" : slow == 0 ? "every input under 1 s" : \
+		     "slowest input " slow " s", rss }' "$work/log"
+if ls "$work"/slow-unit-* >/dev/null 2>&1; then
+	mkdir -p build/fuzz/slow
+	for f in "$work"/slow-unit-*; do cp "$f" "build/fuzz/slow/$name-${f##*/}"; done
+	echo "$name: inputs of 1 s or more kept in build/fuzz/slow"
+fi
 if [ $rc != 0 ]; then
 	tail -n 40 "$work/log"
 	mkdir -p build/fuzz/crashes
