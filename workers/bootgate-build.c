@@ -1436,7 +1436,7 @@ int main(int argc, char **argv)
 		free(stats);
 	}
 	log_info("commit %.12s, config %.12s, %s", b.commit, b.config_key,
-		 b.sandbox ? "sandboxed" : "no sandbox");
+		 !b.sandbox ? "no sandbox" : b.untrusted ? "sandboxed, untrusted" : "sandboxed");
 	if (configure(&b, &r) < 0) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;

@@ -4,7 +4,8 @@
 # write outside the build, fork without end, fill the disk, run forever, or poison the
 # shared ccache and the board's build directory. Each is stopped and the build fails for
 # its reason (exit 1: never retried); the daemon still answers and the next trusted build
-# is built, from clean objects. A tree with a Makefile of its own stands in for a kernel.
+# is built, from clean objects; `bootgate series` builds what a list posts untrusted. A
+# tree with a Makefile of its own stands in for a kernel.
 #
 # The scratch directory is not under /tmp: the sandbox puts an empty /tmp in place, which
 # would hide the secrets below for the wrong reason.
@@ -406,6 +407,26 @@ test_expect_success 'an untrusted build of the same bytes leaves the artifact'"'
 	cmp saved/config "$art/config" &&
 	cmp saved/build.log "$art/build.log" &&
 	cmp saved/metadata.json "$art/metadata.json"
+'
+
+test_expect_success 'a series posted to a list is built untrusted: the shared ccache unchanged' '
+	echo "int main(void) { return 7; }" >tree/code.c &&
+	git_ -C tree commit -q -a -m "a source no cache holds" &&
+	git_ -C tree checkout -q -b posted master &&
+	echo "/* posted */" >>tree/code.c &&
+	git_ -C tree commit -q -a -m "tiny: a posted patch" &&
+	git_ -C tree format-patch -1 --stdout >posted.mbox &&
+	git_ -C tree checkout -q master &&
+	find "$BOOTGATE_CACHE/ccache" -type f -name "*R" | sort >ccache.before &&
+	test -s ccache.before &&
+	: the base is built, then no boot of it can reach userspace: not a kernel &&
+	test_exit_code 1 "$ROOT/bin/bootgate" series --tree tree --board tiny --lab lab \
+		--db series.db --json posted.mbox >series.json 2>err &&
+	test_jq ".state == \"failed\" and .base.image_sha256 != null" series.json &&
+	test_grep "bootgate-build: commit $(git_ -C tree rev-parse --short=12 master), config [0-9a-f]*, sandboxed, untrusted$" err &&
+	test_grep "ccache: 0 hits, 1 misses" err &&
+	find "$BOOTGATE_CACHE/ccache" -type f -name "*R" | sort >ccache.after &&
+	test_cmp ccache.before ccache.after
 '
 
 test_expect_success 'the daemon was not affected: socket and webhook answer' '
