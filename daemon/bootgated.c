@@ -428,8 +428,21 @@ static int trigger(struct daemon *d, const char *name, const char *how, const ch
  * The webhook's thread: the loop reads the tree's name from the pipe. A pipe full while
  * the loop is busy (a slow socket client holds it 2 s) loses nothing: the tree is noted
  * once in hook_pending, which the loop takes after the pipe, and only when that too is
- * full is the push refused (503), never accepted and dropped.
+ * full is the push refused (503), never accepted and dropped. A name no tree or inbox of
+ * the configuration has is refused first (404), so that neither is filled with made-up
+ * names; the configuration is read only here while the webhook runs, as a reload stops
+ * the webhook before it replaces it.
  */
+static bool served(const struct bg_service_conf *c, const char *name)
+{
+	if (bg_service_conf_tree(c, name))
+		return true;
+	for (size_t i = 0; i < c->ninboxes; i++)
+		if (c->inboxes[i].name && !strcmp(c->inboxes[i].name, name))
+			return true;
+	return false;
+}
+
 static int hook_push(const char *tree, const char *ref, const char *rev, void *data)
 {
 	struct daemon *d = data;
@@ -439,6 +452,8 @@ static int hook_push(const char *tree, const char *ref, const char *rev, void *d
 	bool noted = false;
 
 	(void)ref;
+	if (!served(&d->conf, tree))
+		return BG_WEBHOOK_NO_TREE;
 	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) == n)
 		return 0;
 	pthread_mutex_lock(&d->hook_lock);
@@ -457,6 +472,13 @@ static int hook_push(const char *tree, const char *ref, const char *rev, void *d
 	return noted ? 0 : -1;
 }
 
+/* A tree the configuration names whose setup failed has no fetch to ask for. */
+static void hook_trigger(struct daemon *d, const char *tree, const char *how, const char *rev)
+{
+	if (trigger(d, tree, how, rev) < 0)
+		event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", tree);
+}
+
 static void hook_line(struct daemon *d, char *line)
 {
 	char *rev = strchr(line, ' ');
@@ -465,8 +487,7 @@ static void hook_line(struct daemon *d, char *line)
 		return;
 	if (rev)
 		*rev++ = '\0';
-	if (trigger(d, line, "webhook", rev && strcmp(rev, "-") ? rev : NULL) < 0)
-		event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", line);
+	hook_trigger(d, line, "webhook", rev && strcmp(rev, "-") ? rev : NULL);
 }
 
 static void read_hook_pipe(struct daemon *d)
@@ -493,9 +514,7 @@ static void read_hook_pipe(struct daemon *d)
 	bg_strvec_init(&d->hook_pending);
 	pthread_mutex_unlock(&d->hook_lock);
 	for (size_t i = 0; i < pending.n; i++)
-		if (trigger(d, pending.v[i], "webhook (pushes while the daemon was busy)", NULL) < 0)
-			event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree",
-			      pending.v[i]);
+		hook_trigger(d, pending.v[i], "webhook (pushes while the daemon was busy)", NULL);
 	bg_strvec_release(&pending);
 }
 

@@ -169,13 +169,18 @@ static void body(void *data, struct bg_http_request *hr, struct bg_http_answer *
 	struct bg_webhook *w = data;
 	struct bg_webhook_request rq;
 	struct bg_webhook_push p;
+	int taken;
 
 	request_of(hr, true, &rq);
 	a->status = bg_webhook_judge(&rq, w->secret, w->secret_len, &p, &a->text);
 	if (a->status == 202) {
 		log_debug("webhook: push of '%s' to tree '%s' at %s", p.ref, p.tree,
 			  *p.rev ? p.rev : "(no revision)");
-		if (w->fn(p.tree, p.ref, *p.rev ? p.rev : NULL, w->data) < 0) {
+		taken = w->fn(p.tree, p.ref, *p.rev ? p.rev : NULL, w->data);
+		if (taken == BG_WEBHOOK_NO_TREE) {
+			a->status = 404;
+			a->text = "no tree or inbox of that name is served here";
+		} else if (taken < 0) {
 			a->status = 503;
 			a->text = "the daemon is busy: send the push again later";
 		}

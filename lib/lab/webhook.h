@@ -62,8 +62,10 @@ struct bg_webhook;
  * pipe for instance). tree comes from the path; ref is the pushed ref as the body names
  * it; rev is "after" when that is 40 lowercase hex digits, NULL when it is missing, of
  * another form, or all zeros (the ref was deleted). All are borrowed for the call.
- * 0 when the push is taken (202), -1 when it cannot be now (503: the sender tries again).
+ * 0 when the push is taken (202), -1 when it cannot be now (503: the sender tries again),
+ * BG_WEBHOOK_NO_TREE when no tree or inbox has that name (404: nothing is kept of it).
  */
+#define BG_WEBHOOK_NO_TREE 1
 typedef int (*bg_webhook_fn)(const char *tree, const char *ref, const char *rev,
 			     void *data);
 

@@ -2,9 +2,10 @@
 # Load: bootgated watching three small trees served by a real git daemon on 127.0.0.1
 # (gates of them end at once, "unbuildable": no kernel is built), with its own cache.
 # 1 000 triggers in a minute over the socket and the webhook, 200 webhook connections at
-# once, slow and endless clients, and a soak of continuous gating (BOOTGATE_SOAK_SECONDS,
-# default 600) with the daemon's memory (VmRSS) and descriptors sampled: nothing lost,
-# every client answered or closed within a bound, no growth.
+# once, signed pushes to a tree not served, slow and endless clients, and a soak of
+# continuous gating (BOOTGATE_SOAK_SECONDS, default 600) with the daemon's memory (VmRSS)
+# and descriptors sampled: nothing lost, every client answered or closed within a bound,
+# no growth.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
 . "$ROOT/tests/e2e/lib-daemon.sh"
@@ -132,6 +133,15 @@ test_expect_success '200 webhook connections at once: each answered, each push h
 	$CLIENT crowd "$HOOK_PORT" "$SCRATCH/secret" 200 load-a >out &&
 	test "$(tally out 202)" = 200 &&
 	wait_for 10 "[ \$((\$(hook_events) - $before)) = 200 ]"
+'
+
+test_expect_success 'signed pushes to a tree the daemon does not serve: 404, none handed on' '
+	before=$(hook_events) &&
+	$CLIENT crowd "$HOOK_PORT" "$SCRATCH/secret" 200 made-up >out &&
+	test "$(tally out 404)" = 200 &&
+	sleep 2 &&
+	test "$(hook_events)" = "$before" &&
+	test "$(q "SELECT count(*) FROM events WHERE message LIKE '"'%made-up%'"'")" = 0
 '
 
 test_expect_success 'a push while the loop is held and its pipe full: taken later, not lost' '

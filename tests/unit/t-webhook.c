@@ -41,7 +41,10 @@ static void copy(char *dst, size_t size, const char *s)
 	snprintf(dst, size, "%s", s ? s : "(null)");
 }
 
-/* Takes every push but to the tree "busy", as a daemon that has no room for it. */
+/*
+ * Takes every push but to the tree "busy", as a daemon that has no room for it, and to
+ * "nosuch", as one that serves no such tree.
+ */
 static int on_push(const char *tree, const char *ref, const char *rev, void *data)
 {
 	struct calls *c = data;
@@ -52,6 +55,8 @@ static int on_push(const char *tree, const char *ref, const char *rev, void *dat
 	copy(c->ref, sizeof(c->ref), ref);
 	copy(c->rev, sizeof(c->rev), rev);
 	pthread_mutex_unlock(&c->lock);
+	if (!strcmp(tree, "nosuch"))
+		return BG_WEBHOOK_NO_TREE;
 	return strcmp(tree, "busy") ? 0 : -1;
 }
 
@@ -227,6 +232,19 @@ static void test_busy(void **state)
 	assert_string_equal(text_of(&answer), "the daemon is busy: send the push again later\n");
 	assert_int_equal(ncalls(), before + 1);
 	assert_int_equal(push_str("/hook/idle", PUSH, &answer), 202);
+	bg_strbuf_release(&answer);
+}
+
+/* A signed push to a name the daemon does not serve is a 404: it reaches no queue. */
+static void test_no_tree(void **state)
+{
+	struct bg_strbuf answer = BG_STRBUF_INIT;
+	unsigned before = ncalls();
+
+	(void)state;
+	assert_int_equal(push_str("/hook/nosuch", PUSH, &answer), 404);
+	assert_string_equal(text_of(&answer), "no tree or inbox of that name is served here\n");
+	assert_int_equal(ncalls(), before + 1);
 	bg_strbuf_release(&answer);
 }
 
@@ -564,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_push),
 		cmocka_unit_test(test_rev),
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_no_tree),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_method),
