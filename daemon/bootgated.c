@@ -226,10 +226,10 @@ static void setup_inboxes(struct daemon *d)
 
 static long inbox_poll(struct daemon *d, const struct inbox *b)
 {
-	for (size_t i = 0; b->name && i < d->conf.ninboxes; i++)
-		if (!strcmp(d->conf.inboxes[i].name, b->name))
-			return d->conf.inboxes[i].poll;
-	return DROP_POLL;
+	const struct bg_service_inbox *c = b->name ? bg_service_conf_inbox(&d->conf, b->name) :
+					   NULL;
+
+	return c ? c->poll : DROP_POLL;
 }
 
 static struct inbox *find_inbox(struct daemon *d, const char *name)
@@ -381,6 +381,7 @@ static void reload(struct daemon *d)
 	if (strcmp(c.state, d->conf.state) || strcmp(c.socket, d->sock_path))
 		event(d, "warning", 0, 0, "a new state or socket takes effect at the next start: "
 		      "%s and %s stay", d->conf.state, d->sock_path);
+	/* first: the webhook's thread reads d->conf */
 	bg_webhook_stop(d->hook);
 	d->hook = NULL;
 	bg_artifacts_stop(d->artifacts);
@@ -430,19 +431,9 @@ static int trigger(struct daemon *d, const char *name, const char *how, const ch
  * once in hook_pending, which the loop takes after the pipe, and only when that too is
  * full is the push refused (503), never accepted and dropped. A name no tree or inbox of
  * the configuration has is refused first (404), so that neither is filled with made-up
- * names; the configuration is read only here while the webhook runs, as a reload stops
- * the webhook before it replaces it.
+ * names. The configuration is read on this thread: reload() stops the webhook before it
+ * replaces it.
  */
-static bool served(const struct bg_service_conf *c, const char *name)
-{
-	if (bg_service_conf_tree(c, name))
-		return true;
-	for (size_t i = 0; i < c->ninboxes; i++)
-		if (c->inboxes[i].name && !strcmp(c->inboxes[i].name, name))
-			return true;
-	return false;
-}
-
 static int hook_push(const char *tree, const char *ref, const char *rev, void *data)
 {
 	struct daemon *d = data;
@@ -452,8 +443,10 @@ static int hook_push(const char *tree, const char *ref, const char *rev, void *d
 	bool noted = false;
 
 	(void)ref;
-	if (!served(&d->conf, tree))
+	if (!bg_service_conf_tree(&d->conf, tree) && !bg_service_conf_inbox(&d->conf, tree)) {
+		log_info("webhook: a signed push to '%s', which no tree or inbox is: 404", tree);
 		return BG_WEBHOOK_NO_TREE;
+	}
 	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) == n)
 		return 0;
 	pthread_mutex_lock(&d->hook_lock);
@@ -472,11 +465,14 @@ static int hook_push(const char *tree, const char *ref, const char *rev, void *d
 	return noted ? 0 : -1;
 }
 
-/* A tree the configuration names whose setup failed has no fetch to ask for. */
+/*
+ * The webhook took only names of the configuration; one is not set up when its setup
+ * failed, or when a reload removed it while its push waited.
+ */
 static void hook_trigger(struct daemon *d, const char *tree, const char *how, const char *rev)
 {
 	if (trigger(d, tree, how, rev) < 0)
-		event(d, "warning", 0, 0, "webhook: a push to '%s', which is no tree", tree);
+		event(d, "warning", 0, 0, "webhook: a push to '%s', which is not set up", tree);
 }
 
 static void hook_line(struct daemon *d, char *line)

@@ -167,15 +167,9 @@ int cmd_inbox(int argc, char **argv)
 		goto out;
 	}
 	loaded = true;
-	if (only) {
-		size_t i;
-
-		for (i = 0; i < c.ninboxes && strcmp(c.inboxes[i].name, only); i++)
-			;
-		if (i == c.ninboxes) {
-			ret = cmd_usage_error("inbox", "no inbox '%s' in %s", only, conf_path);
-			goto out;
-		}
+	if (only && !bg_service_conf_inbox(&c, only)) {
+		ret = cmd_usage_error("inbox", "no inbox '%s' in %s", only, conf_path);
+		goto out;
 	}
 	if (!db)
 		db = bg_path_join(c.state, "bootgate.db");

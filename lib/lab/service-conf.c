@@ -795,3 +795,12 @@ const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf 
 			return &sc->trees[i];
 	return NULL;
 }
+
+const struct bg_service_inbox *bg_service_conf_inbox(const struct bg_service_conf *sc,
+						      const char *name)
+{
+	for (size_t i = 0; i < sc->ninboxes; i++)
+		if (!strcmp(sc->inboxes[i].name, name))
+			return &sc->inboxes[i];
+	return NULL;
+}

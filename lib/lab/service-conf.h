@@ -121,5 +121,8 @@ void bg_service_conf_release(struct bg_service_conf *c);
 /* The tree called name, borrowed from c; NULL if none is. */
 const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *c,
 						    const char *name);
+/* The inbox called name, borrowed from c; NULL if none is. */
+const struct bg_service_inbox *bg_service_conf_inbox(const struct bg_service_conf *c,
+						      const char *name);
 
 #endif

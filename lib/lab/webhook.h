@@ -65,9 +65,9 @@ struct bg_webhook;
  * 0 when the push is taken (202), -1 when it cannot be now (503: the sender tries again),
  * BG_WEBHOOK_NO_TREE when no tree or inbox has that name (404: nothing is kept of it).
  */
-#define BG_WEBHOOK_NO_TREE 1
 typedef int (*bg_webhook_fn)(const char *tree, const char *ref, const char *rev,
 			     void *data);
+#define BG_WEBHOOK_NO_TREE (-2)
 
 /*
  * Serves the webhook on listen, "127.0.0.1:8787" or "[::1]:8787" (numeric addresses

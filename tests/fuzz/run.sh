@@ -6,8 +6,9 @@
 # With FUZZ_RUNS=N in the environment it runs N inputs instead, however long they take,
 # and any input over FUZZ_TIMEOUT s (default 1) fails (make fuzz-long); SECONDS is then
 # not used. The limit is wall-clock time: on a machine busy with other work, under nice,
-# an input of a few milliseconds can wait past it. Any input that took 1 s or more is
-# kept in build/fuzz/slow, to be timed again alone.
+# an input of a few milliseconds can wait past it. Each input slower than all before it,
+# from 1 s up (libFuzzer's -report_slow_units, in whole seconds), is kept in
+# build/fuzz/slow: `FUZZER FILE` times it again alone.
 set -u
 fuzzer=$1
 seconds=$2
@@ -35,18 +36,20 @@ start=$(date +%s)
 rc=$?
 end=$(date +%s)
 grep -E '^(stat::number_of_executed_units|stat::slowest_unit_time_sec|stat::peak_rss_mb|#[0-9]+ +DONE)' "$work/log"
-awk -v name="$name" -v s=$((end - start)) '
+over=$(find "$work" -maxdepth 1 -name 'timeout-*' | wc -l)
+awk -v name="$name" -v s=$((end - start)) -v over="$over" '
 	/^stat::number_of_executed_units/ { n = $2 }
 	/^stat::slowest_unit_time_sec/ { slow = $2 }
 	/^stat::peak_rss_mb/ { rss = $2 }
 	END { printf "%s: %s executions in %d s (%d/s), %s, peak RSS %s MB\n",
 		     name, n, s, s ? n / s : n,
-		     slow == "" ? "slowest input unknown" : slow == 0 ? "every input under 1 s" : \
-		     "slowest input " slow " s", rss }' "$work/log"
+		     over ? "an input over the time limit" : slow == "" ? "slowest input unknown" :
+		     slow == 0 ? "every input under 1 s" : "slowest input " slow " s", rss }' \
+	"$work/log"
 if ls "$work"/slow-unit-* >/dev/null 2>&1; then
 	mkdir -p build/fuzz/slow
 	for f in "$work"/slow-unit-*; do cp "$f" "build/fuzz/slow/$name-${f##*/}"; done
-	echo "$name: inputs of 1 s or more kept in build/fuzz/slow"
+	echo "$name: its slowest inputs (1 s or more) kept in build/fuzz/slow"
 fi
 if [ $rc != 0 ]; then
 	tail -n 40 "$work/log"
