@@ -33,6 +33,14 @@ git_() {
 	git -c user.name=t -c user.email=t@localhost -c init.defaultBranch=master "$@"
 }
 
+# series_fixture NAME TIP: a copy of tests/fixtures/series/NAME whose base-commit: line
+# names TIP, the scenario tree's tip here, and its path. kernel-repo.sh commits the
+# kernel source when it imports it, so each machine's commits have ids of their own.
+series_fixture() {
+	sed "s/^base-commit: .*/base-commit: $2/" "$FIXTURES/series/$1" >"$SCRATCH/$1" &&
+	echo "$SCRATCH/$1"
+}
+
 # tiny_lab: ./lab with one board, "tiny", that builds the make target "image" of a tree
 # standing in for a kernel (its image.bin)
 tiny_lab() {

@@ -12,8 +12,8 @@ sh "$ROOT/scripts/scenario-tree.sh" >scenario
 tip=$(sed -n 's/^tip //p' scenario)
 export BOOTGATE_STATE=$SCRATCH/state
 DB=$BOOTGATE_STATE/bootgate.db
-V2=$FIXTURES/series/tracing-v2.mbox
-V3=$FIXTURES/series/tracing-v3-does-not-apply.mbox
+V2=$(series_fixture tracing-v2.mbox "$tip")
+V3=$(series_fixture tracing-v3-does-not-apply.mbox "$tip")
 
 # a small repository for the cases that fail before any build
 git init -q small &&

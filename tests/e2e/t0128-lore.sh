@@ -19,7 +19,7 @@ STATE=$SCRATCH/state
 DB=$STATE/bootgate.db
 SOCK=$STATE/bootgate.sock
 INBOX=$SCRATCH/lkml
-V2=$FIXTURES/series/tracing-v2.mbox
+V2=$(series_fixture tracing-v2.mbox "$TIP")
 export BOOTGATE_STATE=$STATE BOOTGATE_JOB_BACKOFF=2
 
 trap 'stop_daemon; stop_git_daemon; stop_sink; rm -rf "$SCRATCH"' EXIT
