@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs test programs and adds up their results.
 #   tests/run.sh unit BIN...     cmocka programs
-#   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed"
+#   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed", each timed
 #   tests/run.sh total FILE      the sum of every suite recorded in FILE
 # With CHECK_SUMMARY set, each suite appends "suite passed failed" to that file.
 set -u
@@ -47,7 +47,10 @@ e2e)
 	passed_re='s/^\([0-9]*\) passed, [0-9]* failed.*/\1/p'
 	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	for t in "$@"; do
+		start=$(date +%s)
 		run_and_tally sh "$t"
+		# the wall time of each script: where a cold run's time goes
+		echo "# $t: $(($(date +%s) - start)) s"
 	done
 	record e2e "$passed" "$failed"
 	;;
