@@ -94,6 +94,8 @@ echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $TEST_NAME: $1"
+		# the figures noted before the failure, then what the case printed
+		[ ! -s "$SCRATCH/.case-notes" ] || sed 's/^/#   /' "$SCRATCH/.case-notes"
 		sed 's/^/#   /' "$SCRATCH/.case-out"
 	fi
 }
