@@ -133,12 +133,6 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 						      NULL });
 	/* the build directory is not part of a compile's hash (it is the same anyway) */
 	bg_strvec_push(env, "CCACHE_NOHASHDIR=1");
-	/*
-	 * A miss hashes the headers the compiler's own -MMD list names instead of running
-	 * the preprocessor first: an arm64 tinyconfig from an empty cache took 292 s, not
-	 * 379 (-j2 here). Its lookups are direct mode's, so entries made either way hit.
-	 */
-	bg_strvec_push(env, "CCACHE_DEPEND=1");
 	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->in_out);
 }
 
