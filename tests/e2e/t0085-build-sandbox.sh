@@ -438,6 +438,53 @@ test_expect_success 'bootgate series builds untrusted (its base, here): nothing 
 	test_cmp ccache.before ccache.after
 '
 
+# An object that takes in a file its source does not #include: the kernel's piggy.S
+# holds the compressed vmlinux with .incbin, and the dependency list the compiler writes
+# (-Wp,-MMD, as kbuild asks) does not name that file. ccache must not answer such a
+# compile from its cache (its depend mode would, and the image would keep the old kernel).
+mkdir -p incbin/scripts/kconfig
+cp tree/scripts/kconfig/merge_config.sh incbin/scripts/kconfig/
+cat >incbin/Makefile <<'EOF'
+O ?= .
+tinyconfig:
+	@mkdir -p $(O) && echo "# tiny" >$(O)/.config
+olddefconfig:
+	@test -f $(O)/.config
+$(O)/piggy.o: piggy.S payload.bin
+	@$(CC) -Wp,-MMD,$(O)/.piggy.o.d -c piggy.S -o $@
+image: $(O)/piggy.o
+	@cp $(O)/piggy.o $(O)/image.bin
+.PHONY: image
+EOF
+printf '\t.section .rodata\n\t.incbin "payload.bin"\n' >incbin/piggy.S
+echo "payload-one" >incbin/payload.bin
+git_ -C incbin init -q
+git_ -C incbin add -A
+git_ -C incbin commit -q -m "the first payload"
+
+test_expect_success 'a file taken in with .incbin changes: the image has the new one' '
+	build --tree incbin --commit master >i1.json 2>err &&
+	test_jq ".status == \"built\"" i1.json &&
+	grep -q payload-one "$(jq -r .image i1.json)" &&
+	echo "payload-two" >incbin/payload.bin &&
+	git_ -C incbin commit -q -a -m "the second payload" &&
+	build --tree incbin --commit master >i2.json 2>err &&
+	test_jq ".status == \"built\"" i2.json &&
+	grep -q payload-two "$(jq -r .image i2.json)" &&
+	! grep -q payload-one "$(jq -r .image i2.json)" &&
+	: the same, with the shared ccache configured for its depend mode &&
+	echo "depend_mode = true" >"$BOOTGATE_CACHE/ccache/ccache.conf" &&
+	echo "payload-three" >incbin/payload.bin &&
+	git_ -C incbin commit -q -a -m "the third payload" &&
+	build --tree incbin --commit master >i3.json 2>err &&
+	grep -q payload-three "$(jq -r .image i3.json)" &&
+	echo "payload-four" >incbin/payload.bin &&
+	git_ -C incbin commit -q -a -m "the fourth payload" &&
+	build --tree incbin --commit master >i4.json 2>err &&
+	rm "$BOOTGATE_CACHE/ccache/ccache.conf" &&
+	grep -q payload-four "$(jq -r .image i4.json)"
+'
+
 test_expect_success 'the daemon was not affected: socket and webhook answer' '
 	"$ROOT/bin/bootgate" trigger --socket "$SOCK" small >/dev/null &&
 	webhook_answers &&
