@@ -1,65 +1,12 @@
 #!/bin/sh
-# Load: bootgated watching three small trees served by a real git daemon on 127.0.0.1
-# (gates of them end at once, "unbuildable": no kernel is built), with its own cache.
-# 1 000 triggers in a minute over the socket and the webhook, 200 webhook connections at
-# once, signed pushes to a tree not served, slow and endless clients, and a soak of
-# continuous gating (BOOTGATE_SOAK_SECONDS, default 600) with the daemon's memory (VmRSS)
-# and descriptors sampled: nothing lost, every client answered or closed within a bound,
-# no growth.
+# Load on bootgated (lib-load.sh): 1 000 triggers in a minute over the socket and the
+# webhook, 200 webhook connections at once, signed pushes to a tree not served, slow and
+# endless clients: nothing lost, every client answered or closed within a bound, the
+# daemon's memory (VmRSS) flat. Its soak is t0186-soak.
 . "$(dirname "$0")/lib.sh"
-. "$ROOT/tests/e2e/lib-gitd.sh"
-. "$ROOT/tests/e2e/lib-daemon.sh"
+. "$ROOT/tests/e2e/lib-load.sh"
 
-BOOTGATED=$ROOT/bin/bootgated
-STATE=$SCRATCH/state
-DB=$STATE/bootgate.db
-SOCK=$STATE/bootgate.sock
 CLIENT="python3 $ROOT/tests/e2e/load-client.py"
-SOAK=${BOOTGATE_SOAK_SECONDS:-600}
-TREES="load-a load-b load-c"
-export BOOTGATE_STATE=$STATE BOOTGATE_CACHE=$SCRATCH/cache BOOTGATE
-HOOK_PORT=$(free_port 32100 1000)
-printf 'a shared secret\n' >"$SCRATCH/secret"
-
-start_daemon() {
-	setsid "$BOOTGATED" -f "$SCRATCH/bootgate.yaml" >>"$SCRATCH/daemon.log" 2>&1 &
-	echo $! >"$SCRATCH/daemon.pid"
-	wait_for 30 '"$BOOTGATE" trigger --socket "$SOCK" load-a >/dev/null 2>&1'
-}
-
-# sample FILE: every second until stopped (or every $2 seconds), "RSS-KiB FDS" of the
-# daemon, a line each; runs in the background, its pid in FILE.pid
-sample() {
-	pid=$(cat "$SCRATCH/daemon.pid")
-	(
-		while kill -0 "$pid" 2>/dev/null; do
-			rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
-			echo "$rss $(ls "/proc/$pid/fd" | wc -l)" >>"$1"
-			sleep "${2:-1}"
-		done
-	) &
-	echo $! >"$1.pid"
-}
-stop_sample() {
-	kill "$(cat "$1.pid")" && wait "$(cat "$1.pid")" 2>/dev/null || true
-}
-
-# fds_idle: the daemon's descriptor count once no job is queued or running; a gate in
-# flight holds a pipe or two, so only idle counts compare across a soak
-fds_idle() {
-	wait_for 120 '[ "$(q "SELECT count(*) FROM jobs WHERE state IN ('"'queued', 'running'"')")" = 0 ]' &&
-	sleep 1 &&
-	ls "/proc/$(cat "$SCRATCH/daemon.pid")/fd" | wc -l
-}
-
-# quarters FILE: "FIRST-QUARTER-MAX LAST-QUARTER-MAX" of the RSS column
-quarters() {
-	awk '{ v[NR] = $1 } END {
-		q = int(NR / 4); if (q < 1) q = 1
-		for (i = 1; i <= q; i++) if (v[i] > a) a = v[i]
-		for (i = NR - q + 1; i <= NR; i++) if (v[i] > b) b = v[i]
-		print a, b }' "$1"
-}
 
 # tally FILE KEY: the count after KEY in the client's output, 0 when absent
 tally() {
@@ -71,40 +18,6 @@ tally() {
 hook_events() {
 	q "SELECT count(*) FROM events WHERE message LIKE '%fetch asked by webhook%'"
 }
-
-trap 'stop_daemon; stop_git_daemon; rm -rf "$SCRATCH"' EXIT
-
-start_git_daemon "$SCRATCH/served" >/dev/null
-for t in $TREES; do
-	git init -q --bare "$SCRATCH/served/$t.git" &&
-	git init -q "$SCRATCH/work/$t" &&
-	echo "$t" >"$SCRATCH/work/$t/README" &&
-	git -C "$SCRATCH/work/$t" add README &&
-	git -C "$SCRATCH/work/$t" -c user.name=t -c user.email=t@localhost commit -q -m "$t" &&
-	git -C "$SCRATCH/work/$t" remote add origin "$SCRATCH/served/$t.git" &&
-	git -C "$SCRATCH/work/$t" push -q origin HEAD:refs/heads/for-next || exit 1
-done
-{
-	cat <<EOF
-state: $STATE
-limits:
-  builds: 1
-poll: 3600
-webhook:
-  listen: 127.0.0.1:$HOOK_PORT
-  secret-file: $SCRATCH/secret
-trees:
-EOF
-	for t in $TREES; do
-		cat <<EOF
-  - name: $t
-    url: $(gitd_url)/$t.git
-    branch: for-next
-    arches: [x86_64]
-    mode: deterministic
-EOF
-	done
-} >"$SCRATCH/bootgate.yaml"
 
 test_expect_success 'started: each tree fetched and its first tip gated' '
 	start_daemon &&
@@ -246,35 +159,6 @@ test_expect_success 'oversized bodies: 413 or closed at once, others served' '
 	test "$(tally "$SCRATCH/huge.out" slowest)" -le 5 &&
 	test "$(tally "$SCRATCH/endless.out" slowest)" -le 5 &&
 	kill -0 "$(cat "$SCRATCH/daemon.pid")"
-'
-
-test_expect_success "a soak of $SOAK s of continuous gating: RSS and descriptors flat" '
-	idle0=$(fds_idle) &&
-	done0=$(q "SELECT count(*) FROM jobs WHERE state = '"'done'"'") &&
-	sample "$SCRATCH/rss3" 5 &&
-	end=$(($(date +%s) + SOAK)) &&
-	n=0 &&
-	while [ "$(date +%s)" -lt "$end" ]; do
-		n=$((n + 1)) &&
-		t=load-$(echo a b c | cut -d" " -f$((n % 3 + 1))) &&
-		git -C "$SCRATCH/work/$t" -c user.name=t -c user.email=t@localhost \
-			commit -q --allow-empty -m "soak $n" &&
-		git -C "$SCRATCH/work/$t" push -q origin HEAD:refs/heads/for-next &&
-		"$BOOTGATE" trigger --socket "$SOCK" "$t" >/dev/null &&
-		sleep 1 || return 1
-	done &&
-	sleep 10 &&
-	stop_sample "$SCRATCH/rss3" &&
-	idle1=$(fds_idle) &&
-	gated=$(($(q "SELECT count(*) FROM jobs WHERE state = '"'done'"'") - done0)) &&
-	set -- $(quarters "$SCRATCH/rss3") &&
-	fds=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | uniq -c | tr -s " \n" " ") &&
-	most=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | tail -1) &&
-	test_note "$n pushes, $gated gates in $SOAK s; VmRSS KiB first-quarter max $1, last-quarter max $2; descriptors idle before $idle0, after $idle1; during (count value): $fds" &&
-	test "$gated" -ge $((SOAK / 10)) &&
-	test "$2" -le $(($1 + 1024)) &&
-	test "$idle1" -le "$idle0" &&
-	test "$most" -le $((idle0 + 8))
 '
 
 test_expect_success 'the store is sound after it all' '

@@ -1,0 +1,51 @@
+#!/bin/sh
+# beside: t0100-kernel.sh
+# A soak of continuous gating on bootgated (lib-load.sh): for BOOTGATE_SOAK_SECONDS
+# (default 600), a push and a trigger every second to one of its three trees, the daemon's
+# memory (VmRSS) and descriptors sampled every 5 s: no growth. It mostly waits, so
+# tests/run.sh runs it beside t0100-kernel, which mostly compiles (the "beside:" line).
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/e2e/lib-load.sh"
+
+SOAK=${BOOTGATE_SOAK_SECONDS:-600}
+
+test_expect_success 'started: each tree fetched and its first tip gated' '
+	start_daemon &&
+	wait_for 60 "[ \"\$(q \"SELECT count(*) FROM jobs WHERE state = '"'done'"'\")\" = 3 ]"
+'
+
+test_expect_success "a soak of $SOAK s of continuous gating: RSS and descriptors flat" '
+	idle0=$(fds_idle) &&
+	done0=$(q "SELECT count(*) FROM jobs WHERE state = '"'done'"'") &&
+	sample "$SCRATCH/rss3" 5 &&
+	end=$(($(date +%s) + SOAK)) &&
+	n=0 &&
+	while [ "$(date +%s)" -lt "$end" ]; do
+		n=$((n + 1)) &&
+		t=load-$(echo a b c | cut -d" " -f$((n % 3 + 1))) &&
+		git -C "$SCRATCH/work/$t" -c user.name=t -c user.email=t@localhost \
+			commit -q --allow-empty -m "soak $n" &&
+		git -C "$SCRATCH/work/$t" push -q origin HEAD:refs/heads/for-next &&
+		"$BOOTGATE" trigger --socket "$SOCK" "$t" >/dev/null &&
+		sleep 1 || return 1
+	done &&
+	sleep 10 &&
+	stop_sample "$SCRATCH/rss3" &&
+	idle1=$(fds_idle) &&
+	gated=$(($(q "SELECT count(*) FROM jobs WHERE state = '"'done'"'") - done0)) &&
+	set -- $(quarters "$SCRATCH/rss3") &&
+	fds=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | uniq -c | tr -s " \n" " ") &&
+	most=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | tail -1) &&
+	test_note "$n pushes, $gated gates in $SOAK s; VmRSS KiB first-quarter max $1, last-quarter max $2; descriptors idle before $idle0, after $idle1; during (count value): $fds" &&
+	test "$gated" -ge $((SOAK / 10)) &&
+	test "$2" -le $(($1 + 1024)) &&
+	test "$idle1" -le "$idle0" &&
+	test "$most" -le $((idle0 + 8))
+'
+
+test_expect_success 'the store is sound after it all' '
+	test "$(q "PRAGMA integrity_check")" = ok &&
+	stop_daemon
+'
+
+test_done
