@@ -830,15 +830,32 @@ static bool log_shows_machine(const struct build *b)
 }
 
 /* The board's build directory (o, frag, config-key, log) of the trusted builds. */
-static char *trusted_slot(const struct build *b)
+static char *slot_in(const struct build *b, const char *work)
 {
 	char *own = xasprintf("qemu-%s", b->board.arch), *slot;
 
 	/* qemu-ARCH keeps the arch's own, the others one of their own (see main) */
-	slot = strcmp(b->board.name, own) ? xasprintf("%s/boards/%s", b->work, b->board.name) :
-	       xstrdup(b->work);
+	slot = strcmp(b->board.name, own) ? xasprintf("%s/boards/%s", work, b->board.name) :
+	       xstrdup(work);
 	free(own);
 	return slot;
+}
+
+static char *trusted_slot(const struct build *b)
+{
+	return slot_in(b, b->work);
+}
+
+/* cp -a: the times kept, which make goes by */
+static int copy_dir(const char *from, const char *to)
+{
+	char *argv[] = { "cp", "-a", "--reflink=auto", (char *)from, (char *)to, NULL };
+	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_result r;
+
+	if (bg_proc_run(&o, 600, &r) < 0)
+		return -1;
+	return r.exit_code ? bg_error("cannot copy '%s' to '%s'", from, to) : 0;
 }
 
 /*
@@ -860,11 +877,7 @@ static int fresh_slot(struct build *b)
 	if (bg_remove_tree(b->slot) < 0 || bg_mkdirs(b->slot) < 0)
 		goto out;
 	if (access(from_out, F_OK) == 0 && access(marker, F_OK) != 0 && access(key, F_OK) == 0) {
-		char *argv[] = { "cp", "-a", "--reflink=auto", from_out, b->out, NULL };
-		struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
-		struct bg_proc_result r;
-
-		if (bg_proc_run(&o, 600, &r) == 0 && !r.exit_code && bg_copy_file(key, to_key) == 0) {
+		if (copy_dir(from_out, b->out) == 0 && bg_copy_file(key, to_key) == 0) {
 			log_info("untrusted: starting from a copy of '%s'", from_out);
 		} else {
 			log_warnx("cannot copy '%s': the untrusted build starts empty", from_out);
@@ -884,6 +897,181 @@ out:
 	free(key);
 	free(to_key);
 	return ret;
+}
+
+/*
+ * A tree's first build for an arch, in a worktree just made, is otherwise a whole kbuild
+ * pass: minutes even when ccache has every object (the printk tree's first took 172 s
+ * for 999 hits). It starts instead from another tree's build of the same board and
+ * configuration, as if that tree's worktree had checked out this commit: its build
+ * directory (and perf's) is copied with the times kept, and each source file that holds
+ * the same bytes as that worktree's takes that file's time. Every other file is newer
+ * than any object, so make rebuilds what depends on it, as at each step of a bisection.
+ * Sandboxed trusted builds only, in a worktree with nothing built yet (retimed sources
+ * would look older to a build directory made from them), from a tree whose builds all
+ * ended: each sandboxed build saw its sources at the same path, so the copied .cmd files
+ * and dependency lists name the right files.
+ */
+static int nothing_but_directories(const char *path, const struct stat *st, int type,
+				   struct FTW *f)
+{
+	(void)path;
+	(void)st;
+	(void)f;
+	return type != FTW_D && type != FTW_DP;
+}
+
+/* Whether b's worktree is still to be made, with nothing built beside it yet. */
+static bool work_is_new(const struct build *b)
+{
+	return access(b->src, F_OK) != 0 && errno == ENOENT &&
+	       nftw(b->work, nothing_but_directories, 16, FTW_PHYS) == 0;
+}
+
+/* Whether a build in work was interrupted: its board's, another board's or perf's. */
+static bool interrupted_in(const char *work)
+{
+	char *boards = bg_path_join(work, "boards"), *marker = bg_path_join(work, "building");
+	bool found = access(marker, F_OK) == 0;
+	DIR *d = opendir(boards);
+	struct dirent *e;
+
+	while (d && !found && (e = readdir(d))) {
+		char *m = xasprintf("%s/%s/building", boards, e->d_name);
+
+		found = e->d_name[0] != '.' && access(m, F_OK) == 0;
+		free(m);
+	}
+	if (d)
+		closedir(d);
+	free(boards);
+	free(marker);
+	return found;
+}
+
+/*
+ * Another tree's work directory for b's arch that can seed b's (see above), the one
+ * whose build of the board is the latest; NULL when there is none. Owned by the caller.
+ */
+static char *find_seed(const struct build *b)
+{
+	char *root = bg_path_join(b->cache, "work"), *best = NULL;
+	struct timespec latest = { 0, 0 };
+	bool best_perf = false;
+	DIR *d = opendir(root);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *work, *slot, *src, *source, *key, *log, *perf, link[PATH_MAX], *text;
+		struct stat st;
+		ssize_t n;
+		bool fit, has_perf;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, b->tree.id))
+			continue;
+		work = xasprintf("%s/%s/%s", root, e->d_name, b->board.arch);
+		slot = slot_in(b, work);
+		src = bg_path_join(work, "src");
+		source = xasprintf("%s/o/source", slot);
+		key = bg_path_join(slot, "config-key");
+		log = bg_path_join(slot, "build.log");
+		perf = bg_path_join(work, "perf");
+		n = readlink(source, link, sizeof(link) - 1);
+		text = bg_read_file(key, 128, NULL);
+		has_perf = b->perf && access(perf, F_OK) == 0;
+		fit = stat(src, &st) == 0 && S_ISDIR(st.st_mode) && n > 0 &&
+		      (link[n] = '\0', !strcmp(link, b->in_src)) && text &&
+		      !strcmp(text, b->config_key) && !interrupted_in(work) &&
+		      stat(log, &st) == 0;
+		/* the latest, but one with perf's build first when perf is built */
+		if (fit && (!best || has_perf > best_perf ||
+			    (has_perf == best_perf &&
+			     (st.st_mtim.tv_sec > latest.tv_sec ||
+			      (st.st_mtim.tv_sec == latest.tv_sec &&
+			       st.st_mtim.tv_nsec > latest.tv_nsec))))) {
+			latest = st.st_mtim;
+			best_perf = has_perf;
+			free(best);
+			best = work;
+		} else {
+			free(work);
+		}
+		free(slot);
+		free(src);
+		free(source);
+		free(key);
+		free(log);
+		free(perf);
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	free(root);
+	return best;
+}
+
+/* Copies from to the directory to, empty or missing, through a copy beside it. */
+static int copy_in_place(const char *from, const char *to)
+{
+	char *part = xasprintf("%s.seed", to);
+	int ret = -1;
+
+	if (bg_remove_tree(part) < 0 || copy_dir(from, part) < 0)
+		goto out;
+	if (rename(part, to) < 0) {
+		bg_error_errno("cannot move '%s' to '%s'", part, to);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		bg_remove_tree(part);
+	free(part);
+	return ret;
+}
+
+/*
+ * Seeds b's new worktree and build directory from another tree's (see above). A seed
+ * that fails, or is killed, leaves the build directory empty: a whole build, as without
+ * it. The sources' times are set first, so a copied directory never meets newer ones.
+ */
+static void seed_work(struct build *b)
+{
+	char *from = find_seed(b), *slot, *src, *out, *perf, *key;
+	struct bg_retime rt;
+	double t0 = bg_now();
+
+	if (!from)
+		return;
+	slot = slot_in(b, from);
+	src = bg_path_join(from, "src");
+	out = bg_path_join(slot, "o");
+	perf = bg_path_join(from, "perf");
+	key = bg_path_join(b->slot, "config-key");
+	/*
+	 * The key before the copy: with no .config beside it, it configures anew. The
+	 * fragments' directory is bound into the sandbox, even when they are not read.
+	 */
+	if (bg_retime_same(b->src, src, &rt) < 0 || bg_git_refresh_index(b->src) < 0 ||
+	    bg_write_file(key, b->config_key, strlen(b->config_key)) < 0 ||
+	    copy_in_place(out, b->out) < 0 || bg_mkdirs(b->frag) < 0) {
+		log_warnx("cannot start from the build in '%s' (%s): building it whole", from,
+			  bg_error_last());
+		goto out;
+	}
+	/* perf's build directory too, when there is one: the first --perf build is minutes */
+	if (access(perf, F_OK) == 0 && copy_in_place(perf, b->perf_out) < 0)
+		log_warnx("cannot start from perf's build in '%s' (%s): building it whole", from,
+			  bg_error_last());
+	log_info("started from the build in '%s' (%.1f s): %llu source files the same, %llu "
+		 "not", from, bg_now() - t0, rt.same, rt.other);
+out:
+	free(from);
+	free(slot);
+	free(src);
+	free(out);
+	free(perf);
+	free(key);
 }
 
 /* Prints the compiler's error lines of a failed build, so the reader needs no log. */
@@ -1293,6 +1481,7 @@ int main(int argc, char **argv)
 	struct bg_proc_result r = { 0 };   /* configure() leaves it alone when nothing changed */
 	unsigned long jobs;
 	int opt, ret;
+	bool new_work;
 	bool perf_failed = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double t0;
@@ -1414,6 +1603,7 @@ int main(int argc, char **argv)
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
+	new_work = b.sandbox && !b.untrusted && work_is_new(&b);
 	cgroup_enter(&b);
 	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (b.log_fd < 0) {
@@ -1432,6 +1622,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (new_work)
+		seed_work(&b);
 	if (forget_interrupted(&b) < 0) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;

@@ -223,6 +223,27 @@ out:
 	return ret;
 }
 
+int bg_git_refresh_index(const char *wt_path)
+{
+	git_repository *w = NULL;
+	git_index *idx = NULL;
+	int ret = -1;
+
+	init_once();
+	if (git_repository_open(&w, wt_path) < 0)
+		return git_fail("cannot open the worktree", wt_path);
+	if (git_repository_index(&idx, w) < 0 || git_index_update_all(idx, NULL, NULL, NULL) < 0 ||
+	    git_index_write(idx) < 0) {
+		git_fail("cannot refresh the index of", wt_path);
+		goto out;
+	}
+	ret = 0;
+out:
+	git_index_free(idx);
+	git_repository_free(w);
+	return ret;
+}
+
 int bg_git_first_parents(const char *repo, const char *good, const char *bad, size_t max,
 			 struct bg_strvec *out)
 {

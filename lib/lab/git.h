@@ -13,6 +13,11 @@
  */
 int bg_git_checkout(const char *repo, const char *wt_path, const char *rev,
 		    char commit[BG_OID_HEX], char parent[BG_OID_HEX]);
+/*
+ * Records in the index of the worktree at wt_path what its files are now (their times
+ * set by hand): the next checkout then sees them unchanged and leaves them alone.
+ */
+int bg_git_refresh_index(const char *wt_path);
 /* 0 when path is a git repository (a work tree or a bare one), else -1 with why. */
 int bg_git_is_repository(const char *path);
 /* The commit id of rev in repo. */

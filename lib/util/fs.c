@@ -1,4 +1,5 @@
 /* Files and directories (fs.h). */
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
@@ -196,4 +197,105 @@ int bg_remove_tree(const char *path)
 	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
 		return bg_error_errno("cannot remove '%s'", path);
 	return 0;
+}
+
+/* Whether the regular files name below the directories a and b hold the same bytes. */
+static bool same_bytes(int a, int b, const char *name)
+{
+	char x[65536], y[65536];
+	int fa = openat(a, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fb = fa < 0 ? -1 : openat(b, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	bool same = fb >= 0;
+
+	while (same) {
+		ssize_t n = read(fa, x, sizeof(x)), m;
+
+		if (n <= 0) {
+			/* the end of a, and then of b too; or an error: not known to be the same */
+			same = n == 0 && read(fb, y, 1) == 0;
+			break;
+		}
+		for (ssize_t got = 0; same && got < n; got += m) {
+			m = read(fb, y + got, (size_t)(n - got));
+			same = m > 0;
+		}
+		same = same && !memcmp(x, y, (size_t)n);
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/* The walk of bg_retime_same below the directories dir and from; closes both. */
+static int retime_dir(int dir, int from, bool top, struct bg_retime *rt)
+{
+	DIR *d = fdopendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		close(dir);
+		close(from);
+		return bg_error_errno("cannot read a directory");
+	}
+	while (!ret && (errno = 0, e = readdir(d))) {
+		struct stat s, f;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    (top && !strcmp(e->d_name, ".git")))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0) {
+			ret = bg_error_errno("cannot stat '%s'", e->d_name);
+		} else if (S_ISDIR(s.st_mode)) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub_from = openat(from, e->d_name,
+					      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub < 0) {
+				ret = bg_error_errno("cannot open '%s'", e->d_name);
+				if (sub_from >= 0)
+					close(sub_from);
+			} else if (sub_from < 0) {
+				close(sub);     /* none of it is there: all of it stays new */
+			} else {
+				ret = retime_dir(sub, sub_from, false, rt);
+			}
+		} else if (S_ISREG(s.st_mode)) {
+			if (fstatat(from, e->d_name, &f, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(f.st_mode) && f.st_size == s.st_size &&
+			    same_bytes(dirfd(d), from, e->d_name)) {
+				struct timespec t[2] = { { .tv_nsec = UTIME_OMIT }, f.st_mtim };
+
+				if (utimensat(dirfd(d), e->d_name, t, AT_SYMLINK_NOFOLLOW) < 0)
+					ret = bg_error_errno("cannot set the time of '%s'",
+							     e->d_name);
+				rt->same++;
+			} else {
+				rt->other++;
+			}
+		}
+	}
+	if (!ret && errno)
+		ret = bg_error_errno("cannot read a directory");
+	closedir(d);
+	close(from);
+	return ret;
+}
+
+int bg_retime_same(const char *dir, const char *from, struct bg_retime *rt)
+{
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), f;
+
+	rt->same = rt->other = 0;
+	if (d < 0)
+		return bg_error_errno("cannot open '%s'", dir);
+	f = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (f < 0) {
+		close(d);
+		return bg_error_errno("cannot open '%s'", from);
+	}
+	return retime_dir(d, f, true, rt);
 }

@@ -30,4 +30,16 @@ int bg_copy_fd(int fd, const char *name, const char *to);
 /* rm -rf: path and everything under it; symbolic links are removed, never followed. */
 int bg_remove_tree(const char *path);
 
+/*
+ * Gives each regular file below dir that holds the same bytes as the regular file at the
+ * same path below from the modification time of that one; every other file keeps its own
+ * (a top-level .git is left out). A build directory made from from's sources then takes
+ * the files it shares with dir as done, and builds the others anew, as after a checkout.
+ * Counts the files given a time (same) and the others; symbolic links are never followed.
+ */
+struct bg_retime {
+	unsigned long long same, other;
+};
+int bg_retime_same(const char *dir, const char *from, struct bg_retime *rt);
+
 #endif
