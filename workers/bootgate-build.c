@@ -907,10 +907,12 @@ out:
  * directory (and perf's) is copied with the times kept, and each source file that holds
  * the same bytes as that worktree's takes that file's time. Every other file is newer
  * than any object, so make rebuilds what depends on it, as at each step of a bisection.
- * Sandboxed trusted builds only, in a worktree with nothing built yet (retimed sources
- * would look older to a build directory made from them), from a tree whose builds all
- * ended: each sandboxed build saw its sources at the same path, so the copied .cmd files
- * and dependency lists name the right files.
+ * Only into a worktree with nothing built yet (retimed sources would look older to a
+ * build directory made from them); only from a tree whose builds all ended, and whose
+ * build saw its sources where this one sees its own (o/source, the link kbuild makes: a
+ * sandboxed build's is /tmp/bootgate/src, another's its own worktree), so that the copied
+ * .cmd files and dependency lists name the right files. An untrusted build writes in a
+ * copy, as ever (fresh_slot).
  */
 static int nothing_but_directories(const char *path, const struct stat *st, int type,
 				   struct FTW *f)
@@ -921,11 +923,10 @@ static int nothing_but_directories(const char *path, const struct stat *st, int 
 	return type != FTW_D && type != FTW_DP;
 }
 
-/* Whether b's worktree is still to be made, with nothing built beside it yet. */
+/* Whether b's worktree and build directories hold nothing yet (the sources included). */
 static bool work_is_new(const struct build *b)
 {
-	return access(b->src, F_OK) != 0 && errno == ENOENT &&
-	       nftw(b->work, nothing_but_directories, 16, FTW_PHYS) == 0;
+	return nftw(b->work, nothing_but_directories, 16, FTW_PHYS) == 0;
 }
 
 /* Whether a build in work was interrupted: its board's, another board's or perf's. */
@@ -1603,7 +1604,7 @@ int main(int argc, char **argv)
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;
 	}
-	new_work = b.sandbox && !b.untrusted && work_is_new(&b);
+	new_work = work_is_new(&b);
 	cgroup_enter(&b);
 	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (b.log_fd < 0) {

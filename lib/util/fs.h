@@ -35,7 +35,9 @@ int bg_remove_tree(const char *path);
  * same path below from the modification time of that one; every other file keeps its own
  * (a top-level .git is left out). A build directory made from from's sources then takes
  * the files it shares with dir as done, and builds the others anew, as after a checkout.
- * Counts the files given a time (same) and the others; symbolic links are never followed.
+ * Counts the files given a time (same) and the others whose path is a file or nothing in
+ * from (other; below a directory that from lacks, none are looked at). Symbolic links
+ * are never followed.
  */
 struct bg_retime {
 	unsigned long long same, other;

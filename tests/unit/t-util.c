@@ -5,6 +5,7 @@
  */
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "unit.h"
 #include "util/error.h"
@@ -304,6 +305,80 @@ static void test_fs(void **state)
 	free(dir);
 }
 
+/* the time of file below dir, in nanoseconds */
+static long long mtime_at(const char *dir, const char *file)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	free(path);
+	return st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+/* put file below dir (made with what is above it) holding text, dated at sec */
+static void put(const char *dir, const char *file, const char *text, time_t sec)
+{
+	char *path = xasprintf("%s/%s", dir, file), *up = xstrdup(path);
+	struct timespec t[2] = { { sec, 0 }, { sec, 0 } };
+
+	*strrchr(up, '/') = '\0';
+	assert_int_equal(bg_mkdirs(up), 0);
+	assert_int_equal(bg_write_file(path, text, strlen(text)), 0);
+	assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+	free(up);
+	free(path);
+}
+
+/* the files of a tree holding the same bytes as another's take their times; no other */
+static void test_retime(void **state)
+{
+	char *top = scratch_dir(), *to = xasprintf("%s/to", top), *from = xasprintf("%s/from", top);
+	char *p;
+	struct bg_retime rt;
+	long long now = (long long)time(NULL) * 1000000000LL;
+
+	(void)state;
+	put(from, "same.c", "int a;", 1000);
+	put(from, "sub/deep/same.h", "#define X", 2000);
+	put(from, "other.c", "int b;", 3000);        /* same size, other bytes */
+	put(from, "longer.c", "int c;", 4000);
+	put(from, ".git", "gitdir: elsewhere", 5000);
+	put(from, "file-there", "x", 6000);          /* a directory on the other side */
+	put(from, "link", "x", 7000);                /* a link on the other side */
+	put(to, "same.c", "int a;", time(NULL));
+	put(to, "sub/deep/same.h", "#define X", time(NULL));
+	put(to, "other.c", "int B;", time(NULL));
+	put(to, "longer.c", "int c; ", time(NULL));
+	put(to, ".git", "gitdir: elsewhere", time(NULL));
+	put(to, "file-there/x", "x", time(NULL));
+	put(to, "only-here.c", "new", time(NULL));
+	p = xasprintf("%s/link", to);
+	assert_int_equal(symlink("same.c", p), 0);
+	free(p);
+	assert_int_equal(bg_retime_same(to, from, &rt), 0);
+	assert_int_equal(rt.same, 2);
+	assert_int_equal(rt.other, 3);                /* other, longer, only-here */
+	assert_true(mtime_at(to, "same.c") == 1000000000000LL);
+	assert_true(mtime_at(to, "sub/deep/same.h") == 2000000000000LL);
+	/* every other file keeps its own time, now or later */
+	assert_true(mtime_at(to, "file-there/x") >= now);
+	assert_true(mtime_at(to, "other.c") >= now);
+	assert_true(mtime_at(to, "longer.c") >= now);
+	assert_true(mtime_at(to, ".git") >= now);
+	assert_true(mtime_at(to, "only-here.c") >= now);
+	/* a directory that is not there, or is a file there: an error named, nothing set */
+	p = xasprintf("%s/missing", top);
+	assert_int_equal(bg_retime_same(p, from, &rt), -1);
+	assert_non_null(strstr(bg_error_last(), "missing"));
+	assert_int_equal(bg_retime_same(to, p, &rt), -1);
+	free(p);
+	assert_int_equal(bg_remove_tree(top), 0);
+	free(top);
+	free(to);
+	free(from);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_strmap),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_fs),
+		cmocka_unit_test(test_retime),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
