@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 
 #include "lab/board.h"
 #include "lab/git.h"
@@ -608,6 +609,15 @@ static int make_perf(struct build *b, struct bg_proc_result *r)
 	char *line = bg_perf_make_line();
 	int ret;
 
+	/* where perf's .cmd files will say the sources are: another tree's seed reads it */
+	if (!b->untrusted) {
+		char *source = bg_path_join(b->work, "perf-source");
+
+		if (bg_write_file(source, b->in_src, strlen(b->in_src)) < 0)
+			log_warnx("%s (no other tree's perf build will start from this one)",
+				  bg_error_last());
+		free(source);
+	}
 	bg_strvec_pushv(&a, (char *const[]){ "make", "-s", "-C", NULL });
 	bg_strvec_pushf(&a, "%s/tools/perf", b->in_src);
 	bg_strvec_pushf(&a, "O=%s", b->in_perf);
@@ -855,7 +865,10 @@ static int copy_dir(const char *from, const char *to)
 
 	if (bg_proc_run(&o, 600, &r) < 0)
 		return -1;
-	return r.exit_code ? bg_error("cannot copy '%s' to '%s'", from, to) : 0;
+	if (r.timed_out)
+		return bg_error("cannot copy '%s' to '%s': cp still ran after 600 s", from, to);
+	return r.exit_code ? bg_error("cannot copy '%s' to '%s': cp exited %d", from, to,
+				      r.exit_code) : 0;
 }
 
 /*
@@ -899,21 +912,7 @@ out:
 	return ret;
 }
 
-/*
- * A tree's first build for an arch, in a worktree just made, is otherwise a whole kbuild
- * pass: minutes even when ccache has every object (the printk tree's first took 172 s
- * for 999 hits). It starts instead from another tree's build of the same board and
- * configuration, as if that tree's worktree had checked out this commit: its build
- * directory (and perf's) is copied with the times kept, and each source file that holds
- * the same bytes as that worktree's takes that file's time. Every other file is newer
- * than any object, so make rebuilds what depends on it, as at each step of a bisection.
- * Only into a worktree with nothing built yet (retimed sources would look older to a
- * build directory made from them); only from a tree whose builds all ended, and whose
- * build saw its sources where this one sees its own (o/source, the link kbuild makes: a
- * sandboxed build's is /tmp/bootgate/src, another's its own worktree), so that the copied
- * .cmd files and dependency lists name the right files. An untrusted build writes in a
- * copy, as ever (fresh_slot).
- */
+/* nftw: stops at the first thing that is not a directory */
 static int nothing_but_directories(const char *path, const struct stat *st, int type,
 				   struct FTW *f)
 {
@@ -950,60 +949,93 @@ static bool interrupted_in(const char *work)
 	return found;
 }
 
+/* Whether the file path holds text and nothing else. */
+static bool file_says(const char *path, const char *text)
+{
+	char *got = bg_read_file(path, 4096, NULL);
+	bool same = got && !strcmp(got, text);
+
+	free(got);
+	return same;
+}
+
 /*
- * Another tree's work directory for b's arch that can seed b's (see above), the one
- * whose build of the board is the latest; NULL when there is none. Owned by the caller.
+ * Whether work, another tree's for b's arch, can seed b's (see seed_work): its trusted
+ * build of the board is of b's configuration, saw its sources where b sees its own
+ * (o/source, the link kbuild makes: in the sandbox /tmp/bootgate/src for every tree,
+ * without it the tree's own worktree), and no build of that tree was interrupted. Then
+ * *when is the time of that build's log.
+ */
+static bool seed_fits(const struct build *b, const char *work, struct timespec *when)
+{
+	char *slot = slot_in(b, work), *src = bg_path_join(work, "src");
+	char *source = xasprintf("%s/o/source", slot), *key = bg_path_join(slot, "config-key");
+	char *log = bg_path_join(slot, "build.log"), link[PATH_MAX];
+	ssize_t n = readlink(source, link, sizeof(link) - 1);
+	struct stat st;
+	bool fits = n > 0 && stat(src, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    file_says(key, b->config_key) && !interrupted_in(work) &&
+		    stat(log, &st) == 0;
+
+	if (fits) {
+		link[n] = '\0';
+		fits = !strcmp(link, b->in_src);
+		*when = st.st_mtim;
+	}
+	free(slot);
+	free(src);
+	free(source);
+	free(key);
+	free(log);
+	return fits;
+}
+
+/* Whether work's perf build directory saw its sources where b sees its own. */
+static bool seed_has_perf(const struct build *b, const char *work)
+{
+	char *perf = bg_path_join(work, "perf"), *source = bg_path_join(work, "perf-source");
+	bool has = access(perf, F_OK) == 0 && file_says(source, b->in_src);
+
+	free(perf);
+	free(source);
+	return has;
+}
+
+static bool later(struct timespec a, struct timespec b)
+{
+	return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
+/*
+ * Of the other trees' work directories for b's arch that can seed b's, the one whose
+ * build of the board is the latest (one with perf's build first, when b builds perf);
+ * NULL when there is none. Owned by the caller.
  */
 static char *find_seed(const struct build *b)
 {
 	char *root = bg_path_join(b->cache, "work"), *best = NULL;
-	struct timespec latest = { 0, 0 };
+	struct timespec latest = { 0, 0 }, when;
 	bool best_perf = false;
 	DIR *d = opendir(root);
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		char *work, *slot, *src, *source, *key, *log, *perf, link[PATH_MAX], *text;
-		struct stat st;
-		ssize_t n;
-		bool fit, has_perf;
+		char *work;
+		bool perf;
 
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, b->tree.id))
 			continue;
 		work = xasprintf("%s/%s/%s", root, e->d_name, b->board.arch);
-		slot = slot_in(b, work);
-		src = bg_path_join(work, "src");
-		source = xasprintf("%s/o/source", slot);
-		key = bg_path_join(slot, "config-key");
-		log = bg_path_join(slot, "build.log");
-		perf = bg_path_join(work, "perf");
-		n = readlink(source, link, sizeof(link) - 1);
-		text = bg_read_file(key, 128, NULL);
-		has_perf = b->perf && access(perf, F_OK) == 0;
-		fit = stat(src, &st) == 0 && S_ISDIR(st.st_mode) && n > 0 &&
-		      (link[n] = '\0', !strcmp(link, b->in_src)) && text &&
-		      !strcmp(text, b->config_key) && !interrupted_in(work) &&
-		      stat(log, &st) == 0;
-		/* the latest, but one with perf's build first when perf is built */
-		if (fit && (!best || has_perf > best_perf ||
-			    (has_perf == best_perf &&
-			     (st.st_mtim.tv_sec > latest.tv_sec ||
-			      (st.st_mtim.tv_sec == latest.tv_sec &&
-			       st.st_mtim.tv_nsec > latest.tv_nsec))))) {
-			latest = st.st_mtim;
-			best_perf = has_perf;
+		perf = b->perf && seed_has_perf(b, work);
+		if (seed_fits(b, work, &when) &&
+		    (!best || perf > best_perf || (perf == best_perf && later(when, latest)))) {
+			latest = when;
+			best_perf = perf;
 			free(best);
 			best = work;
 		} else {
 			free(work);
 		}
-		free(slot);
-		free(src);
-		free(source);
-		free(key);
-		free(log);
-		free(perf);
-		free(text);
 	}
 	if (d)
 		closedir(d);
@@ -1032,47 +1064,105 @@ out:
 }
 
 /*
- * Seeds b's new worktree and build directory from another tree's (see above). A seed
- * that fails, or is killed, leaves the build directory empty: a whole build, as without
- * it. The sources' times are set first, so a copied directory never meets newer ones.
+ * The first file below the directories dirs that is dated at or after since: a copy of
+ * it would be taken as newer than the sources this build wrote. NULL when there is none.
  */
-static void seed_work(struct build *b)
+static char *dated_after(char *const *dirs, size_t n, struct timespec since)
 {
-	char *from = find_seed(b), *slot, *src, *out, *perf, *key;
+	struct bg_strvec a = BG_STRVEC_INIT;
+	struct bg_proc_result r;
+	char *out = NULL;
+	/* a tick early: a file's time is the coarse clock's */
+	long long ns = (long long)since.tv_sec * 1000000000LL + since.tv_nsec - 10000000LL;
+	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, -1 };
+
+	bg_strvec_push(&a, "find");
+	for (size_t i = 0; i < n; i++)
+		bg_strvec_push(&a, dirs[i]);
+	bg_strvec_pushv(&a, (char *const[]){ "!", "-type", "d", "-newermt", NULL });
+	bg_strvec_pushf(&a, "@%lld.%09lld", ns / 1000000000LL, ns % 1000000000LL);
+	bg_strvec_pushv(&a, (char *const[]){ "-print", "-quit", NULL });
+	o.argv = bg_strvec_argv(&a);
+	if (bg_proc_capture(&o, 600, 8192, &out, &r) < 0 || r.exit_code || r.timed_out) {
+		free(out);
+		out = xasprintf("(find failed: %s)", bg_error_last());
+	} else if (!*out) {
+		free(out);
+		out = NULL;
+	} else {
+		out[strcspn(out, "\n")] = '\0';
+	}
+	bg_strvec_release(&a);
+	return out;
+}
+
+/*
+ * The half copies a worker killed while seeding left (copy_in_place): space only, as the
+ * worktree it made is not new any more and is never seeded again.
+ */
+static void forget_seed_copies(const struct build *b)
+{
+	char *o = xasprintf("%s.seed", b->out), *perf = xasprintf("%s.seed", b->perf_out);
+
+	if (bg_remove_tree(o) < 0 || bg_remove_tree(perf) < 0)
+		log_warnx("%s", bg_error_last());
+	free(o);
+	free(perf);
+}
+
+/*
+ * A tree's first build of a board, in a worktree with nothing built yet, would be a
+ * whole kbuild pass: minutes even when ccache has every object (the printk tree's first
+ * took 172 s for 999 hits). It starts instead from another tree's build of the same board
+ * and configuration (find_seed), as if that tree's worktree had checked out this commit:
+ * each source file that holds the same bytes as that worktree's takes that file's time,
+ * then its build directory (and perf's, for a perf build) is copied with its times.
+ * Every other file was written by this build's checkout, after all of the copied ones
+ * (a copy with a file dated later is refused), so make rebuilds what depends on it, as
+ * at each step of a bisection. The configuration is made again, for these sources.
+ * Never into a worktree beside a build (retimed sources would look older to it). A
+ * seed that fails, or is killed, leaves the build directory empty: a whole build.
+ */
+static void seed_work(struct build *b, struct timespec checkout)
+{
+	char *from = find_seed(b), *slot, *src, *dirs[2], *late;
 	struct bg_retime rt;
 	double t0 = bg_now();
+	bool perf;
 
 	if (!from)
 		return;
 	slot = slot_in(b, from);
 	src = bg_path_join(from, "src");
-	out = bg_path_join(slot, "o");
-	perf = bg_path_join(from, "perf");
-	key = bg_path_join(b->slot, "config-key");
-	/*
-	 * The key before the copy: with no .config beside it, it configures anew. The
-	 * fragments' directory is bound into the sandbox, even when they are not read.
-	 */
+	dirs[0] = bg_path_join(slot, "o");
+	dirs[1] = bg_path_join(from, "perf");
+	perf = b->perf && seed_has_perf(b, from);
+	late = dated_after(dirs, perf ? 2 : 1, checkout);
+	if (late) {
+		log_warnx("not starting from the build in '%s': '%s' is dated after this build "
+			  "began (a clock set back?): building it whole", from, late);
+		goto out;
+	}
 	if (bg_retime_same(b->src, src, &rt) < 0 || bg_git_refresh_index(b->src) < 0 ||
-	    bg_write_file(key, b->config_key, strlen(b->config_key)) < 0 ||
-	    copy_in_place(out, b->out) < 0 || bg_mkdirs(b->frag) < 0) {
+	    copy_in_place(dirs[0], b->out) < 0) {
 		log_warnx("cannot start from the build in '%s' (%s): building it whole", from,
 			  bg_error_last());
 		goto out;
 	}
-	/* perf's build directory too, when there is one: the first --perf build is minutes */
-	if (access(perf, F_OK) == 0 && copy_in_place(perf, b->perf_out) < 0)
+	if (perf && copy_in_place(dirs[1], b->perf_out) < 0)
 		log_warnx("cannot start from perf's build in '%s' (%s): building it whole", from,
 			  bg_error_last());
 	log_info("started from the build in '%s' (%.1f s): %llu source files the same, %llu "
 		 "not", from, bg_now() - t0, rt.same, rt.other);
+	log_line(b, "started from the build in '%s': %llu source files the same, %llu not\n",
+		 from, rt.same, rt.other);
 out:
 	free(from);
 	free(slot);
 	free(src);
-	free(out);
-	free(perf);
-	free(key);
+	free(dirs[0]);
+	free(dirs[1]);
+	free(late);
 }
 
 /* Prints the compiler's error lines of a failed build, so the reader needs no log. */
@@ -1483,6 +1573,7 @@ int main(int argc, char **argv)
 	unsigned long jobs;
 	int opt, ret;
 	bool new_work;
+	struct timespec checkout;
 	bool perf_failed = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double t0;
@@ -1605,6 +1696,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	new_work = work_is_new(&b);
+	/* what a seed's copy must be older than: every file the checkout writes is not */
+	clock_gettime(CLOCK_REALTIME_COARSE, &checkout);
+	forget_seed_copies(&b);
 	cgroup_enter(&b);
 	b.log_fd = open(b.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (b.log_fd < 0) {
@@ -1624,7 +1718,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (new_work)
-		seed_work(&b);
+		seed_work(&b, checkout);
 	if (forget_interrupted(&b) < 0) {
 		ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 		goto out;

@@ -199,27 +199,45 @@ int bg_remove_tree(const char *path)
 	return 0;
 }
 
-/* Whether the regular files name below the directories a and b hold the same bytes. */
-static bool same_bytes(int a, int b, const char *name)
+/* What the walk of bg_retime_same carries: two buffers to compare files in, the counts. */
+struct retime_walk {
+	char *x, *y;
+	struct bg_retime *rt;
+};
+#define RETIME_CHUNK 65536
+
+/* Opens name below dir for reading if it is a regular file (never a FIFO's wait). */
+static int open_regular(int dir, const char *name)
 {
-	char x[65536], y[65536];
-	int fa = openat(a, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int fb = fa < 0 ? -1 : openat(b, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Whether the regular files name below the directories a and b hold the same bytes. */
+static bool same_bytes(struct retime_walk *w, int a, int b, const char *name)
+{
+	int fa = open_regular(a, name), fb = fa < 0 ? -1 : open_regular(b, name);
 	bool same = fb >= 0;
 
 	while (same) {
-		ssize_t n = read(fa, x, sizeof(x)), m;
+		ssize_t n = read(fa, w->x, RETIME_CHUNK), m;
 
 		if (n <= 0) {
 			/* the end of a, and then of b too; or an error: not known to be the same */
-			same = n == 0 && read(fb, y, 1) == 0;
+			same = n == 0 && read(fb, w->y, 1) == 0;
 			break;
 		}
 		for (ssize_t got = 0; same && got < n; got += m) {
-			m = read(fb, y + got, (size_t)(n - got));
+			m = read(fb, w->y + got, (size_t)(n - got));
 			same = m > 0;
 		}
-		same = same && !memcmp(x, y, (size_t)n);
+		same = same && !memcmp(w->x, w->y, (size_t)n);
 	}
 	if (fa >= 0)
 		close(fa);
@@ -228,8 +246,20 @@ static bool same_bytes(int a, int b, const char *name)
 	return same;
 }
 
-/* The walk of bg_retime_same below the directories dir and from; closes both. */
-static int retime_dir(int dir, int from, bool top, struct bg_retime *rt)
+/* Whether the links name below a and b point at the same name (a link there at all). */
+static bool same_link(int a, int b, const char *name)
+{
+	char x[PATH_MAX], y[PATH_MAX];
+	ssize_t n = readlinkat(a, name, x, sizeof(x)), m = readlinkat(b, name, y, sizeof(y));
+
+	return n >= 0 && n == m && !memcmp(x, y, (size_t)n);
+}
+
+/*
+ * The walk of bg_retime_same below the directories dir and from, at rel ("" at the top,
+ * else ending in '/'); closes both.
+ */
+static int retime_dir(struct retime_walk *w, int dir, int from, const char *rel)
 {
 	DIR *d = fdopendir(dir);
 	struct dirent *e;
@@ -238,48 +268,56 @@ static int retime_dir(int dir, int from, bool top, struct bg_retime *rt)
 	if (!d) {
 		close(dir);
 		close(from);
-		return bg_error_errno("cannot read a directory");
+		return bg_error_errno("cannot read '%s'", *rel ? rel : ".");
 	}
 	while (!ret && (errno = 0, e = readdir(d))) {
 		struct stat s, f;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    (top && !strcmp(e->d_name, ".git")))
+		    (!*rel && !strcmp(e->d_name, ".git")))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0) {
-			ret = bg_error_errno("cannot stat '%s'", e->d_name);
+			ret = bg_error_errno("cannot stat '%s%s'", rel, e->d_name);
 		} else if (S_ISDIR(s.st_mode)) {
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			int sub_from = openat(from, e->d_name,
 					      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			char *sub_rel = xasprintf("%s%s/", rel, e->d_name);
 
 			if (sub < 0) {
-				ret = bg_error_errno("cannot open '%s'", e->d_name);
+				ret = bg_error_errno("cannot open '%s'", sub_rel);
 				if (sub_from >= 0)
 					close(sub_from);
 			} else if (sub_from < 0) {
 				close(sub);     /* none of it is there: all of it stays new */
 			} else {
-				ret = retime_dir(sub, sub_from, false, rt);
+				ret = retime_dir(w, sub, sub_from, sub_rel);
 			}
+			free(sub_rel);
+		} else if (S_ISLNK(s.st_mode)) {
+			/* make goes by what a link points at: one that differs is not a file's time */
+			if (!same_link(dirfd(d), from, e->d_name))
+				ret = bg_error("'%s%s' is not the same link in '%s'", rel, e->d_name,
+					       w->rt->from);
 		} else if (S_ISREG(s.st_mode)) {
 			if (fstatat(from, e->d_name, &f, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    S_ISREG(f.st_mode) && f.st_size == s.st_size &&
-			    same_bytes(dirfd(d), from, e->d_name)) {
+			    same_bytes(w, dirfd(d), from, e->d_name)) {
 				struct timespec t[2] = { { .tv_nsec = UTIME_OMIT }, f.st_mtim };
 
 				if (utimensat(dirfd(d), e->d_name, t, AT_SYMLINK_NOFOLLOW) < 0)
-					ret = bg_error_errno("cannot set the time of '%s'",
+					ret = bg_error_errno("cannot set the time of '%s%s'", rel,
 							     e->d_name);
-				rt->same++;
+				else
+					w->rt->same++;
 			} else {
-				rt->other++;
+				w->rt->other++;
 			}
 		}
 	}
 	if (!ret && errno)
-		ret = bg_error_errno("cannot read a directory");
+		ret = bg_error_errno("cannot read '%s'", *rel ? rel : ".");
 	closedir(d);
 	close(from);
 	return ret;
@@ -287,9 +325,11 @@ static int retime_dir(int dir, int from, bool top, struct bg_retime *rt)
 
 int bg_retime_same(const char *dir, const char *from, struct bg_retime *rt)
 {
-	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), f;
+	struct retime_walk w = { NULL, NULL, rt };
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), f, ret;
 
 	rt->same = rt->other = 0;
+	rt->from = from;
 	if (d < 0)
 		return bg_error_errno("cannot open '%s'", dir);
 	f = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -297,5 +337,10 @@ int bg_retime_same(const char *dir, const char *from, struct bg_retime *rt)
 		close(d);
 		return bg_error_errno("cannot open '%s'", from);
 	}
-	return retime_dir(d, f, true, rt);
+	w.x = xmalloc(RETIME_CHUNK);
+	w.y = xmalloc(RETIME_CHUNK);
+	ret = retime_dir(&w, d, f, "");
+	free(w.x);
+	free(w.y);
+	return ret;
 }

@@ -37,10 +37,13 @@ int bg_remove_tree(const char *path);
  * the files it shares with dir as done, and builds the others anew, as after a checkout.
  * Counts the files given a time (same) and the others whose path is a file or nothing in
  * from (other; below a directory that from lacks, none are looked at). Symbolic links
- * are never followed.
+ * are never followed, and one that is not a link to the same name in from is an error
+ * (make would go by what it points at): then some files may have their new times, and
+ * the caller builds from nothing.
  */
 struct bg_retime {
 	unsigned long long same, other;
+	const char *from;     /* for the messages */
 };
 int bg_retime_same(const char *dir, const char *from, struct bg_retime *rt);
 

@@ -149,6 +149,41 @@ test_expect_success 'an untrusted build starts from it too, in a copy: the seed 
 	grep -q payload-b2 "$BOOTGATE_CACHE"/work/b-*/tiny/boards/tiny/o/payload.o
 '
 
+test_expect_success 'a seed with an object dated later than the checkout is refused' '
+	: every seed has an object an hour ahead: copied, it would look newer than the sources &&
+	touch -d "+1 hour" "$BOOTGATE_CACHE"/work/*/tiny/boards/tiny/o/payload.o &&
+	new_tree h payload-h &&
+	build h tiny &&
+	test_grep "is dated after this build began" h-tiny.err &&
+	! grep "started from" h-tiny.err &&
+	printf "shared code\npayload-h\n" >expect &&
+	image h tiny >actual &&
+	test_cmp expect actual &&
+	touch "$BOOTGATE_CACHE"/work/*/tiny/boards/tiny/o/payload.o
+'
+
+test_expect_success 'a link that points elsewhere than the seed'"'"'s: no seed, the right image' '
+	: payload.c a link to one of two files that both trees hold &&
+	for t in l1 l2; do
+		new_tree $t payload-$t &&
+		echo "one" >$t/one.c &&
+		echo "two" >$t/two.c &&
+		rm $t/payload.c &&
+		git_ -C $t add one.c two.c &&
+		git_ -C $t rm -q --cached payload.c || return 1
+	done &&
+	ln -s one.c l1/payload.c &&
+	ln -s two.c l2/payload.c &&
+	git_ -C l1 add payload.c && git_ -C l1 commit -q -m link &&
+	git_ -C l2 add payload.c && git_ -C l2 commit -q -m link &&
+	build l1 tiny &&
+	build l2 tiny &&
+	test_grep "cannot start from the build in .*/l1-.*payload.c. is not the same link" l2-tiny.err &&
+	printf "shared code\ntwo\n" >expect &&
+	image l2 tiny >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a tree with an interrupted build (of any board) seeds nothing' '
 	for w in "$BOOTGATE_CACHE"/work/*/tiny; do
 		mkdir -p "$w/boards/tiny2" && : >"$w/boards/tiny2/building" || return 1

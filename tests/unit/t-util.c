@@ -345,7 +345,6 @@ static void test_retime(void **state)
 	put(from, "longer.c", "int c;", 4000);
 	put(from, ".git", "gitdir: elsewhere", 5000);
 	put(from, "file-there", "x", 6000);          /* a directory on the other side */
-	put(from, "link", "x", 7000);                /* a link on the other side */
 	put(to, "same.c", "int a;", time(NULL));
 	put(to, "sub/deep/same.h", "#define X", time(NULL));
 	put(to, "other.c", "int B;", time(NULL));
@@ -353,7 +352,11 @@ static void test_retime(void **state)
 	put(to, ".git", "gitdir: elsewhere", time(NULL));
 	put(to, "file-there/x", "x", time(NULL));
 	put(to, "only-here.c", "new", time(NULL));
+	/* a link to the same name on both sides: nothing to do */
 	p = xasprintf("%s/link", to);
+	assert_int_equal(symlink("same.c", p), 0);
+	free(p);
+	p = xasprintf("%s/link", from);
 	assert_int_equal(symlink("same.c", p), 0);
 	free(p);
 	assert_int_equal(bg_retime_same(to, from, &rt), 0);
@@ -367,7 +370,18 @@ static void test_retime(void **state)
 	assert_true(mtime_at(to, "longer.c") >= now);
 	assert_true(mtime_at(to, ".git") >= now);
 	assert_true(mtime_at(to, "only-here.c") >= now);
-	/* a directory that is not there, or is a file there: an error named, nothing set */
+	/* a link to another name, or none on the other side: an error, for make goes by it */
+	p = xasprintf("%s/sub/link", to);
+	assert_int_equal(symlink("deep/same.h", p), 0);
+	free(p);
+	assert_int_equal(bg_retime_same(to, from, &rt), -1);
+	assert_non_null(strstr(bg_error_last(), "'sub/link' is not the same link in"));
+	p = xasprintf("%s/sub/link", from);
+	assert_int_equal(symlink("deep/other.h", p), 0);
+	free(p);
+	assert_int_equal(bg_retime_same(to, from, &rt), -1);
+	assert_non_null(strstr(bg_error_last(), "'sub/link' is not the same link in"));
+	/* a directory that is not there: an error naming it */
 	p = xasprintf("%s/missing", top);
 	assert_int_equal(bg_retime_same(p, from, &rt), -1);
 	assert_non_null(strstr(bg_error_last(), "missing"));
