@@ -59,36 +59,51 @@ e2e)
 	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	# A script with a "# beside: NAME" line runs in the background while NAME runs, when
 	# NAME is run too (a soak that mostly waits beside a script that mostly compiles),
-	# and is counted once NAME is done.
+	# and is counted once NAME is done. It runs at a lower priority: it measures growth,
+	# not speed, and the script beside it keeps the cores. NAME may not itself run beside
+	# another. Paths have no spaces (tests/e2e/tNNNN-NAME.sh).
 	names=" "
 	for t in "$@"; do
 		names="$names${t##*/} "
 	done
-	side=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-run.XXXXXX") || exit 1
-	trap 'rm -rf "$side"' EXIT
+	pairs=" "       # "SCRIPT=NAME" for each script that runs beside NAME
 	for t in "$@"; do
-		with=$(partner "$t")
-		if [ -n "$with" ]; then
-			case "$names" in *" $with "*) continue ;; esac
+		p=$(partner "$t")
+		[ -n "$p" ] || continue
+		case "$names" in *" $p "*) ;; *) continue ;; esac
+		if [ "$p" = "${t##*/}" ] || [ -n "$(partner "${t%/*}/$p")" ]; then
+			echo "# $t: not beside $p (itself, or a script beside another): alone" >&2
+			continue
 		fi
+		pairs="$pairs$t=$p "
+	done
+	side=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-run.XXXXXX") || exit 1
+	running=        # the pids of the scripts running beside
+	# each in a session of its own: stopped, the whole of it stops (its EXIT trap runs)
+	trap 'for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait; rm -rf "$side"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	for t in "$@"; do
+		case "$pairs" in *" $t="*) continue ;; esac
 		start=$(date +%s)
 		beside=
-		for s in "$@"; do
-			[ "$(partner "$s")" = "${t##*/}" ] || continue
+		for pair in $pairs; do
+			[ "${pair#*=}" = "${t##*/}" ] || continue
+			s=${pair%%=*}
 			echo "# $s: started beside $t"
-			(
-				sh "$s" >"$side/${s##*/}.out" 2>&1
-				echo $? >"$side/${s##*/}.rc"
-			) &
-			beside="$beside $s"
+			setsid nice -n 10 sh "$s" >"$side/${s##*/}.out" 2>&1 &
+			running="$running $!"
+			beside="$beside $s:$!"
 		done
 		run_and_tally sh "$t"
 		# the wall time of each script: where a cold run's time goes
 		echo "# $t: $(($(date +%s) - start)) s"
-		[ -z "$beside" ] && continue
-		wait
-		for s in $beside; do
-			tally "$(cat "$side/${s##*/}.out")" "$(cat "$side/${s##*/}.rc" 2>/dev/null || echo 1)" "sh $s"
+		for b in $beside; do
+			s=${b%:*}
+			wait "${b##*:}"
+			rc=$?
+			running=$(echo "$running" | sed "s/ ${b##*:}\>//")
+			tally "$(cat "$side/${s##*/}.out")" "$rc" "sh $s"
 			echo "# $s: beside $t, both done $(($(date +%s) - start)) s after it started"
 		done
 	done

@@ -17,6 +17,10 @@ EXPECT=$ROOT/tests/e2e/expect
 # a test may set SCRATCH_BASE (the build sandbox hides /tmp: its test lives elsewhere)
 SCRATCH=$(mktemp -d "${SCRATCH_BASE:-${TMPDIR:-/tmp}}/bootgate-$TEST_NAME.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
+# stopped (Ctrl-C, or tests/run.sh ending a script beside another), it still runs its
+# EXIT trap: the daemons and servers it started are stopped, its scratch removed
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 cd "$SCRATCH" || exit 1
 export LC_ALL=C
 
