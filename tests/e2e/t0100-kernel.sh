@@ -2,7 +2,8 @@
 # Real kernels: Debian's linux-source-6.1 built for x86_64, arm64 and ppc64le and booted
 # under QEMU. The kernel tree, the build directories, ccache and images stay in
 # $BOOTGATE_CACHE, so a second run is fast; a first run builds three kernels cold.
-# (The build sandbox is tested on a small tree in t0080; every build here runs in it.)
+# (The build sandbox is tested on a small tree in t0080; every build here runs in it.
+# Timing mode, which a busy host disturbs, is t0101's: a soak runs beside this script.)
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$ROOT/bin/bootgate-build
@@ -60,24 +61,6 @@ test_expect_success 'the planted mdelay(50): deterministic mode sees 50 ms with 
 	test_jq ".commit.status == \"built\" and .against.status == \"built\" and
 		(.boots | length) == 2 and all(.boots[]; .outcome == \"complete\")" det.json &&
 	jq -r ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .delta" det.json
-'
-
-# In timing mode the guest's clock follows the host's, and about one x86_64 boot in 3 000
-# here panics before init (a NULL dereference in io_apic_modify_irq while the I/O APIC is
-# set up, 1 of 3 182 boots in the cache): measure then exits 1 and leaves that boot out. One
-# such boot of the 20 is tolerated; the verdict is still asserted on the boots that remain.
-test_expect_success 'the planted mdelay(50): timing mode says different' '
-	rc=0 &&
-	{ "$ROOT/bin/bootgate" measure --tree "$TREE" --commit regress-kprobe-mdelay --against master \
-		--arch x86_64 --mode timing --boots 10 --json >timing.json 2>err || rc=$?; } &&
-	if [ "$rc" != 0 ]; then
-		test "$rc" = 1 &&
-		test_jq "[.boots[] | select(.outcome != \"complete\")] |
-			length == 1 and .[0].outcome == \"panic\"" timing.json &&
-		test_note "one boot of 20 panicked before init and was left out"
-	fi &&
-	test_jq ".comparison.verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") |
-		.verdict == \"different\" and .delta > 40000 and .delta < 60000" timing.json
 '
 
 test_expect_success 'a commit that does not build: exit 1, and its log' '
