@@ -59,9 +59,10 @@ e2e)
 	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	# A script with a "# beside: NAME" line runs in the background while NAME runs, when
 	# NAME is run too (a soak that mostly waits beside a script that mostly compiles),
-	# and is counted once NAME is done. It runs at a lower priority: it measures growth,
-	# not speed, and the script beside it keeps the cores. NAME may not itself run beside
-	# another. Paths have no spaces (tests/e2e/tNNNN-NAME.sh).
+	# and is counted once NAME is done. It runs at nice 10 (it measures growth, not speed),
+	# which the sessions it starts blunt, each an autogroup of its own: measured, a kernel
+	# build beside the soak takes 241 s where alone it takes 200. NAME may not itself run
+	# beside another. Paths have no spaces (tests/e2e/tNNNN-NAME.sh).
 	names=" "
 	for t in "$@"; do
 		names="$names${t##*/} "
