@@ -1009,9 +1009,10 @@ static bool later(struct timespec a, struct timespec b)
 /*
  * Of the other trees' work directories for b's arch that can seed b's, the one whose
  * build of the board is the latest (one with perf's build first, when b builds perf);
- * NULL when there is none. Owned by the caller.
+ * NULL when there is none. Owned by the caller; *with_perf: whether its perf build is
+ * to be copied too.
  */
-static char *find_seed(const struct build *b)
+static char *find_seed(const struct build *b, bool *with_perf)
 {
 	char *root = bg_path_join(b->cache, "work"), *best = NULL;
 	struct timespec latest = { 0, 0 }, when;
@@ -1040,6 +1041,7 @@ static char *find_seed(const struct build *b)
 	if (d)
 		closedir(d);
 	free(root);
+	*with_perf = best_perf;
 	return best;
 }
 
@@ -1125,10 +1127,10 @@ static void forget_seed_copies(const struct build *b)
  */
 static void seed_work(struct build *b, struct timespec checkout)
 {
-	char *from = find_seed(b), *slot, *src, *dirs[2], *late;
+	bool perf;
+	char *from = find_seed(b, &perf), *slot, *src, *dirs[2], *late;
 	struct bg_retime rt;
 	double t0 = bg_now();
-	bool perf;
 
 	if (!from)
 		return;
@@ -1136,7 +1138,6 @@ static void seed_work(struct build *b, struct timespec checkout)
 	src = bg_path_join(from, "src");
 	dirs[0] = bg_path_join(slot, "o");
 	dirs[1] = bg_path_join(from, "perf");
-	perf = b->perf && seed_has_perf(b, from);
 	late = dated_after(dirs, perf ? 2 : 1, checkout);
 	if (late) {
 		log_warnx("not starting from the build in '%s': '%s' is dated after this build "
