@@ -45,6 +45,23 @@ partner() {
 	sed -n '2,5s/^# beside: \([^ ]*\)$/\1/p' "$1"
 }
 
+# beside_cgroup: prints a new cpu cgroup of a tenth of the default weight (cgroup v1's
+# cpu.shares, or v2's cpu.weight where the root delegates cpu), or nothing, with a note,
+# where none can be made; the caller removes it
+beside_cgroup() {
+	v1=/sys/fs/cgroup/cpu
+	if [ -w "$v1/cgroup.procs" ] && mkdir "$v1/bootgate-beside.$$" 2>/dev/null; then
+		echo 102 >"$v1/bootgate-beside.$$/cpu.shares" && echo "$v1/bootgate-beside.$$" && return
+		rmdir "$v1/bootgate-beside.$$"
+	elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
+		mkdir "/sys/fs/cgroup/bootgate-beside.$$" 2>/dev/null; then
+		echo 10 >"/sys/fs/cgroup/bootgate-beside.$$/cpu.weight" &&
+			echo "/sys/fs/cgroup/bootgate-beside.$$" && return
+		rmdir "/sys/fs/cgroup/bootgate-beside.$$"
+	fi
+	echo "# no cpu cgroup for the scripts beside (not root, or no cpu controller): nice alone" >&2
+}
+
 case "$mode" in
 unit)
 	passed_re='s/^\[  PASSED  \] \([0-9]*\) test.*/\1/p'
@@ -59,10 +76,12 @@ e2e)
 	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	# A script with a "# beside: NAME" line runs in the background while NAME runs, when
 	# NAME is run too (a soak that mostly waits beside a script that mostly compiles),
-	# and is counted once NAME is done. It runs at nice 10 (it measures growth, not speed),
-	# which the sessions it starts blunt, each an autogroup of its own: measured, a kernel
-	# build beside the soak takes 241 s where alone it takes 200. NAME may not itself run
-	# beside another. Paths have no spaces (tests/e2e/tNNNN-NAME.sh).
+	# and is counted once NAME is done. It measures growth, not speed, so it yields the
+	# cores: it runs in a cpu cgroup of a tenth of the default weight, where the host has
+	# one (beside_cgroup), and at nice 10. nice alone does little, as the sessions it
+	# starts are each an autogroup of their own: measured, a kernel build beside the soak
+	# took 241 s where alone it took 200. NAME may not itself run beside another. Paths
+	# have no spaces (tests/e2e/tNNNN-NAME.sh).
 	names=" "
 	for t in "$@"; do
 		names="$names${t##*/} "
@@ -79,9 +98,16 @@ e2e)
 		pairs="$pairs$t=$p "
 	done
 	side=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-run.XXXXXX") || exit 1
+	cg=
+	[ "$pairs" = " " ] || cg=$(beside_cgroup)
 	running=        # the pids of the scripts running beside
 	# each in a session of its own: stopped, the whole of it stops (its EXIT trap runs)
-	trap 'for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait; rm -rf "$side"' EXIT
+	trap 'for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait
+		for i in 1 2 3 4 5; do
+			[ -n "$cg" ] && [ -d "$cg" ] || break
+			rmdir "$cg" 2>/dev/null || sleep 1
+		done
+		rm -rf "$side"' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
 	for t in "$@"; do
@@ -92,7 +118,9 @@ e2e)
 			[ "${pair#*=}" = "${t##*/}" ] || continue
 			s=${pair%%=*}
 			echo "# $s: started beside $t"
-			setsid nice -n 10 sh "$s" >"$side/${s##*/}.out" 2>&1 &
+			setsid sh -c '[ -z "$1" ] || echo $$ 2>/dev/null >"$1/cgroup.procs" ||
+				echo "# not in the cpu cgroup $1: nice alone"
+				exec nice -n 10 sh "$2"' sh "$cg" "$s" >"$side/${s##*/}.out" 2>&1 &
 			running="$running $!"
 			beside="$beside $s:$!"
 		done

@@ -39,4 +39,39 @@ test_expect_success 'a broken chain is named as such' '
 	test_grep "broken &&-chain" case
 '
 
+# tests/run.sh's "# beside: NAME": two scripts of its own, the second beside the first
+write_pair() {
+	mkdir -p pair &&
+	cat >pair/t1-main.sh <<-\EOF &&
+	i=0
+	while [ ! -f pair/side-started ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -f pair/side-started ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+	EOF
+	cat >pair/t2-side.sh <<-\EOF
+	#!/bin/sh
+	# beside: t1-main.sh
+	cg=$(sed -n "s/^[0-9]*:cpu:\(.*\)/\1/p" /proc/self/cgroup)
+	echo "$cg" >pair/side-cgroup
+	cat "/sys/fs/cgroup/cpu$cg/cpu.shares" >pair/side-shares 2>/dev/null
+	touch pair/side-started
+	echo "1 passed, 0 failed"
+	EOF
+}
+
+test_expect_success 'a script "beside" another runs while it runs, in a cpu cgroup it then removes' '
+	write_pair &&
+	env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh pair/t2-side.sh >out 2>&1 &&
+	cat out &&
+	test_grep "^# pair/t2-side.sh: started beside pair/t1-main.sh$" out &&
+	test_grep "^e2e: 2 passed, 0 failed$" out &&
+	cg=$(cat pair/side-cgroup) &&
+	if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+		case "$cg" in /bootgate-beside.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
+		test "$(cat pair/side-shares)" = 102 &&
+		test ! -d "/sys/fs/cgroup/cpu$cg"
+	else
+		test_grep "no cpu cgroup for the scripts beside" out
+	fi
+'
+
 test_done
