@@ -45,21 +45,34 @@ partner() {
 	sed -n '2,5s/^# beside: \([^ ]*\)$/\1/p' "$1"
 }
 
-# beside_cgroup: prints a new cpu cgroup of a tenth of the default weight (cgroup v1's
-# cpu.shares, or v2's cpu.weight where the root delegates cpu), or nothing, with a note,
-# where none can be made; the caller removes it
+# beside_cgroup: makes a cpu cgroup of a tenth of the default weight under this process's
+# own, cgroup v1's (cpu.shares 102) or v2's where it delegates cpu (cpu.weight 10), and
+# prints its path; or prints nothing, with a note, where none can be made. First removes
+# the empty ones of runs gone (killed). The caller removes the one it gets.
 beside_cgroup() {
-	v1=/sys/fs/cgroup/cpu
-	if [ -w "$v1/cgroup.procs" ] && mkdir "$v1/bootgate-beside.$$" 2>/dev/null; then
-		echo 102 >"$v1/bootgate-beside.$$/cpu.shares" && echo "$v1/bootgate-beside.$$" && return
-		rmdir "$v1/bootgate-beside.$$"
-	elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
-		mkdir "/sys/fs/cgroup/bootgate-beside.$$" 2>/dev/null; then
-		echo 10 >"/sys/fs/cgroup/bootgate-beside.$$/cpu.weight" &&
-			echo "/sys/fs/cgroup/bootgate-beside.$$" && return
-		rmdir "/sys/fs/cgroup/bootgate-beside.$$"
+	own=$(sed -n 's/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p' /proc/self/cgroup)
+	if [ -n "$own" ] && [ -d "/sys/fs/cgroup/cpu$own" ]; then
+		dir=/sys/fs/cgroup/cpu${own%/} file=cpu.shares weight=102
+	else
+		own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+		dir=/sys/fs/cgroup${own%/} file=cpu.weight weight=10
+		grep -qw cpu "$dir/cgroup.subtree_control" 2>/dev/null || dir=
 	fi
-	echo "# no cpu cgroup for the scripts beside (not root, or no cpu controller): nice alone" >&2
+	if [ -n "$dir" ]; then
+		for old in "$dir"/bootgate-beside.*; do
+			[ -d "$old" ] && ! kill -0 "${old##*.}" 2>/dev/null || continue
+			rmdir "$old" 2>/dev/null && echo "# removed '$old', of a run gone" >&2
+		done
+		if err=$(mkdir "$dir/bootgate-beside.$$" 2>&1) &&
+			err=$(echo "$weight" 2>&1 >"$dir/bootgate-beside.$$/$file"); then
+			echo "$dir/bootgate-beside.$$"
+			return
+		fi
+		rmdir "$dir/bootgate-beside.$$" 2>/dev/null
+		echo "# no cpu cgroup for the scripts beside: ${err:-?}; nice alone" >&2
+		return
+	fi
+	echo "# no cpu cgroup for the scripts beside (no cpu controller here): nice alone" >&2
 }
 
 case "$mode" in
@@ -99,7 +112,6 @@ e2e)
 	done
 	side=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-run.XXXXXX") || exit 1
 	cg=
-	[ "$pairs" = " " ] || cg=$(beside_cgroup)
 	running=        # the pids of the scripts running beside
 	# each in a session of its own: stopped, the whole of it stops (its EXIT trap runs)
 	trap 'for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait
@@ -107,9 +119,11 @@ e2e)
 			[ -n "$cg" ] && [ -d "$cg" ] || break
 			rmdir "$cg" 2>/dev/null || sleep 1
 		done
+		[ -z "$cg" ] || [ ! -d "$cg" ] || echo "# left '$cg': a process of a script beside is still in it" >&2
 		rm -rf "$side"' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
+	[ "$pairs" = " " ] || cg=$(beside_cgroup)
 	for t in "$@"; do
 		case "$pairs" in *" $t="*) continue ;; esac
 		start=$(date +%s)

@@ -39,7 +39,8 @@ test_expect_success 'a broken chain is named as such' '
 	test_grep "broken &&-chain" case
 '
 
-# tests/run.sh's "# beside: NAME": two scripts of its own, the second beside the first
+# tests/run.sh's "# beside: NAME": two scripts of its own, the second beside the first,
+# which prints where it ran: its cpu cgroup (v1, or v2's) and that cgroup's weight
 write_pair() {
 	mkdir -p pair &&
 	cat >pair/t1-main.sh <<-\EOF &&
@@ -50,12 +51,20 @@ write_pair() {
 	cat >pair/t2-side.sh <<-\EOF
 	#!/bin/sh
 	# beside: t1-main.sh
-	cg=$(sed -n "s/^[0-9]*:cpu:\(.*\)/\1/p" /proc/self/cgroup)
+	cg=$(sed -n "s/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p" /proc/self/cgroup)
+	if [ -n "$cg" ]; then cg=/sys/fs/cgroup/cpu$cg; else cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup); fi
 	echo "$cg" >pair/side-cgroup
-	cat "/sys/fs/cgroup/cpu$cg/cpu.shares" >pair/side-shares 2>/dev/null
+	cat "$cg/cpu.shares" "$cg/cpu.weight" >pair/side-weight 2>/dev/null
 	touch pair/side-started
 	echo "1 passed, 0 failed"
 	EOF
+}
+
+# cgroups_here: whether tests/run.sh can make a cpu cgroup here (root, and v1's cpu
+# hierarchy or v2's root delegating cpu, writable)
+cgroups_here() {
+	[ "$(id -u)" = 0 ] && { [ -w /sys/fs/cgroup/cpu/cgroup.procs ] ||
+		{ grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control && [ -w /sys/fs/cgroup/cgroup.procs ]; }; }
 }
 
 test_expect_success 'a script "beside" another runs while it runs, in a cpu cgroup it then removes' '
@@ -65,12 +74,36 @@ test_expect_success 'a script "beside" another runs while it runs, in a cpu cgro
 	test_grep "^# pair/t2-side.sh: started beside pair/t1-main.sh$" out &&
 	test_grep "^e2e: 2 passed, 0 failed$" out &&
 	cg=$(cat pair/side-cgroup) &&
-	if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
-		case "$cg" in /bootgate-beside.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
-		test "$(cat pair/side-shares)" = 102 &&
-		test ! -d "/sys/fs/cgroup/cpu$cg"
+	if cgroups_here; then
+		case "$cg" in */bootgate-beside.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
+		case "$cg" in
+		/sys/fs/cgroup/cpu/*) test "$(cat pair/side-weight)" = 102 ;;
+		*) test "$(cat pair/side-weight)" = 10 ;;
+		esac &&
+		test ! -d "$cg"
 	else
+		test_note "no cpu cgroup can be made here: the note checked instead" &&
 		test_grep "no cpu cgroup for the scripts beside" out
+	fi
+'
+
+test_expect_success 'the empty cgroup of a run killed is removed by the next' '
+	if cgroups_here; then
+		write_pair &&
+		pid=4000000 &&
+		while kill -0 $pid 2>/dev/null; do pid=$((pid + 1)); done &&
+		if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+			old=/sys/fs/cgroup/cpu/bootgate-beside.$pid
+		else
+			old=/sys/fs/cgroup/bootgate-beside.$pid
+		fi &&
+		mkdir "$old" &&
+		env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh pair/t2-side.sh >out 2>&1 &&
+		cat out &&
+		test_grep "^# removed .$old., of a run gone$" out &&
+		test ! -d "$old"
+	else
+		test_note "no cpu cgroup can be made here: nothing to remove"
 	fi
 '
 
