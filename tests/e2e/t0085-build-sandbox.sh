@@ -85,7 +85,11 @@ untrusted() {
 
 # trusted_builds: the trusted tree is built again from its build directory (no image kept)
 trusted_builds() {
-	BOOTGATE_REUSE=0 build --tree tree --commit master >next.json 2>next.err &&
+	if ! BOOTGATE_REUSE=0 build --tree tree --commit master >next.json 2>next.err; then
+		echo "the trusted build failed:" >&2
+		cat next.err >&2
+		return 1
+	fi
 	test_jq '.status == "built"' next.json &&
 	cmp "$(jq -r .image next.json)" clean.o
 }
@@ -99,9 +103,12 @@ no_dead_cgroup() {
 	done
 }
 
-# left_behind: none of the hostile processes is running
+# left_behind: none of the hostile processes is running; those that are, shown
 left_behind() {
-	! pgrep -f "$MARK" >/dev/null
+	pids=$(pgrep -d, -f "$MARK") || return 0
+	echo "left behind:" >&2
+	ps -o pid,ppid,stat,etimes,cgroup,args -p "$pids" >&2
+	return 1
 }
 
 # the daemon, its webhook and its socket where the configuration puts them
