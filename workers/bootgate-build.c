@@ -377,17 +377,24 @@ static bool cgroup_hit_max(const struct build *b)
 	return hit;
 }
 
-/* Kills every process of the build's cgroup but this one: nothing is left behind. */
+/*
+ * Kills every process of the build's cgroup but this one, until none is left: nothing is
+ * left behind. A deadline, not a count of rounds: on a loaded host a fork bomb's processes
+ * take more than a second to die. Past it, a warning with how many are left.
+ */
 static void cgroup_kill_others(const struct build *b)
 {
 	char *file;
+	double deadline = bg_now() + 30;
+	int others = 0;
 
 	if (!b->cgroup)
 		return;
 	file = bg_path_join(b->cgroup, "cgroup.procs");
-	for (int round = 0; round < 100; round++) {
+	for (;;) {
 		char *text = bg_read_file(file, 1 << 20, NULL), *line, *save = NULL;
-		int others = 0;
+
+		others = 0;
 
 		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 		     line = strtok_r(NULL, "\n", &save)) {
@@ -400,10 +407,13 @@ static void cgroup_kill_others(const struct build *b)
 			}
 		}
 		free(text);
-		if (!others)
+		if (!others || bg_now() > deadline)
 			break;
 		usleep(10000);
 	}
+	if (others)
+		log_warn("%d processes of the build still in '%s' after 30 s of SIGKILL", others,
+			 b->cgroup);
 	free(file);
 }
 
