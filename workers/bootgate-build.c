@@ -377,19 +377,23 @@ static bool cgroup_hit_max(const struct build *b)
 	return hit;
 }
 
+/* How long the build's processes get to die once SIGKILLed, in seconds. */
+#define KILL_SECONDS 30
+
 /*
  * Kills every process of the build's cgroup but this one, until none is left: nothing is
  * left behind. A deadline, not a count of rounds: on a loaded host a fork bomb's processes
- * take more than a second to die. Past it, a warning with how many are left.
+ * may take more than a second to die. Past it, a warning with how many are left.
  */
 static void cgroup_kill_others(const struct build *b)
 {
 	char *file;
-	double deadline = bg_now() + 30;
+	double deadline;
 	int others = 0;
 
 	if (!b->cgroup)
 		return;
+	deadline = bg_now() + KILL_SECONDS;
 	file = bg_path_join(b->cgroup, "cgroup.procs");
 	for (;;) {
 		char *text = bg_read_file(file, 1 << 20, NULL), *line, *save = NULL;
@@ -412,8 +416,8 @@ static void cgroup_kill_others(const struct build *b)
 		usleep(10000);
 	}
 	if (others)
-		log_warn("%d processes of the build still in '%s' after 30 s of SIGKILL", others,
-			 b->cgroup);
+		log_warn("%d processes of the build still in '%s' after %d s of SIGKILL", others,
+			 b->cgroup, KILL_SECONDS);
 	free(file);
 }
 
