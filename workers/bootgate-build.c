@@ -1725,9 +1725,12 @@ int main(int argc, char **argv)
 	log_info("%s %s for %s", b.tree.id, b.rev, b.board.name);
 	{
 		char rev[BG_OID_HEX];
+		/* a worker killed mid-checkout leaves its lock: under ours, no other holds one */
+		int unlocked = bg_git_worktree_unlock(b.src);
 
 		memcpy(rev, b.commit, sizeof(rev));
-		if (bg_git_checkout(b.tree.real, b.src, rev, b.commit, b.parent) < 0) {
+		if (unlocked < 0 ||
+		    bg_git_checkout(b.tree.real, b.src, rev, b.commit, b.parent) < 0) {
 			ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 			goto out;
 		}

@@ -1,12 +1,15 @@
 /* The one file that includes git2.h; libgit2's errors are translated here. */
+#include <fcntl.h>
 #include <git2.h>
 #include <limits.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "lab/git.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/path.h"
 #include "util/strvec.h"
 #include "util/xmalloc.h"
@@ -220,6 +223,42 @@ out:
 	git_commit_free(c);
 	git_repository_free(w);
 	git_repository_free(r);
+	return ret;
+}
+
+/*
+ * Removes a lock file that libgit2 left when the process holding it was killed; what was
+ * killed (a build, a fetch) is said. Only under a lock that keeps every live writer out.
+ */
+static int remove_stale_lock(const char *lock, const char *killed)
+{
+	if (unlink(lock) == 0)
+		log_info("removed '%s', left by a %s that was killed", lock, killed);
+	else if (errno != ENOENT)
+		return bg_error_errno("cannot remove the stale lock '%s'", lock);
+	return 0;
+}
+
+int bg_git_worktree_unlock(const char *wt_path)
+{
+	static const char *const locks[] = { "index.lock", "HEAD.lock" };
+	git_repository *w = NULL;
+	int ret = 0;
+
+	init_once();
+	if (git_repository_open_ext(&w, wt_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		/* nothing to unlock: the checkout makes the worktree again */
+		git_error_clear();
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(locks); i++) {
+		char *lock = bg_path_join(git_repository_path(w), locks[i]);
+
+		if (remove_stale_lock(lock, "build") < 0)
+			ret = -1;
+		free(lock);
+	}
+	git_repository_free(w);
 	return ret;
 }
 
@@ -556,6 +595,33 @@ out:
 	return ret;
 }
 
+/*
+ * One fetch into a mirror at a time (bootgate-fetch.lock, held until *fd is closed). The
+ * lock files of the refs a fetch writes (the branch, HEAD) that are there once it is held
+ * were left by a fetch that was killed: without their removal no fetch would pass again.
+ */
+static int fetch_lock(const char *repo, const char *local, int *fd)
+{
+	char *path = bg_path_join(repo, "bootgate-fetch.lock");
+	char *stale[] = { xasprintf("%s/%s.lock", repo, local), bg_path_join(repo, "HEAD.lock") };
+	int ret = -1;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0 || flock(*fd, LOCK_EX) < 0) {
+		bg_error_errno("cannot lock '%s'", path);
+		goto out;
+	}
+	ret = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(stale); i++)
+		if (remove_stale_lock(stale[i], "fetch") < 0)
+			ret = -1;
+out:
+	for (size_t i = 0; i < ARRAY_SIZE(stale); i++)
+		free(stale[i]);
+	free(path);
+	return ret;
+}
+
 int bg_git_fetch(const char *repo, const char *url, const char *branch, const char *reference,
 		 char tip[BG_OID_HEX])
 {
@@ -566,7 +632,7 @@ int bg_git_fetch(const char *repo, const char *url, const char *branch, const ch
 	char *spec = xasprintf("+refs/heads/%s:refs/heads/%s", branch, branch);
 	char *local = xasprintf("refs/heads/%s", branch);
 	git_strarray specs = { &spec, 1 };
-	int ret = -1;
+	int ret = -1, lock_fd = -1;
 
 	init_once();
 	if (git_repository_open_ext(&r, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
@@ -580,6 +646,8 @@ int bg_git_fetch(const char *repo, const char *url, const char *branch, const ch
 		if (reference && borrow(r, reference) < 0)
 			goto out;
 	}
+	if (fetch_lock(repo, local, &lock_fd) < 0)
+		goto out;
 	if (git_remote_create_anonymous(&remote, r, url) < 0) {
 		git_fail("bad remote", url);
 		goto out;
@@ -605,6 +673,8 @@ out:
 	git_reference_free(head);
 	git_remote_free(remote);
 	git_repository_free(r);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(spec);
 	free(local);
 	return ret;

@@ -96,6 +96,26 @@ test_expect_success 'the kept image deleted behind its back: built again, the sa
 	test_jq ".reused == true" back.json
 '
 
+test_expect_success 'a worker killed mid-checkout: the locks it left are removed, and it builds' '
+	build_shown --tree tree --commit master >/dev/null &&
+	git_ -C tree checkout -q -b locked master &&
+	echo "/* locked */" >>tree/code.c &&
+	git_ -C tree commit -q -a -m locked &&
+	wt=$(dirname "$(find "$BOOTGATE_CACHE/work" -maxdepth 4 -name .git -type f)") &&
+	gd=$(git -C "$wt" rev-parse --absolute-git-dir) &&
+	: >"$gd/index.lock" &&
+	: >"$gd/HEAD.lock" &&
+	build_shown --tree tree --commit locked >l.json &&
+	test_jq ".status == \"built\" and .reused == false" l.json &&
+	cmp "$(jq -r .image l.json)" tree/code.c &&
+	test_grep "removed .$gd/index.lock., left by a build that was killed" "$SCRATCH/.build-err" &&
+	test_grep "removed .$gd/HEAD.lock., left by a build that was killed" "$SCRATCH/.build-err" &&
+	test ! -e "$gd/index.lock" && test ! -e "$gd/HEAD.lock" &&
+	build --tree tree --commit master >m.json 2>err &&
+	test_jq ".status == \"built\"" m.json &&
+	! grep "left by a build" err
+'
+
 test_expect_success '--config and --fragment: another configuration, built, not reused' '
 	build_shown --tree tree --commit master >tiny.json &&
 	echo "CONFIG_EXTRA=y" >extra.config &&

@@ -76,6 +76,32 @@ test_expect_success 'a clone with --reference of the cache: a pack of a few KB, 
 	test "$objects" -ge 1 && test "$kb" -lt 5000
 '
 
+# fetch_into MIRROR: bootgate fetch of the served master into MIRROR; its tip on stdout
+fetch_into() {
+	"$ROOT/bin/bootgate" fetch --mirror "$1" --url "$(gitd_url)/linux.git" --branch master \
+		--reference "$TREE"
+}
+
+test_expect_success 'bootgate fetch: the locks a killed fetch left are removed, and it fetches' '
+	served &&
+	m=$SCRATCH/mirror.git &&
+	fetch_into "$m" >tip &&
+	test "$(cat tip)" = "$(git -C "$SCRATCH/srv/linux.git" rev-parse master)" &&
+	s=$SCRATCH/srv/linux.git &&
+	next=$(git_ -C "$s" commit-tree -p master -m "one more" "master^{tree}") &&
+	git -C "$s" update-ref refs/heads/master "$next" &&
+	echo "$(cat tip)" >"$m/refs/heads/master.lock" &&
+	echo "ref: refs/heads/master" >"$m/HEAD.lock" &&
+	{ fetch_into "$m" >tip 2>err || ! cat err >&2; } &&
+	test "$(cat tip)" = "$next" &&
+	test "$(git -C "$m" rev-parse master)" = "$next" &&
+	test_grep "removed .$m/refs/heads/master.lock., left by a fetch that was killed" err &&
+	test_grep "removed .$m/HEAD.lock., left by a fetch that was killed" err &&
+	test ! -e "$m/refs/heads/master.lock" && test ! -e "$m/HEAD.lock" &&
+	fetch_into "$m" >tip 2>err &&
+	! grep "left by" err
+'
+
 test_expect_success 'stop_git_daemon ends it and frees its port' '
 	served &&
 	port=$(cat "$SCRATCH/.gitd/port") &&
