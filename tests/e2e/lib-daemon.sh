@@ -6,18 +6,43 @@ q() {
 	sqlite3 -batch -noheader "$DB" "$1"
 }
 
-# wait_for SECONDS SHELL-CONDITION: polls every second; fails with the daemon's log
+# wait_for SECONDS SHELL-CONDITION: polls every second; fails with the daemon's log and,
+# when the store is there, its jobs, its last events and the newest job's log. A test sets
+# WAIT_ABORT to a condition that means "never now" (a job failed): it fails at once then.
 wait_for() {
 	waited=0
 	while ! eval "$2"; do
+		if [ -n "${WAIT_ABORT:-}" ] && eval "$WAIT_ABORT"; then
+			echo "given up after $waited s: $WAIT_ABORT (waiting for: $2)" >&2
+			wait_failed
+			return 1
+		fi
 		if [ "$waited" -ge "$1" ]; then
 			echo "not true after $1 s: $2" >&2
-			tail -40 "$SCRATCH/daemon.log" >&2
+			wait_failed
 			return 1
 		fi
 		sleep 1
 		waited=$((waited + 1))
 	done
+}
+
+# a_job_failed: whether a job of the store failed for good (its tries spent); tests where
+# none may fail set WAIT_ABORT=a_job_failed, so that their waits end at once then
+a_job_failed() {
+	[ -s "$DB" ] &&
+		[ "$(q "SELECT count(*) FROM jobs WHERE state = 'failed'" 2>/dev/null)" -gt 0 ] 2>/dev/null
+}
+
+wait_failed() {
+	tail -40 "$SCRATCH/daemon.log" >&2
+	[ -n "${DB:-}" ] && [ -s "$DB" ] || return 0
+	echo "jobs (id|kind|rev|state|attempts):" >&2
+	q "SELECT id, kind, substr(rev, 1, 12), state, attempts FROM jobs ORDER BY id" >&2
+	echo "last events:" >&2
+	q "SELECT message FROM (SELECT id, message FROM events ORDER BY id DESC LIMIT 8) ORDER BY id" >&2
+	log=$(ls -t "$(dirname "$DB")"/jobs/*.log 2>/dev/null | head -1)
+	[ -z "$log" ] || { echo "the end of $log:" >&2; tail -8 "$log" >&2; }
 }
 
 # stop_daemon: SIGTERM, then waits (60 s at most) for it to be gone; the pid file goes.

@@ -107,4 +107,35 @@ test_expect_success 'the empty cgroup of a run killed is removed by the next' '
 	fi
 '
 
+# a store of one job done, then that job failed for good
+cat >store.sql <<EOF
+CREATE TABLE jobs (id, kind, rev, state, attempts);
+CREATE TABLE events (id, message);
+INSERT INTO jobs VALUES (1, 'gate', 'abc', 'done', 1);
+INSERT INTO events VALUES (1, 'job 1 ended');
+EOF
+echo "UPDATE jobs SET state = 'failed', attempts = 5;" >failed.sql
+
+test_expect_success 'wait_for: a failed job ends the wait at once, and its store is shown' '
+	(
+		. "$ROOT/tests/e2e/lib-daemon.sh" &&
+		DB=$SCRATCH/w.db &&
+		mkdir -p "$SCRATCH/jobs" &&
+		echo "the index is locked" >"$SCRATCH/jobs/1.log" &&
+		sqlite3 "$DB" <"$SCRATCH/store.sql" &&
+		: >"$SCRATCH/daemon.log" &&
+		WAIT_ABORT=a_job_failed &&
+		! wait_for 2 false 2>out &&
+		test_grep "^not true after 2 s: false" out &&
+		sqlite3 "$DB" <"$SCRATCH/failed.sql" &&
+		start=$(date +%s) &&
+		! wait_for 60 false 2>out &&
+		test $(($(date +%s) - start)) -lt 30 &&
+		test_grep "^given up after 0 s: a_job_failed (waiting for: false)" out &&
+		test_grep "^1|gate|abc|failed|5$" out &&
+		test_grep "^job 1 ended$" out &&
+		test_grep "^the index is locked$" out
+	)
+'
+
 test_done
