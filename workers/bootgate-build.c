@@ -1725,11 +1725,13 @@ int main(int argc, char **argv)
 	log_info("%s %s for %s", b.tree.id, b.rev, b.board.name);
 	{
 		char rev[BG_OID_HEX];
-		/* a worker killed mid-checkout leaves its lock: under ours, no other holds one */
-		int unlocked = bg_git_worktree_unlock(b.src);
 
 		memcpy(rev, b.commit, sizeof(rev));
-		if (unlocked < 0 ||
+		/*
+		 * Under the build lock no other worker is in this worktree: an index.lock or
+		 * HEAD.lock there is a killed worker's, and would fail every checkout.
+		 */
+		if (bg_git_worktree_clear_locks(b.src) < 0 ||
 		    bg_git_checkout(b.tree.real, b.src, rev, b.commit, b.parent) < 0) {
 			ret = finish(&b, BG_BUILD_INFRA, bg_error_last());
 			goto out;

@@ -21,6 +21,23 @@ static int git_fail(const char *what, const char *arg)
 	return bg_error("%s '%s': %s", what, arg, e && e->message ? e->message : "libgit2 error");
 }
 
+/*
+ * Removes a lock file that libgit2 left when the process holding it was killed; what was
+ * killed (a build, a fetch) is said. Only under a lock that keeps every live writer out.
+ */
+static int remove_stale_lock(const char *lock, const char *killed)
+{
+	struct stat st;
+
+	/* none there is the usual case, also where nothing could be removed (read-only) */
+	if (lstat(lock, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (unlink(lock) < 0)
+		return bg_error_errno("cannot remove the stale lock '%s'", lock);
+	log_info("removed '%s', left by a %s that was killed", lock, killed);
+	return 0;
+}
+
 static void shutdown_git(void)
 {
 	git_libgit2_shutdown();
@@ -97,13 +114,14 @@ bool bg_git_branch_name_ok(const char *name)
 /*
  * Clears what an earlier worktree of this name left behind when its directory was deleted
  * behind our back: its administrative directory in the repository and its branch (each
- * worktree libgit2 adds gets a branch of its name).
+ * worktree libgit2 adds gets a branch of its name), with a stale lock on that branch.
  */
 static void clear_stale(git_repository *r, const char *name)
 {
 	git_worktree_prune_options prune = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
 	git_worktree *wt = NULL;
 	git_reference *branch = NULL;
+	char *lock;
 
 	if (git_worktree_lookup(&wt, r, name) == 0) {
 		if (git_worktree_validate(wt) < 0)
@@ -117,6 +135,10 @@ static void clear_stale(git_repository *r, const char *name)
 			bg_remove_tree(admin);
 		free(admin);
 	}
+	/* a lock on its branch is a killed build's: this runs under the build lock */
+	lock = xasprintf("%srefs/heads/%s.lock", git_repository_commondir(r), name);
+	remove_stale_lock(lock, "build");
+	free(lock);
 	/* the branch goes unless a live worktree still has it checked out */
 	if (git_branch_lookup(&branch, r, name, GIT_BRANCH_LOCAL) == 0) {
 		git_branch_delete(branch);
@@ -226,20 +248,7 @@ out:
 	return ret;
 }
 
-/*
- * Removes a lock file that libgit2 left when the process holding it was killed; what was
- * killed (a build, a fetch) is said. Only under a lock that keeps every live writer out.
- */
-static int remove_stale_lock(const char *lock, const char *killed)
-{
-	if (unlink(lock) == 0)
-		log_info("removed '%s', left by a %s that was killed", lock, killed);
-	else if (errno != ENOENT)
-		return bg_error_errno("cannot remove the stale lock '%s'", lock);
-	return 0;
-}
-
-int bg_git_worktree_unlock(const char *wt_path)
+int bg_git_worktree_clear_locks(const char *wt_path)
 {
 	static const char *const locks[] = { "index.lock", "HEAD.lock" };
 	git_repository *w = NULL;
@@ -596,20 +605,28 @@ out:
 }
 
 /*
- * One fetch into a mirror at a time (bootgate-fetch.lock, held until *fd is closed). The
- * lock files of the refs a fetch writes (the branch, HEAD) that are there once it is held
- * were left by a fetch that was killed: without their removal no fetch would pass again.
+ * One fetch into a mirror at a time: bootgate-fetch.lock, held until *fd is closed (*fd,
+ * when not -1, is the caller's to close, on failure too). Once it is held, a lock file of
+ * a ref that a fetch writes (refs/heads/BRANCH, HEAD) was left by a fetch that was
+ * killed: without its removal no fetch would pass again.
  */
 static int fetch_lock(const char *repo, const char *local, int *fd)
 {
-	char *path = bg_path_join(repo, "bootgate-fetch.lock");
-	char *stale[] = { xasprintf("%s/%s.lock", repo, local), bg_path_join(repo, "HEAD.lock") };
+	char *path = xasprintf("%s/bootgate-fetch.lock", repo);
+	char *stale[] = { xasprintf("%s/%s.lock", repo, local), xasprintf("%s/HEAD.lock", repo) };
 	int ret = -1;
 
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0 || flock(*fd, LOCK_EX) < 0) {
-		bg_error_errno("cannot lock '%s'", path);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		bg_error_errno("cannot open '%s'", path);
 		goto out;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		log_info("waiting for another fetch into '%s'", repo);
+		if (flock(*fd, LOCK_EX) < 0) {
+			bg_error_errno("cannot lock '%s'", path);
+			goto out;
+		}
 	}
 	ret = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(stale); i++)
@@ -631,13 +648,18 @@ int bg_git_fetch(const char *repo, const char *url, const char *branch, const ch
 	git_reference *head = NULL;
 	char *spec = xasprintf("+refs/heads/%s:refs/heads/%s", branch, branch);
 	char *local = xasprintf("refs/heads/%s", branch);
+	char *config_lock = xasprintf("%s/config.lock", repo);
 	git_strarray specs = { &spec, 1 };
 	int ret = -1, lock_fd = -1;
 
 	init_once();
+	/* the mirror is made under the lock too: two first fetches would both make it */
+	if (bg_mkdirs(repo) < 0 || fetch_lock(repo, local, &lock_fd) < 0)
+		goto out;
 	if (git_repository_open_ext(&r, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
 		git_error_clear();
-		if (bg_mkdirs(repo) < 0)
+		/* not a repository yet: a fetch killed while it made the mirror left that */
+		if (remove_stale_lock(config_lock, "fetch") < 0)
 			goto out;
 		if (git_repository_init(&r, repo, 1) < 0) {
 			git_fail("cannot make the mirror", repo);
@@ -646,8 +668,6 @@ int bg_git_fetch(const char *repo, const char *url, const char *branch, const ch
 		if (reference && borrow(r, reference) < 0)
 			goto out;
 	}
-	if (fetch_lock(repo, local, &lock_fd) < 0)
-		goto out;
 	if (git_remote_create_anonymous(&remote, r, url) < 0) {
 		git_fail("bad remote", url);
 		goto out;
@@ -675,6 +695,7 @@ out:
 	git_repository_free(r);
 	if (lock_fd >= 0)
 		close(lock_fd);
+	free(config_lock);
 	free(spec);
 	free(local);
 	return ret;

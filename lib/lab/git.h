@@ -14,13 +14,14 @@
 int bg_git_checkout(const char *repo, const char *wt_path, const char *rev,
 		    char commit[BG_OID_HEX], char parent[BG_OID_HEX]);
 /*
- * Removes the lock files a process killed inside libgit2 leaves in the own git directory
- * of the worktree at wt_path (index.lock, HEAD.lock), each said: while one is there,
- * every checkout of that worktree fails. Only for a caller that holds what keeps every
- * other writer of the worktree out (the build lock): any lock it finds is a dead
- * process's. A worktree that is missing or broken has none.
+ * Removes the lock files that a process killed inside libgit2 leaves in the worktree's own
+ * git directory (worktrees/NAME of its repository): index.lock and HEAD.lock, each said.
+ * While one is there, every checkout of that worktree fails. Only for a caller that holds
+ * what keeps every other writer of the worktree out (the build lock), so that any lock
+ * found is a dead process's. 0, also when the worktree is missing or broken (the checkout
+ * makes it again); -1 when a lock cannot be removed.
  */
-int bg_git_worktree_unlock(const char *wt_path);
+int bg_git_worktree_clear_locks(const char *wt_path);
 /*
  * Records in the index of the worktree at wt_path what its files are now (their times
  * set by hand): the next checkout then sees them unchanged and leaves them alone.
@@ -84,13 +85,12 @@ int bg_git_apply(const char *repo, const char *onto, const struct bg_git_patch *
 /*
  * Fetches branch from url into the bare mirror at repo (made when missing; reference, if
  * not NULL, is a local repository whose objects it borrows, as git clone --reference
- * does), updating refs/heads/BRANCH; fills the tip. One fetch into a mirror at a time:
- * the lock files a killed one left on those refs are removed, each said.
+ * does), updating refs/heads/BRANCH; fills the tip. One fetch into a mirror at a time
+ * (another waits, said): refs/heads/BRANCH.lock and HEAD.lock found then were left by a
+ * fetch that was killed, and are removed, each said.
  */
 int bg_git_fetch(const char *repo, const char *url, const char *branch, const char *reference,
 		 char tip[BG_OID_HEX]);
-
-#endif
 
 /*
  * A repository kept open for many reads (a public-inbox epoch: thousands of commits and
@@ -114,3 +114,5 @@ int bg_git_repo_first_parents_after(struct bg_git_repo *r, const char *rev, cons
  */
 int bg_git_repo_read(struct bg_git_repo *r, const char *commit, const char *path, size_t max,
 		     char **data, size_t *len);
+
+#endif

@@ -27,6 +27,14 @@ scenario() {
 	sed -n "s/^$1 //p" "$SCRATCH/scenario"
 }
 
+# fetch_into MIRROR: bootgate fetch of the served master into MIRROR; its tip on stdout,
+# its messages in $SCRATCH/.fetch-err, shown when it fails
+fetch_into() {
+	"$ROOT/bin/bootgate" fetch --mirror "$1" --url "$(gitd_url)/linux.git" --branch master \
+		--reference "$TREE" 2>"$SCRATCH/.fetch-err" ||
+		{ cat "$SCRATCH/.fetch-err" >&2; return 1; }
+}
+
 test_expect_success 'the daemon answers on a port of 127.0.0.1 of its own' '
 	served &&
 	port=$(cat "$SCRATCH/.gitd/port") &&
@@ -76,30 +84,31 @@ test_expect_success 'a clone with --reference of the cache: a pack of a few KB, 
 	test "$objects" -ge 1 && test "$kb" -lt 5000
 '
 
-# fetch_into MIRROR: bootgate fetch of the served master into MIRROR; its tip on stdout
-fetch_into() {
-	"$ROOT/bin/bootgate" fetch --mirror "$1" --url "$(gitd_url)/linux.git" --branch master \
-		--reference "$TREE"
-}
-
 test_expect_success 'bootgate fetch: the locks a killed fetch left are removed, and it fetches' '
 	served &&
 	m=$SCRATCH/mirror.git &&
-	fetch_into "$m" >tip &&
-	test "$(cat tip)" = "$(git -C "$SCRATCH/srv/linux.git" rev-parse master)" &&
 	s=$SCRATCH/srv/linux.git &&
+	fetch_into "$m" >tip &&
+	test "$(cat tip)" = "$(git -C "$s" rev-parse master)" &&
 	next=$(git_ -C "$s" commit-tree -p master -m "one more" "master^{tree}") &&
 	git -C "$s" update-ref refs/heads/master "$next" &&
-	echo "$(cat tip)" >"$m/refs/heads/master.lock" &&
+	cp tip "$m/refs/heads/master.lock" &&
 	echo "ref: refs/heads/master" >"$m/HEAD.lock" &&
-	{ fetch_into "$m" >tip 2>err || ! cat err >&2; } &&
+	fetch_into "$m" >tip &&
 	test "$(cat tip)" = "$next" &&
 	test "$(git -C "$m" rev-parse master)" = "$next" &&
-	test_grep "removed .$m/refs/heads/master.lock., left by a fetch that was killed" err &&
-	test_grep "removed .$m/HEAD.lock., left by a fetch that was killed" err &&
+	err=$SCRATCH/.fetch-err &&
+	test_grep "removed .$m/refs/heads/master.lock., left by a fetch that was killed" "$err" &&
+	test_grep "removed .$m/HEAD.lock., left by a fetch that was killed" "$err" &&
 	test ! -e "$m/refs/heads/master.lock" && test ! -e "$m/HEAD.lock" &&
-	fetch_into "$m" >tip 2>err &&
-	! grep "left by" err
+	fetch_into "$m" >tip &&
+	! grep -q "left by" "$err" &&
+	: a fetch killed while it made its mirror: made all the same &&
+	mkdir "$SCRATCH/half.git" &&
+	: >"$SCRATCH/half.git/config.lock" &&
+	fetch_into "$SCRATCH/half.git" >tip &&
+	test "$(cat tip)" = "$next" &&
+	test_grep "removed .$SCRATCH/half.git/config.lock., left by a fetch" "$err"
 '
 
 test_expect_success 'stop_git_daemon ends it and frees its port' '

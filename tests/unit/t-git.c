@@ -147,6 +147,58 @@ static void test_checkout(void **state)
 	free(repo);
 }
 
+/*
+ * The lock files a build killed inside libgit2 leaves: in the worktree's git directory
+ * they fail every checkout until removed; on the worktree's branch in the repository,
+ * they fail making a deleted worktree again.
+ */
+static void test_stale_locks(void **state)
+{
+	char *repo = xasprintf("%s/c/linux", top), *wt = xasprintf("%s/work-c/src", top);
+	char commit[BG_OID_HEX], parent[BG_OID_HEX], *dotgit, *text, *gitdir, *index_lock;
+	char *head_lock;
+
+	(void)state;
+	make_repo(repo);
+	/* no worktree yet: nothing to remove */
+	assert_int_equal(bg_git_worktree_clear_locks(wt), 0);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD~1", commit, parent), 0);
+	/* the worktree's .git file names its git directory: "gitdir: PATH" */
+	dotgit = bg_path_join(wt, ".git");
+	text = bg_read_file(dotgit, 4096, NULL);
+	assert_non_null(text);
+	assert_int_equal(strncmp(text, "gitdir: ", 8), 0);
+	text[strcspn(text, "\n")] = '\0';
+	gitdir = xstrdup(text + 8);
+	free(text);
+	free(dotgit);
+	index_lock = bg_path_join(gitdir, "index.lock");
+	head_lock = bg_path_join(gitdir, "HEAD.lock");
+	run("touch '%s' '%s'", index_lock, head_lock);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD", commit, parent), -1);
+	assert_non_null(strstr(bg_error_last(), "locked"));
+	assert_int_equal(bg_git_worktree_clear_locks(wt), 0);
+	assert_int_equal(access(index_lock, F_OK), -1);
+	assert_int_equal(access(head_lock, F_OK), -1);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD", commit, parent), 0);
+	/* one that cannot be removed is an error that names it */
+	run("mkdir -p '%s/x'", index_lock);
+	assert_int_equal(bg_git_worktree_clear_locks(wt), -1);
+	assert_non_null(strstr(bg_error_last(), "cannot remove the stale lock"));
+	assert_non_null(strstr(bg_error_last(), index_lock));
+	run("rm -rf '%s'", index_lock);
+	/* the worktree deleted, its branch locked: made again all the same */
+	run("rm -rf '%s' && for b in '%s'/.git/refs/heads/bootgate-*; do cp \"$b\" \"$b.lock\"; done",
+	    wt, repo);
+	assert_int_equal(bg_git_checkout(repo, wt, "HEAD~2", commit, parent), 0);
+	run("! ls '%s'/.git/refs/heads/*.lock 2>/dev/null", repo);
+	free(index_lock);
+	free(head_lock);
+	free(gitdir);
+	free(wt);
+	free(repo);
+}
+
 /* Two trees whose paths end in the same name get two identities, two work directories. */
 static void test_tree_identity(void **state)
 {
@@ -304,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_stale_locks),
 		cmocka_unit_test(test_tree_identity),
 		cmocka_unit_test(test_branch_names),
 		cmocka_unit_test(test_apply),
