@@ -7,19 +7,20 @@ q() {
 }
 
 # wait_for SECONDS SHELL-CONDITION: polls every second; fails with the daemon's log and,
-# when the store is there, its jobs, its last events and the newest job's log. A test sets
-# WAIT_ABORT to a condition that means "never now" (a job failed): it fails at once then.
+# when the store is there, what show_store shows. A test sets WAIT_ABORT to a condition
+# that means "never now" (a_job_failed): the wait then fails at once instead of at its
+# end. Waits that are not for jobs (the daemon's own end) run without it.
 wait_for() {
 	waited=0
 	while ! eval "$2"; do
 		if [ -n "${WAIT_ABORT:-}" ] && eval "$WAIT_ABORT"; then
 			echo "given up after $waited s: $WAIT_ABORT (waiting for: $2)" >&2
-			wait_failed
+			show_store
 			return 1
 		fi
 		if [ "$waited" -ge "$1" ]; then
 			echo "not true after $1 s: $2" >&2
-			wait_failed
+			show_store
 			return 1
 		fi
 		sleep 1
@@ -27,30 +28,34 @@ wait_for() {
 	done
 }
 
-# a_job_failed: whether a job of the store failed for good (its tries spent); tests where
-# none may fail set WAIT_ABORT=a_job_failed, so that their waits end at once then
+# a_job_failed: whether a job of the store failed for good (the daemon will not try it
+# again); for WAIT_ABORT in tests where no job may fail
 a_job_failed() {
-	[ -s "$DB" ] &&
-		[ "$(q "SELECT count(*) FROM jobs WHERE state = 'failed'" 2>/dev/null)" -gt 0 ] 2>/dev/null
+	[ -s "${DB:-}" ] &&
+		[ -n "$(q "SELECT 1 FROM jobs WHERE state = 'failed' LIMIT 1" 2>/dev/null)" ]
 }
 
-wait_failed() {
+# show_store: to stderr, the end of the daemon's log; then, when the store ($DB) is there,
+# its jobs, its last events and the end of the newest job's log (the daemon writes them
+# to jobs/ beside the store)
+show_store() {
 	tail -40 "$SCRATCH/daemon.log" >&2
-	[ -n "${DB:-}" ] && [ -s "$DB" ] || return 0
+	[ -s "${DB:-}" ] || return 0
 	echo "jobs (id|kind|rev|state|attempts):" >&2
 	q "SELECT id, kind, substr(rev, 1, 12), state, attempts FROM jobs ORDER BY id" >&2
 	echo "last events:" >&2
 	q "SELECT message FROM (SELECT id, message FROM events ORDER BY id DESC LIMIT 8) ORDER BY id" >&2
-	log=$(ls -t "$(dirname "$DB")"/jobs/*.log 2>/dev/null | head -1)
-	[ -z "$log" ] || { echo "the end of $log:" >&2; tail -8 "$log" >&2; }
+	newest=$(ls -t "$(dirname "$DB")"/jobs/*.log 2>/dev/null | head -1)
+	[ -z "$newest" ] || { echo "the end of $newest:" >&2; tail -8 "$newest" >&2; }
 }
 
 # stop_daemon: SIGTERM, then waits (60 s at most) for it to be gone; the pid file goes.
-# A daemon that already exited is not an error: this runs at exit too.
+# A daemon that already exited is not an error: this runs at exit too, and waits whatever
+# WAIT_ABORT says, so that nothing is removed under a daemon still running.
 stop_daemon() {
 	[ -s "$SCRATCH/daemon.pid" ] || return 0
 	kill -TERM "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null || true
-	wait_for 60 '! kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null'
+	(WAIT_ABORT= && wait_for 60 '! kill -0 "$(cat "$SCRATCH/daemon.pid")" 2>/dev/null')
 	rm -f "$SCRATCH/daemon.pid"
 }
 

@@ -80,7 +80,7 @@ test_expect_success() {
 	if [ -n "${TEST_ONLY:-}" ] && [ "$TEST_ONLY" != "$test_count" ]; then
 		return 0
 	fi
-	rm -f "$SCRATCH/.case-notes"
+	rm -f "$SCRATCH/.case-notes" "$SCRATCH/.case-why"
 	lint=$( (test_body_ "(exit 117) && $2
 echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 	if [ "$lint" != chain-117 ]; then
@@ -98,9 +98,12 @@ echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $TEST_NAME: $1"
-		# the figures noted before the failure, then what the case printed
+		# the figures noted before the failure, then what the case printed, then why a
+		# check failed where its message went elsewhere (test_exit_code ... 2>err)
 		[ ! -s "$SCRATCH/.case-notes" ] || sed 's/^/#   /' "$SCRATCH/.case-notes"
 		sed 's/^/#   /' "$SCRATCH/.case-out"
+		[ ! -s "$SCRATCH/.case-why" ] ||
+			grep -vxF -f "$SCRATCH/.case-out" "$SCRATCH/.case-why" | sed 's/^/#   /'
 	fi
 }
 
@@ -118,7 +121,8 @@ test_exit_code() {
 	got=$?
 	set -e
 	if [ "$got" != "$want" ]; then
-		echo "exit code $got, want $want: $*" >&2
+		# kept for the failure's report too: the caller may send stderr to a file
+		echo "exit code $got, want $want: $*" | tee -a "$SCRATCH/.case-why" >&2
 		return 1
 	fi
 }

@@ -16,6 +16,8 @@ test_expect_success 'fail: the middle of a loop fails' 'for i in 1 2 3; do test 
 test_expect_success 'fail: the last link fails' 'true && false'
 test_expect_success 'fail: a failing function' 'test_grep missing /dev/null'
 test_expect_success 'fail: a JSON check of no output' ': >empty && test_jq ".a == 1" empty'
+test_expect_success 'fail: a wrong exit code, stderr sent to a file' 'test_exit_code 0 sh -c "exit 3" 2>err'
+test_expect_success 'fail: a wrong exit code, said once' 'test_exit_code 0 sh -c "exit 4"'
 test_expect_success 'pass: a whole chain' 'true &&
 echo a >a &&
 for i in 1 2; do test -f a || return 1; done'
@@ -27,8 +29,8 @@ test_expect_success 'failures are counted, whatever their place in the case' '
 	write_cases &&
 	test_exit_code 1 env -u TEST_ONLY sh cases.sh >out 2>&1 &&
 	cat out &&
-	test_grep "^1 passed, 7 failed$" out &&
-	test "$(grep -c "^not ok .*: fail: " out)" = 7 &&
+	test_grep "^1 passed, 9 failed$" out &&
+	test "$(grep -c "^not ok .*: fail: " out)" = 9 &&
 	test "$(grep -c "^ok .*: pass: " out)" = 1
 '
 
@@ -37,6 +39,14 @@ test_expect_success 'a broken chain is named as such' '
 	test_exit_code 1 env -u TEST_ONLY sh cases.sh >out 2>&1 &&
 	grep -A1 "fail: a chain broken after a failing pair" out >case &&
 	test_grep "broken &&-chain" case
+'
+
+test_expect_success 'a wrong exit code is said under its case, wherever its stderr went' '
+	write_cases &&
+	test_exit_code 1 env -u TEST_ONLY sh cases.sh >out 2>&1 &&
+	grep -A1 "fail: a wrong exit code, stderr sent to a file" out >case &&
+	test_grep "^#   exit code 3, want 0: sh -c exit 3$" case &&
+	test "$(grep -c "exit code 4, want 0" out)" = 1
 '
 
 # tests/run.sh's "# beside: NAME": two scripts of its own, the second beside the first,
@@ -107,34 +117,48 @@ test_expect_success 'the empty cgroup of a run killed is removed by the next' '
 	fi
 '
 
-# a store of one job done, then that job failed for good
-cat >store.sql <<EOF
-CREATE TABLE jobs (id, kind, rev, state, attempts);
-CREATE TABLE events (id, message);
-INSERT INTO jobs VALUES (1, 'gate', 'abc', 'done', 1);
-INSERT INTO events VALUES (1, 'job 1 ended');
-EOF
-echo "UPDATE jobs SET state = 'failed', attempts = 5;" >failed.sql
+# write_store: w.db, a store of one job done, with a log of that job and an empty daemon
+# log; and failed.sql, which makes that job failed for good
+write_store() {
+	mkdir -p jobs &&
+	echo "the index is locked" >jobs/1.log &&
+	: >daemon.log &&
+	sqlite3 w.db <<-\EOF &&
+	CREATE TABLE jobs (id, kind, rev, state, attempts);
+	CREATE TABLE events (id, message);
+	INSERT INTO jobs VALUES (1, 'gate', 'abc', 'done', 1);
+	INSERT INTO events VALUES (1, 'job 1 ended');
+	EOF
+	echo "UPDATE jobs SET state = 'failed', attempts = 5;" >failed.sql
+}
+
+# stubborn: a stand-in daemon that ignores SIGTERM and ends 2 s later; its pid in daemon.pid
+stubborn() {
+	sh -c 'trap "" TERM; sleep 2' &
+	echo $! >daemon.pid
+}
 
 test_expect_success 'wait_for: a failed job ends the wait at once, and its store is shown' '
 	(
 		. "$ROOT/tests/e2e/lib-daemon.sh" &&
+		write_store &&
 		DB=$SCRATCH/w.db &&
-		mkdir -p "$SCRATCH/jobs" &&
-		echo "the index is locked" >"$SCRATCH/jobs/1.log" &&
-		sqlite3 "$DB" <"$SCRATCH/store.sql" &&
-		: >"$SCRATCH/daemon.log" &&
 		WAIT_ABORT=a_job_failed &&
 		! wait_for 2 false 2>out &&
 		test_grep "^not true after 2 s: false" out &&
-		sqlite3 "$DB" <"$SCRATCH/failed.sql" &&
+		sqlite3 "$DB" <failed.sql &&
 		start=$(date +%s) &&
 		! wait_for 60 false 2>out &&
 		test $(($(date +%s) - start)) -lt 30 &&
 		test_grep "^given up after 0 s: a_job_failed (waiting for: false)" out &&
 		test_grep "^1|gate|abc|failed|5$" out &&
 		test_grep "^job 1 ended$" out &&
-		test_grep "^the index is locked$" out
+		test_grep "^the index is locked$" out &&
+		stubborn &&
+		pid=$(cat daemon.pid) &&
+		stop_daemon 2>out &&
+		! kill -0 "$pid" 2>/dev/null &&
+		test ! -s out
 	)
 '
 

@@ -291,8 +291,8 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 	: the empty cgroup of a worker gone, SIGKILLed before it removed it: swept &&
 	dead=$(sh -c "echo \$\$") &&
 	mkdir /sys/fs/cgroup/pids/bootgate-build-$dead &&
-	test_exit_code 1 untrusted --max-procs 64 --timeout 120 --tree tree --commit bomb \
-		>b.json 2>err &&
+	{ test_exit_code 1 untrusted --max-procs 64 --timeout 120 --tree tree --commit bomb \
+		>b.json 2>err || { cat err b.json >&2; false; }; } &&
 	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" b.json &&
 	test_grep "bootgate-build: the build reached its process limit" "$(jq -r .log b.json)" &&
 	test_grep "the build reached its process limit" err &&
