@@ -499,6 +499,15 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 		r->timed_out = false;
 		if (!r->exit_code)
 			r->exit_code = 128 + SIGKILL;
+	} else if (!b->limit && cgroup_hit_max(b)) {
+		/*
+		 * A fork bomb can be refused and die out between two looks: its step then
+		 * exits 0 ("wait" says nothing of its children). A step that had a fork refused
+		 * did not run as written, whatever it returned.
+		 */
+		b->limit = "the build reached its process limit";
+		if (!r->exit_code)
+			r->exit_code = 1;
 	}
 	cgroup_kill_others(b);
 	if (p.out >= 0)

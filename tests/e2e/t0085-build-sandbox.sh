@@ -301,6 +301,19 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 	trusted_builds
 '
 
+# a hundred short sleeps at once, the refused fork ignored: with code.o already built (the
+# untrusted build starts from a copy of the trusted one), the step is over in a fraction
+# of a second, often before the worker's first look (200 ms), and exits 0
+hostile burst "@sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do for j in 0 1 2 3 4 5 6 7 8 9; do sleep 0.05 & done; done' $MARK-burst 2>/dev/null || true"
+test_expect_success 'a burst past the process limit, over before it is seen: failed all the same' '
+	trusted_builds &&
+	{ test_exit_code 1 untrusted --max-procs 32 --tree tree --commit burst >u.json 2>err ||
+		{ cat err u.json >&2; false; }; } &&
+	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" u.json &&
+	left_behind &&
+	trusted_builds
+'
+
 hostile fill "@while :; do head -c 1048576 /dev/zero >>\$(O)/fill-$MARK; sleep 0.05; done"
 hostile spam "@while :; do echo spam-$MARK; done"
 hostile tmpfill "@head -c 300000000 /dev/zero >/tmp/fill-$MARK"
