@@ -403,15 +403,22 @@ out:
 	return ret;
 }
 
-/* A ref keeps a commit of ours from being collected while it is built and measured. */
-static int keep(git_repository *r, const char *ref, const git_oid *id)
+/*
+ * A ref keeps a commit of ours from being collected while it is built and measured. The
+ * commit is used by its id, never through the ref: one that cannot be made (a lock a
+ * killed process left on it, every try the same name) is a warning, not a failed commit.
+ */
+static void keep(git_repository *r, const char *ref, const git_oid *id)
 {
 	git_reference *rf = NULL;
 
-	if (git_reference_create(&rf, r, ref, id, 1, "bootgate") < 0)
-		return git_fail("cannot make", ref);
+	if (git_reference_create(&rf, r, ref, id, 1, "bootgate") < 0) {
+		git_fail("cannot make", ref);
+		log_warnx("%s; the commit is used all the same, until git gc prunes it",
+			  bg_error_last());
+		return;
+	}
 	git_reference_free(rf);
-	return 0;
 }
 
 int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
@@ -455,8 +462,7 @@ int bg_git_revert_onto(const char *repo, const char *culprit, const char *onto,
 	}
 	git_oid_tostr(out, BG_OID_HEX, &id);
 	ref = xasprintf("refs/bootgate/reverts/%s", out);
-	if (keep(r, ref, &id) < 0)
-		goto out;
+	keep(r, ref, &id);
 	ret = 0;
 out:
 	free(msg);
@@ -547,8 +553,8 @@ int bg_git_apply(const char *repo, const char *onto, const struct bg_git_patch *
 		goto out;
 	}
 	git_oid_tostr(out, BG_OID_HEX, &id);
-	if (p->ref && keep(r, p->ref, &id) < 0)
-		goto out;
+	if (p->ref)
+		keep(r, p->ref, &id);
 	ret = 0;
 out:
 	free(st.path);

@@ -154,7 +154,7 @@ static void test_checkout(void **state)
  */
 static void test_stale_locks(void **state)
 {
-	char *repo = xasprintf("%s/c/linux", top), *wt = xasprintf("%s/work-c/src", top);
+	char *repo = xasprintf("%s/d/linux", top), *wt = xasprintf("%s/work-d/src", top);
 	char commit[BG_OID_HEX], parent[BG_OID_HEX], *dotgit, *text, *gitdir, *index_lock;
 	char *head_lock;
 
@@ -315,6 +315,14 @@ static void test_apply(void **state)
 	assert_string_equal(again, id);
 	assert_int_equal(bg_git_resolve(repo, "refs/bootgate/series/1/1", again), 0);
 	assert_string_equal(again, id);
+	/* a ref locked by a process killed while it made it: the commit is made all the same */
+	run("mkdir -p '%s/.git/refs/bootgate/series/1' && touch '%s/.git/refs/bootgate/series/1/2.lock'",
+	    repo, repo);
+	p.ref = "refs/bootgate/series/1/2";
+	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, again), 0);
+	assert_string_equal(again, id);
+	assert_int_equal(bg_git_resolve(repo, "refs/bootgate/series/1/2", again), -1);
+	p.ref = "refs/bootgate/series/1/1";
 	/* where b.c already changed, the patch does not apply, and the error names b.c */
 	p.label = "patch 2/3";
 	assert_int_equal(bg_git_apply(repo, "HEAD", &p, id), 1);
