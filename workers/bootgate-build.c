@@ -461,6 +461,7 @@ static unsigned long long disk_used(const struct build *b)
 }
 
 static const char time_limit[] = "the build ran past its time limit";
+static const char procs_limit[] = "the build reached its process limit";
 
 /*
  * Runs a step, watched: past the time limit, at the process limit, or past the disk
@@ -485,7 +486,7 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 		if (t > (double)b->timeout)
 			b->limit = time_limit;
 		else if (cgroup_hit_max(b))
-			b->limit = "the build reached its process limit";
+			b->limit = procs_limit;
 		else if (now - last_disk >= 1) {
 			last_disk = now;
 			if (disk_used(b) > (unsigned long long)b->max_disk_mb << 20)
@@ -505,7 +506,7 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 		 * exits 0 ("wait" says nothing of its children). A step that had a fork refused
 		 * did not run as written, whatever it returned.
 		 */
-		b->limit = "the build reached its process limit";
+		b->limit = procs_limit;
 		if (!r->exit_code)
 			r->exit_code = 1;
 	}
