@@ -14,11 +14,17 @@
 #include "util/strvec.h"
 #include "util/xmalloc.h"
 
-static int git_fail(const char *what, const char *arg)
+/* What libgit2 said of its last failure. */
+static const char *git_message(void)
 {
 	const git_error *e = git_error_last();
 
-	return bg_error("%s '%s': %s", what, arg, e && e->message ? e->message : "libgit2 error");
+	return e && e->message ? e->message : "libgit2 error";
+}
+
+static int git_fail(const char *what, const char *arg)
+{
+	return bg_error("%s '%s': %s", what, arg, git_message());
 }
 
 /*
@@ -413,9 +419,9 @@ static void keep(git_repository *r, const char *ref, const git_oid *id)
 	git_reference *rf = NULL;
 
 	if (git_reference_create(&rf, r, ref, id, 1, "bootgate") < 0) {
-		git_fail("cannot make", ref);
-		log_warnx("%s; the commit is used all the same, until git gc prunes it",
-			  bg_error_last());
+		/* not an error: bg_error_last() is left as it was */
+		log_warnx("cannot make '%s': %s; the commit is used all the same, until git gc "
+			  "prunes it", ref, git_message());
 		return;
 	}
 	git_reference_free(rf);
