@@ -290,6 +290,45 @@ static char *pids_cgroup_of_self(void)
 	return path;
 }
 
+/* How long the build's processes get to die once SIGKILLed, in seconds. */
+#define KILL_SECONDS 30
+
+/*
+ * Kills every process of the cgroup DIR but this one, until none is left: nothing is left
+ * behind. A deadline, not a count of rounds: on a loaded host a fork bomb's processes may
+ * take more than a second to die. Past it, a warning with how many are left.
+ */
+static void cgroup_kill(const char *dir)
+{
+	char *file = bg_path_join(dir, "cgroup.procs");
+	double deadline = bg_now() + KILL_SECONDS;
+	int others = 0;
+
+	for (;;) {
+		char *text = bg_read_file(file, 1 << 20, NULL), *line, *save = NULL;
+
+		others = 0;
+		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			unsigned long pid;
+
+			if (bg_num_parse_ulong(line, 1, INT_MAX, &pid) == 0 &&
+			    (pid_t)pid != getpid()) {
+				kill((pid_t)pid, SIGKILL);
+				others++;
+			}
+		}
+		free(text);
+		if (!others || bg_now() > deadline)
+			break;
+		usleep(10000);
+	}
+	if (others)
+		log_warn("%d processes of the build still in '%s' after %d s of SIGKILL", others,
+			 dir, KILL_SECONDS);
+	free(file);
+}
+
 /*
  * The cgroups of workers that died without removing theirs (SIGKILL): removed when empty,
  * so that they do not pile up. One whose worker still runs, or that still holds a
@@ -336,8 +375,19 @@ static void cgroup_enter(struct build *b)
 	dir = xasprintf("%s/bootgate-build-%ld", home, (long)getpid());
 	/* the worker counts too: the build has max_procs of its own */
 	snprintf(n, sizeof(n), "%lu", b->max_procs + 1);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		goto fail;
+	if (mkdir(dir, 0755) < 0) {
+		/*
+		 * A worker of this pid before us was killed and left it: with what is left of
+		 * its build, and with its count of refused forks, which would fail this build
+		 * for a limit it never reached. Made again, empty.
+		 */
+		if (errno != EEXIST)
+			goto fail;
+		cgroup_kill(dir);
+		if (rmdir(dir) < 0 || mkdir(dir, 0755) < 0)
+			goto fail;
+		log_info("made again the cgroup a killed worker of the same pid left: '%s'", dir);
+	}
 	file = bg_path_join(dir, "pids.max");
 	if (write_text(file, n) < 0)
 		goto fail_dir;
@@ -377,48 +427,10 @@ static bool cgroup_hit_max(const struct build *b)
 	return hit;
 }
 
-/* How long the build's processes get to die once SIGKILLed, in seconds. */
-#define KILL_SECONDS 30
-
-/*
- * Kills every process of the build's cgroup but this one, until none is left: nothing is
- * left behind. A deadline, not a count of rounds: on a loaded host a fork bomb's processes
- * may take more than a second to die. Past it, a warning with how many are left.
- */
 static void cgroup_kill_others(const struct build *b)
 {
-	char *file;
-	double deadline;
-	int others = 0;
-
-	if (!b->cgroup)
-		return;
-	deadline = bg_now() + KILL_SECONDS;
-	file = bg_path_join(b->cgroup, "cgroup.procs");
-	for (;;) {
-		char *text = bg_read_file(file, 1 << 20, NULL), *line, *save = NULL;
-
-		others = 0;
-
-		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			unsigned long pid;
-
-			if (bg_num_parse_ulong(line, 1, INT_MAX, &pid) == 0 &&
-			    (pid_t)pid != getpid()) {
-				kill((pid_t)pid, SIGKILL);
-				others++;
-			}
-		}
-		free(text);
-		if (!others || bg_now() > deadline)
-			break;
-		usleep(10000);
-	}
-	if (others)
-		log_warn("%d processes of the build still in '%s' after %d s of SIGKILL", others,
-			 b->cgroup, KILL_SECONDS);
-	free(file);
+	if (b->cgroup)
+		cgroup_kill(b->cgroup);
 }
 
 /* Leaves the cgroup, whatever is left in it killed, and removes it. */
@@ -462,6 +474,12 @@ static unsigned long long disk_used(const struct build *b)
 
 static const char time_limit[] = "the build ran past its time limit";
 static const char procs_limit[] = "the build reached its process limit";
+static const char disk_limit[] = "the build wrote past its disk limit";
+
+static bool over_disk(const struct build *b)
+{
+	return disk_used(b) > (unsigned long long)b->max_disk_mb << 20;
+}
 
 /*
  * Runs a step, watched: past the time limit, at the process limit, or past the disk
@@ -489,8 +507,8 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 			b->limit = procs_limit;
 		else if (now - last_disk >= 1) {
 			last_disk = now;
-			if (disk_used(b) > (unsigned long long)b->max_disk_mb << 20)
-				b->limit = "the build wrote past its disk limit";
+			if (over_disk(b))
+				b->limit = disk_limit;
 		}
 		if (b->limit)
 			break;
@@ -500,14 +518,19 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 		r->timed_out = false;
 		if (!r->exit_code)
 			r->exit_code = 128 + SIGKILL;
-	} else if (!b->limit && cgroup_hit_max(b)) {
+	} else if (!b->limit) {
 		/*
-		 * A fork bomb can be refused and die out between two looks: its step then
-		 * exits 0 ("wait" says nothing of its children). A step that had a fork refused
-		 * did not run as written, whatever it returned.
+		 * A step can pass a limit and end between two looks. A fork bomb refused at the
+		 * limit can die out and exit 0 ("wait" says nothing of its children), and a
+		 * write past the disk limit can be over before the first look: a step that had
+		 * a fork refused or wrote too much did not run within its limits, whatever it
+		 * returned.
 		 */
-		b->limit = procs_limit;
-		if (!r->exit_code)
+		if (cgroup_hit_max(b))
+			b->limit = procs_limit;
+		else if (over_disk(b))
+			b->limit = disk_limit;
+		if (b->limit && !r->exit_code)
 			r->exit_code = 1;
 	}
 	cgroup_kill_others(b);

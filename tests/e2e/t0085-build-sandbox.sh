@@ -301,6 +301,23 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 	trusted_builds
 '
 
+# same-pid.sh CMD...: runs CMD with the pid of a worker killed after its build had a fork
+# refused, whose cgroup is still there with that count in its pids.events
+cat >same-pid.sh <<'EOF'
+c=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)/bootgate-build-$$
+mkdir "$c" && echo 1 >"$c/pids.max" || exit 3
+sh -c 'echo $$ >"$1/cgroup.procs" && /bin/true' - "$c" 2>/dev/null
+grep -q "^max [1-9]" "$c/pids.events" || exit 3
+exec "$@"
+EOF
+test_expect_success 'the cgroup of a killed worker whose pid comes again: made anew, not its count' '
+	{ BOOTGATE_REUSE=0 sh same-pid.sh "$BUILD" --lab lab --board tiny --tree tree \
+		--commit master >r.json 2>err || { cat err r.json >&2; false; }; } &&
+	test_jq ".status == \"built\"" r.json &&
+	test_grep "made again the cgroup a killed worker of the same pid left" err &&
+	no_dead_cgroup
+'
+
 # a hundred short sleeps at once, the refused fork ignored: with code.o already built (the
 # untrusted build starts from a copy of the trusted one), the step is over in a fraction
 # of a second, often before the worker's first look (200 ms), and exits 0
@@ -317,6 +334,9 @@ test_expect_success 'a burst past the process limit, over before it is seen: fai
 hostile fill "@while :; do head -c 1048576 /dev/zero >>\$(O)/fill-$MARK; sleep 0.05; done"
 hostile spam "@while :; do echo spam-$MARK; done"
 hostile tmpfill "@head -c 300000000 /dev/zero >/tmp/fill-$MARK"
+# 24 MiB at once, after the worker's first look at the disk (at 200 ms; the next one is a
+# second later), and the step ends before its next
+hostile gulp "@sleep 0.3; head -c 25165824 /dev/zero >\$(O)/gulp-$MARK"
 test_expect_success 'filling the disk: stopped at the disk limit (files or log), failed' '
 	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit fill >f.json 2>err &&
 	test_jq ".status == \"failed\" and .error == \"the build wrote past its disk limit\"" f.json &&
@@ -325,6 +345,8 @@ test_expect_success 'filling the disk: stopped at the disk limit (files or log),
 	test_jq ".error == \"the build wrote past its disk limit\"" f.json &&
 	test "$(stat -c %s "$(jq -r .log f.json)")" -lt $((64 << 20)) &&
 	left_behind &&
+	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit gulp >f.json 2>err &&
+	test_jq ".status == \"failed\" and .error == \"the build wrote past its disk limit\"" f.json &&
 	trusted_builds
 '
 
