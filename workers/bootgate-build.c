@@ -1807,10 +1807,13 @@ int main(int argc, char **argv)
 	if (r.exit_code || r.timed_out) {
 		/*
 		 * A limit is the build's doing: retried, it would do it again. But a trusted
-		 * tree past its time is the machine's (slow or busy): a commit recorded failed
-		 * is never built again, and a bisection would skip it for good.
+		 * tree past its time or its process limit is the machine's: slow or busy, or
+		 * an enclosing cgroup's pids.max refused the fork (the kernel counts that in
+		 * the build's pids.events too). A commit recorded failed is never built
+		 * again, and a bisection would skip it for good.
 		 */
-		bool infra = b.limit ? b.limit == time_limit && !b.untrusted :
+		bool infra = b.limit ? (b.limit == time_limit || b.limit == procs_limit) &&
+				       !b.untrusted :
 			     r.timed_out || log_shows_machine(&b);
 		char *dir = xasprintf("%s/artifacts/failed", b.cache);
 		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);

@@ -298,6 +298,12 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 	test_grep "the build reached its process limit" err &&
 	left_behind &&
 	no_dead_cgroup &&
+	: a trusted tree at the limit: infra, as an enclosing limit is counted here too &&
+	test_exit_code 111 build --max-procs 64 --timeout 120 --tree tree --commit bomb \
+		>tb.json 2>err &&
+	test_jq ".status == \"infra\" and .error == \"the build reached its process limit\"" \
+		tb.json &&
+	left_behind &&
 	trusted_builds
 '
 
