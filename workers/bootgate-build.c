@@ -103,9 +103,10 @@ static void usage(FILE *f)
 		"trusted build.\n"
 		"--service FILE (default $BOOTGATE_SERVICE): the service configuration, whose\n"
 		"secret files, state and socket no build step sees (nor any board's LAVA token).\n"
-		"Each build step ends the build as failed (exit 1) past --timeout S (default\n"
-		"10800), past --max-procs N processes at once (default 4096), or when the build\n"
-		"directory and the log pass --max-disk MIB (default 32768).\n"
+		"Each build step is stopped past --timeout S (default 10800), at --max-procs N\n"
+		"processes at once (default 4096), or when the build directory and the log pass\n"
+		"--max-disk MIB (default 32768): the build fails (exit 1), but a trusted tree (no\n"
+		"--untrusted) past its time or at its process limit is infra (exit 111).\n"
 		"\nexit: 0 built, 1 the kernel (or with --perf, perf) does not build, 2 usage (a\n"
 		"bad tree, board or commit), 111 infrastructure (retry), 127 a program could not\n"
 		"be run\n");
@@ -324,8 +325,8 @@ static void cgroup_kill(const char *dir)
 		usleep(10000);
 	}
 	if (others)
-		log_warn("%d processes of the build still in '%s' after %d s of SIGKILL", others,
-			 dir, KILL_SECONDS);
+		log_warnx("%d processes still in '%s' after %d s of SIGKILL", others, dir,
+			  KILL_SECONDS);
 	free(file);
 }
 
@@ -361,6 +362,36 @@ static void cgroup_sweep(const char *home)
 }
 
 /*
+ * An enclosing cgroup whose pids.max is below the build's own limit: the kernel counts a
+ * fork it refuses in the pids.events of the forking task's cgroup (v1), so that it reads
+ * as the build reaching its own limit. Said, for a small build "at its process limit".
+ */
+static void cgroup_warn_enclosing(const char *home, unsigned long max)
+{
+	char *dir = xstrdup(home), *slash;
+	size_t root = strlen(PIDS_CGROUP);
+
+	do {
+		char *file = bg_path_join(dir, "pids.max");
+		char *text = bg_read_file(file, 64, NULL);
+		unsigned long n;
+
+		if (text) {
+			text[strcspn(text, "\n")] = '\0';
+			if (bg_num_parse_ulong(text, 0, ULONG_MAX, &n) == 0 && n <= max)
+				log_warnx("'%s' is %lu, not above --max-procs %lu: the forks it "
+					  "refuses count as the build's", file, n, max);
+		}
+		free(text);
+		free(file);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+	} while (slash && strlen(dir) >= root);
+	free(dir);
+}
+
+/*
  * A cgroup of its own with pids.max, which this worker joins, so that every process of
  * the build is counted (as root, RLIMIT_NPROC counts nothing). Without cgroup v1 pids
  * (not root, another system): a warning, and no process limit.
@@ -372,6 +403,7 @@ static void cgroup_enter(struct build *b)
 	if (!home)
 		goto fail;
 	cgroup_sweep(home);
+	cgroup_warn_enclosing(home, b->max_procs);
 	dir = xasprintf("%s/bootgate-build-%ld", home, (long)getpid());
 	/* the worker counts too: the build has max_procs of its own */
 	snprintf(n, sizeof(n), "%lu", b->max_procs + 1);
@@ -384,9 +416,14 @@ static void cgroup_enter(struct build *b)
 		if (errno != EEXIST)
 			goto fail;
 		cgroup_kill(dir);
-		if (rmdir(dir) < 0 || mkdir(dir, 0755) < 0)
-			goto fail;
-		log_info("made again the cgroup a killed worker of the same pid left: '%s'", dir);
+		if (rmdir(dir) < 0 || mkdir(dir, 0755) < 0) {
+			log_warn("no process limit: cannot make anew '%s', left by a killed worker "
+				 "of the same pid", dir);
+			free(dir);
+			free(home);
+			return;
+		}
+		log_info("made anew the cgroup '%s': a killed worker of the same pid left it", dir);
 	}
 	file = bg_path_join(dir, "pids.max");
 	if (write_text(file, n) < 0)
@@ -484,7 +521,9 @@ static bool over_disk(const struct build *b)
 /*
  * Runs a step, watched: past the time limit, at the process limit, or past the disk
  * limit, the step's process group is killed (in the sandbox, its PID namespace with it),
- * and then whatever is left in the cgroup; b->limit says why, in the log too.
+ * and then whatever is left in the cgroup; b->limit says why, in the log too. A step
+ * that ended having had a fork refused, or over the disk limit, fails too (exit 1 if it
+ * returned 0).
  */
 static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_proc_result *r)
 {
@@ -520,11 +559,10 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 			r->exit_code = 128 + SIGKILL;
 	} else if (!b->limit) {
 		/*
-		 * A step can pass a limit and end between two looks. A fork bomb refused at the
-		 * limit can die out and exit 0 ("wait" says nothing of its children), and a
-		 * write past the disk limit can be over before the first look: a step that had
-		 * a fork refused or wrote too much did not run within its limits, whatever it
-		 * returned.
+		 * A step can pass a limit and end between two looks: a fork bomb refused at
+		 * the limit can die out and exit 0 ("wait" says nothing of its children), and
+		 * a write past the disk limit can come after the last look. Either way the
+		 * step did not run within its limits, whatever it returned.
 		 */
 		if (cgroup_hit_max(b))
 			b->limit = procs_limit;
@@ -1807,16 +1845,22 @@ int main(int argc, char **argv)
 	if (r.exit_code || r.timed_out) {
 		/*
 		 * A limit is the build's doing: retried, it would do it again. But a trusted
-		 * tree past its time or its process limit is the machine's: slow or busy, or
-		 * an enclosing cgroup's pids.max refused the fork (the kernel counts that in
-		 * the build's pids.events too). A commit recorded failed is never built
-		 * again, and a bisection would skip it for good.
+		 * tree past its time or at its process limit is taken as the machine's: slow
+		 * or busy, or an enclosing cgroup's pids.max refused the fork (the kernel
+		 * counts that in the build's pids.events too). A commit recorded failed is
+		 * never built again, and a bisection would skip it for good. The two cannot
+		 * be told apart: a trusted tree that truly reaches --max-procs is tried again
+		 * too, until its job gives up.
 		 */
-		bool infra = b.limit ? (b.limit == time_limit || b.limit == procs_limit) &&
-				       !b.untrusted :
-			     r.timed_out || log_shows_machine(&b);
-		char *dir = xasprintf("%s/artifacts/failed", b.cache);
-		char *failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
+		bool infra;
+		char *dir, *failed;
+
+		if (b.limit)
+			infra = !b.untrusted && (b.limit == time_limit || b.limit == procs_limit);
+		else
+			infra = r.timed_out || log_shows_machine(&b);
+		dir = xasprintf("%s/artifacts/failed", b.cache);
+		failed = xasprintf("%s/%s-%s.log", dir, b.commit, b.board.name);
 
 		/* keep the log of a failed build where the next build will not overwrite it */
 		if (bg_mkdirs(dir) == 0 && bg_copy_file(b.log, failed) == 0) {

@@ -14,17 +14,17 @@
 #include "util/strvec.h"
 #include "util/xmalloc.h"
 
-/* What libgit2 said of its last failure. */
-static const char *git_message(void)
+/* What libgit2 said of its last failure, or fallback when it said nothing. */
+static const char *git_message(const char *fallback)
 {
 	const git_error *e = git_error_last();
 
-	return e && e->message ? e->message : "libgit2 error";
+	return e && e->message ? e->message : fallback;
 }
 
 static int git_fail(const char *what, const char *arg)
 {
-	return bg_error("%s '%s': %s", what, arg, git_message());
+	return bg_error("%s '%s': %s", what, arg, git_message("libgit2 error"));
 }
 
 /*
@@ -421,7 +421,7 @@ static void keep(git_repository *r, const char *ref, const git_oid *id)
 	if (git_reference_create(&rf, r, ref, id, 1, "bootgate") < 0) {
 		/* not an error: bg_error_last() is left as it was */
 		log_warnx("cannot make '%s': %s; the commit is used all the same, until git gc "
-			  "prunes it", ref, git_message());
+			  "prunes it", ref, git_message("libgit2 error"));
 		return;
 	}
 	git_reference_free(rf);
@@ -500,8 +500,7 @@ static int note_delta(const git_diff_delta *d, void *data)
 
 static int not_applied(struct apply_state *st, const char *what)
 {
-	const git_error *e = git_error_last();
-	const char *why = e && e->message ? e->message : what;
+	const char *why = git_message(what);
 
 	if (st->path)
 		bg_error("%s does not apply: %s: %s", st->p->label, st->path, why);

@@ -298,12 +298,37 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 	test_grep "the build reached its process limit" err &&
 	left_behind &&
 	no_dead_cgroup &&
-	: a trusted tree at the limit: infra, as an enclosing limit is counted here too &&
-	test_exit_code 111 build --max-procs 64 --timeout 120 --tree tree --commit bomb \
-		>tb.json 2>err &&
+	trusted_builds
+'
+
+# in-cgroup.sh MAX CMD...: runs CMD in a pids cgroup of its own whose pids.max is MAX,
+# below the one the worker makes for its build; removes it after
+cat >in-cgroup.sh <<'EOF'
+home=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)
+c=$home/bootgate-t0085-$$
+mkdir "$c" && echo "$1" >"$c/pids.max" && echo $$ >"$c/cgroup.procs" ||
+	{ echo "in-cgroup.sh: cannot make $c" >&2; exit 3; }
+shift
+"$@"
+rc=$?
+echo $$ >"$home/cgroup.procs" && rmdir "$c"
+exit $rc
+EOF
+test_expect_success 'a trusted tree at its process limit is infra (exit 111): an enclosing one looks the same' '
+	{ test_exit_code 111 build --max-procs 64 --timeout 120 --tree tree --commit bomb \
+		>tb.json 2>err || { cat err tb.json >&2; false; }; } &&
 	test_jq ".status == \"infra\" and .error == \"the build reached its process limit\"" \
 		tb.json &&
 	left_behind &&
+	no_dead_cgroup &&
+	: the default limit, 4096, and an enclosing cgroup of 64: counted as the build limit &&
+	{ test_exit_code 111 sh in-cgroup.sh 64 "$BUILD" --lab lab --board tiny --timeout 120 \
+		--tree tree --commit bomb >tb.json 2>err || { cat err tb.json >&2; false; }; } &&
+	test_jq ".status == \"infra\" and .error == \"the build reached its process limit\"" \
+		tb.json &&
+	test_grep "bootgate-t0085-[0-9]*/pids.max. is 64, not above --max-procs 4096: the forks it refuses count as the build" err &&
+	left_behind &&
+	no_dead_cgroup &&
 	trusted_builds
 '
 
@@ -311,16 +336,17 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 # refused, whose cgroup is still there with that count in its pids.events
 cat >same-pid.sh <<'EOF'
 c=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)/bootgate-build-$$
-mkdir "$c" && echo 1 >"$c/pids.max" || exit 3
+mkdir "$c" && echo 1 >"$c/pids.max" || { echo "same-pid.sh: cannot make $c" >&2; exit 3; }
 sh -c 'echo $$ >"$1/cgroup.procs" && /bin/true' - "$c" 2>/dev/null
-grep -q "^max [1-9]" "$c/pids.events" || exit 3
+grep -q "^max [1-9]" "$c/pids.events" ||
+	{ echo "same-pid.sh: no refused fork counted in $c" >&2; exit 3; }
 exec "$@"
 EOF
 test_expect_success 'the cgroup of a killed worker whose pid comes again: made anew, not its count' '
 	{ BOOTGATE_REUSE=0 sh same-pid.sh "$BUILD" --lab lab --board tiny --tree tree \
 		--commit master >r.json 2>err || { cat err r.json >&2; false; }; } &&
 	test_jq ".status == \"built\"" r.json &&
-	test_grep "made again the cgroup a killed worker of the same pid left" err &&
+	test_grep "made anew the cgroup .*: a killed worker of the same pid left it" err &&
 	no_dead_cgroup
 '
 
@@ -342,7 +368,7 @@ hostile spam "@while :; do echo spam-$MARK; done"
 hostile tmpfill "@head -c 300000000 /dev/zero >/tmp/fill-$MARK"
 # 24 MiB at once, after the worker's first look at the disk (at 200 ms; the next one is a
 # second later), and the step ends before its next
-hostile gulp "@sleep 0.3; head -c 25165824 /dev/zero >\$(O)/gulp-$MARK"
+hostile gulp "@sleep 0.3; head -c $((24 << 20)) /dev/zero >\$(O)/gulp-$MARK"
 test_expect_success 'filling the disk: stopped at the disk limit (files or log), failed' '
 	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit fill >f.json 2>err &&
 	test_jq ".status == \"failed\" and .error == \"the build wrote past its disk limit\"" f.json &&
