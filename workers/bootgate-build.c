@@ -106,7 +106,8 @@ static void usage(FILE *f)
 		"Each build step is stopped past --timeout S (default 10800), at --max-procs N\n"
 		"processes at once (default 4096), or when the build directory and the log pass\n"
 		"--max-disk MIB (default 32768): the build fails (exit 1), but a trusted tree (no\n"
-		"--untrusted) past its time or at its process limit is infra (exit 111).\n"
+		"--untrusted) past its time, or a fork refused by an enclosing cgroup's pids.max,\n"
+		"is infra (exit 111).\n"
 		"\nexit: 0 built, 1 the kernel (or with --perf, perf) does not build, 2 usage (a\n"
 		"bad tree, board or commit), 111 infrastructure (retry), 127 a program could not\n"
 		"be run\n");
@@ -291,6 +292,13 @@ static char *pids_cgroup_of_self(void)
 	return path;
 }
 
+/* Why a build step was stopped (b->limit), in its error and its log. */
+static const char time_limit[] = "the build ran past its time limit";
+static const char procs_limit[] = "the build reached its process limit";
+static const char enclosing_limit[] =
+	"the pids.max of an enclosing cgroup refused a fork of the build";
+static const char disk_limit[] = "the build wrote past its disk limit";
+
 /* How long the build's processes get to die once SIGKILLed, in seconds. */
 #define KILL_SECONDS 30
 
@@ -350,7 +358,8 @@ static void cgroup_sweep(const char *home)
 			continue;
 		errno = 0;
 		pid = strtol(e->d_name + 15, &end, 10);
-		if (errno || *end || pid <= 0 || pid == (long)getpid() ||
+		/* bootgate-build-PID, or bootgate-build-PID-XXXXXX (see cgroup_enter) */
+		if (errno || (*end && *end != '-') || pid <= 0 || pid == (long)getpid() ||
 		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		dir = bg_path_join(home, e->d_name);
@@ -362,9 +371,9 @@ static void cgroup_sweep(const char *home)
 }
 
 /*
- * An enclosing cgroup whose pids.max is below the build's own limit: the kernel counts a
- * fork it refuses in the pids.events of the forking task's cgroup (v1), so that it reads
- * as the build reaching its own limit. Said, for a small build "at its process limit".
+ * An enclosing cgroup whose pids.max is not above the build's own limit: it will refuse
+ * the build's forks first, and such a build ends as infra (the machine's limit). Said
+ * before the build, so that the operator knows where that limit comes from.
  */
 static void cgroup_warn_enclosing(const char *home, unsigned long max)
 {
@@ -416,14 +425,20 @@ static void cgroup_enter(struct build *b)
 		if (errno != EEXIST)
 			goto fail;
 		cgroup_kill(dir);
-		if (rmdir(dir) < 0 || mkdir(dir, 0755) < 0) {
-			log_warn("no process limit: cannot make anew '%s', left by a killed worker "
-				 "of the same pid", dir);
+		if (rmdir(dir) == 0 && mkdir(dir, 0755) == 0) {
+			log_info("made anew the cgroup '%s': a killed worker of the same pid left it",
+				 dir);
+		} else {
+			/* a cgroup below it, a process that will not die: another name, a limit */
+			char *other = xasprintf("%s-XXXXXX", dir);
+
+			log_warn("cannot make anew '%s', left by a killed worker of the same pid",
+				 dir);
 			free(dir);
-			free(home);
-			return;
+			dir = other;
+			if (!mkdtemp(dir))
+				goto fail;
 		}
-		log_info("made anew the cgroup '%s': a killed worker of the same pid left it", dir);
 	}
 	file = bg_path_join(dir, "pids.max");
 	if (write_text(file, n) < 0)
@@ -448,20 +463,45 @@ fail:
 	free(home);
 }
 
-/* Whether the build's processes reached pids.max (a fork was refused). */
-static bool cgroup_hit_max(const struct build *b)
+/* The number in the file NAME of the build's cgroup: 0, or -1 when there is none. */
+static int cgroup_read(const struct build *b, const char *name, unsigned long *n)
+{
+	char *file = bg_path_join(b->cgroup, name), *text = bg_read_file(file, 64, NULL);
+	int ret = -1;
+
+	if (text) {
+		text[strcspn(text, "\n")] = '\0';
+		ret = bg_num_parse_ulong(text, 0, ULONG_MAX, n);
+	}
+	free(text);
+	free(file);
+	return ret;
+}
+
+/*
+ * Whether a fork of the build's was refused (pids.events), and by which limit: NULL,
+ * procs_limit or enclosing_limit. The kernel counts a refusal in the forking task's
+ * cgroup whichever limit refused it (v1); the build's own was reached only if its peak
+ * (pids.peak, Linux 6.1) reached its pids.max. Without pids.peak: its own.
+ */
+static const char *cgroup_refused(const struct build *b)
 {
 	char *file, *text;
-	bool hit = false;
+	unsigned long peak;
+	bool hit;
 
 	if (!b->cgroup)
-		return false;
+		return NULL;
 	file = bg_path_join(b->cgroup, "pids.events");
 	text = bg_read_file(file, 4096, NULL);
 	hit = text && strncmp(text, "max ", 4) == 0 && strcmp(text, "max 0\n") != 0;
 	free(text);
 	free(file);
-	return hit;
+	if (!hit)
+		return NULL;
+	if (cgroup_read(b, "pids.peak", &peak) == 0 && peak < b->max_procs + 1)
+		return enclosing_limit;
+	return procs_limit;
 }
 
 static void cgroup_kill_others(const struct build *b)
@@ -488,10 +528,13 @@ static void cgroup_leave(struct build *b)
 
 static unsigned long long walked;
 
+/* Each file counts a block at least: empty ones use up inodes, not blocks. */
 static int add_size(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
+	unsigned long long bytes = (unsigned long long)st->st_blocks * 512;
+
 	(void)path, (void)flag, (void)f;
-	walked += (unsigned long long)st->st_blocks * 512;
+	walked += bytes > 4096 ? bytes : 4096;
 	return 0;
 }
 
@@ -508,10 +551,6 @@ static unsigned long long disk_used(const struct build *b)
 		walked += (unsigned long long)st.st_blocks * 512;
 	return walked;
 }
-
-static const char time_limit[] = "the build ran past its time limit";
-static const char procs_limit[] = "the build reached its process limit";
-static const char disk_limit[] = "the build wrote past its disk limit";
 
 static bool over_disk(const struct build *b)
 {
@@ -542,9 +581,9 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 
 		if (t > (double)b->timeout)
 			b->limit = time_limit;
-		else if (cgroup_hit_max(b))
-			b->limit = procs_limit;
-		else if (now - last_disk >= 1) {
+		else
+			b->limit = cgroup_refused(b);
+		if (!b->limit && now - last_disk >= 1) {
 			last_disk = now;
 			if (over_disk(b))
 				b->limit = disk_limit;
@@ -564,9 +603,8 @@ static int run_limited(struct build *b, const struct bg_proc_opts *o, struct bg_
 		 * a write past the disk limit can come after the last look. Either way the
 		 * step did not run within its limits, whatever it returned.
 		 */
-		if (cgroup_hit_max(b))
-			b->limit = procs_limit;
-		else if (over_disk(b))
+		b->limit = cgroup_refused(b);
+		if (!b->limit && over_disk(b))
 			b->limit = disk_limit;
 		if (b->limit && !r->exit_code)
 			r->exit_code = 1;
@@ -1844,19 +1882,17 @@ int main(int argc, char **argv)
 	}
 	if (r.exit_code || r.timed_out) {
 		/*
-		 * A limit is the build's doing: retried, it would do it again. But a trusted
-		 * tree past its time or at its process limit is taken as the machine's: slow
-		 * or busy, or an enclosing cgroup's pids.max refused the fork (the kernel
-		 * counts that in the build's pids.events too). A commit recorded failed is
-		 * never built again, and a bisection would skip it for good. The two cannot
-		 * be told apart: a trusted tree that truly reaches --max-procs is tried again
-		 * too, until its job gives up.
+		 * A limit is the build's doing: retried, it would do it again. But an
+		 * enclosing cgroup's limit is the machine's, whoever's the build, and so is a
+		 * trusted tree past its time (slow or busy): a commit recorded failed is never
+		 * built again, and a bisection would skip it for good.
 		 */
 		bool infra;
 		char *dir, *failed;
 
 		if (b.limit)
-			infra = !b.untrusted && (b.limit == time_limit || b.limit == procs_limit);
+			infra = b.limit == enclosing_limit ||
+				(b.limit == time_limit && !b.untrusted);
 		else
 			infra = r.timed_out || log_shows_machine(&b);
 		dir = xasprintf("%s/artifacts/failed", b.cache);

@@ -314,32 +314,41 @@ rc=$?
 echo $$ >"$home/cgroup.procs" && rmdir "$c"
 exit $rc
 EOF
-test_expect_success 'a trusted tree at its process limit is infra (exit 111): an enclosing one looks the same' '
-	{ test_exit_code 111 build --max-procs 64 --timeout 120 --tree tree --commit bomb \
+test_expect_success 'a fork refused by an enclosing limit is infra (111), trusted or not; its own, failed' '
+	: the build at its own limit: its doing, trusted too &&
+	{ test_exit_code 1 build --max-procs 64 --timeout 120 --tree tree --commit bomb \
 		>tb.json 2>err || { cat err tb.json >&2; false; }; } &&
-	test_jq ".status == \"infra\" and .error == \"the build reached its process limit\"" \
+	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" \
 		tb.json &&
 	left_behind &&
-	no_dead_cgroup &&
-	: the default limit, 4096, and an enclosing cgroup of 64: counted as the build limit &&
-	{ test_exit_code 111 sh in-cgroup.sh 64 "$BUILD" --lab lab --board tiny --timeout 120 \
-		--tree tree --commit bomb >tb.json 2>err || { cat err tb.json >&2; false; }; } &&
-	test_jq ".status == \"infra\" and .error == \"the build reached its process limit\"" \
-		tb.json &&
-	test_grep "bootgate-t0085-[0-9]*/pids.max. is 64, not above --max-procs 4096: the forks it refuses count as the build" err &&
-	left_behind &&
-	no_dead_cgroup &&
+	: the default limit, 4096, inside a cgroup of 64: the limit of the machine &&
+	for u in "" --untrusted; do
+		{ test_exit_code 111 sh in-cgroup.sh 64 "$BUILD" --lab lab --board tiny $u \
+			--service "$SCRATCH/bootgate.yaml" --timeout 120 --tree tree --commit bomb \
+			>tb.json 2>err || { cat err tb.json >&2; false; }; } &&
+		test_jq ".status == \"infra\" and .error ==
+			\"the pids.max of an enclosing cgroup refused a fork of the build\"" tb.json &&
+		test_grep "bootgate-t0085-[0-9]*/pids.max. is 64, not above --max-procs 4096" err &&
+		left_behind &&
+		no_dead_cgroup || return 1
+	done &&
 	trusted_builds
 '
 
-# same-pid.sh CMD...: runs CMD with the pid of a worker killed after its build had a fork
-# refused, whose cgroup is still there with that count in its pids.events
+# same-pid.sh [--busy] CMD...: runs CMD with the pid of a worker killed after its build
+# had a fork refused, whose cgroup is still there with that count in its pids.events
+# (named in same-pid.dir); --busy: with a cgroup below it, so that it cannot be removed
 cat >same-pid.sh <<'EOF'
 c=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)/bootgate-build-$$
-mkdir "$c" && echo 1 >"$c/pids.max" || { echo "same-pid.sh: cannot make $c" >&2; exit 3; }
+mkdir "$c" && echo 1 >"$c/pids.max" && echo "$c" >same-pid.dir ||
+	{ echo "same-pid.sh: cannot make $c" >&2; exit 3; }
 sh -c 'echo $$ >"$1/cgroup.procs" && /bin/true' - "$c" 2>/dev/null
 grep -q "^max [1-9]" "$c/pids.events" ||
 	{ echo "same-pid.sh: no refused fork counted in $c" >&2; exit 3; }
+if [ "$1" = --busy ]; then
+	mkdir "$c/below" || exit 3
+	shift
+fi
 exec "$@"
 EOF
 test_expect_success 'the cgroup of a killed worker whose pid comes again: made anew, not its count' '
@@ -347,6 +356,16 @@ test_expect_success 'the cgroup of a killed worker whose pid comes again: made a
 		--commit master >r.json 2>err || { cat err r.json >&2; false; }; } &&
 	test_jq ".status == \"built\"" r.json &&
 	test_grep "made anew the cgroup .*: a killed worker of the same pid left it" err &&
+	no_dead_cgroup &&
+	: one that cannot be removed: another of its own, and its limit holds &&
+	{ test_exit_code 1 sh same-pid.sh --busy "$BUILD" --lab lab --board tiny --untrusted \
+		--service "$SCRATCH/bootgate.yaml" --max-procs 64 --timeout 120 --tree tree \
+		--commit bomb >r.json 2>err || { cat err r.json >&2; false; }; } &&
+	c=$(cat same-pid.dir) &&
+	rmdir "$c/below" "$c" &&
+	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" r.json &&
+	test_grep "cannot make anew .*, left by a killed worker of the same pid" err &&
+	left_behind &&
 	no_dead_cgroup
 '
 
@@ -366,6 +385,8 @@ test_expect_success 'a burst past the process limit, over before it is seen: fai
 hostile fill "@while :; do head -c 1048576 /dev/zero >>\$(O)/fill-$MARK; sleep 0.05; done"
 hostile spam "@while :; do echo spam-$MARK; done"
 hostile tmpfill "@head -c 300000000 /dev/zero >/tmp/fill-$MARK"
+# six thousand empty files: inodes, not blocks
+hostile inodes "@mkdir -p \$(O)/many-$MARK && cd \$(O)/many-$MARK && seq 6000 | xargs touch"
 # 24 MiB at once, after the worker's first look at the disk (at 200 ms; the next one is a
 # second later), and the step ends before its next
 hostile gulp "@sleep 0.3; head -c $((24 << 20)) /dev/zero >\$(O)/gulp-$MARK"
@@ -378,6 +399,8 @@ test_expect_success 'filling the disk: stopped at the disk limit (files or log),
 	test "$(stat -c %s "$(jq -r .log f.json)")" -lt $((64 << 20)) &&
 	left_behind &&
 	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit gulp >f.json 2>err &&
+	test_jq ".status == \"failed\" and .error == \"the build wrote past its disk limit\"" f.json &&
+	test_exit_code 1 untrusted --max-disk 16 --tree tree --commit inodes >f.json 2>err &&
 	test_jq ".status == \"failed\" and .error == \"the build wrote past its disk limit\"" f.json &&
 	trusted_builds
 '
