@@ -482,7 +482,9 @@ static int cgroup_read(const struct build *b, const char *name, unsigned long *n
  * Whether a fork of the build's was refused (pids.events), and by which limit: NULL,
  * procs_limit or enclosing_limit. The kernel counts a refusal in the forking task's
  * cgroup whichever limit refused it (v1); the build's own was reached only if its peak
- * (pids.peak, Linux 6.1) reached its pids.max. Without pids.peak: its own.
+ * (pids.peak, Linux 6.1) reached its pids.max. Without pids.peak: its own. The kernel
+ * raises the peak before an enclosing cgroup refuses: a refusal at the count where both
+ * limits meet is taken as the build's own.
  */
 static const char *cgroup_refused(const struct build *b)
 {
