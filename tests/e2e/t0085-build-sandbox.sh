@@ -335,6 +335,11 @@ test_expect_success 'a fork refused by an enclosing limit is infra (111), truste
 	trusted_builds
 '
 
+# a hundred short sleeps at once, the refused fork ignored: with code.o already built (the
+# untrusted build starts from a copy of the trusted one), the step is over in a fraction
+# of a second, often before the worker's first look (200 ms), and exits 0
+hostile burst "@sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do for j in 0 1 2 3 4 5 6 7 8 9; do sleep 0.05 & done; done' $MARK-burst 2>/dev/null || true"
+
 # same-pid.sh [--busy] CMD...: runs CMD with the pid of a worker killed after its build
 # had a fork refused, whose cgroup is still there with that count in its pids.events
 # (named in same-pid.dir); --busy: with a cgroup below it, so that it cannot be removed
@@ -358,9 +363,10 @@ test_expect_success 'the cgroup of a killed worker whose pid comes again: made a
 	test_grep "made anew the cgroup .*: a killed worker of the same pid left it" err &&
 	no_dead_cgroup &&
 	: one that cannot be removed: another of its own, and its limit holds &&
+	: the burst, not the bomb: without a limit it must not take the machine &&
 	{ test_exit_code 1 sh same-pid.sh --busy "$BUILD" --lab lab --board tiny --untrusted \
-		--service "$SCRATCH/bootgate.yaml" --max-procs 64 --timeout 120 --tree tree \
-		--commit bomb >r.json 2>err || { cat err r.json >&2; false; }; } &&
+		--service "$SCRATCH/bootgate.yaml" --max-procs 32 --timeout 120 --tree tree \
+		--commit burst >r.json 2>err || { cat err r.json >&2; false; }; } &&
 	c=$(cat same-pid.dir) &&
 	rmdir "$c/below" "$c" &&
 	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" r.json &&
@@ -369,10 +375,6 @@ test_expect_success 'the cgroup of a killed worker whose pid comes again: made a
 	no_dead_cgroup
 '
 
-# a hundred short sleeps at once, the refused fork ignored: with code.o already built (the
-# untrusted build starts from a copy of the trusted one), the step is over in a fraction
-# of a second, often before the worker's first look (200 ms), and exits 0
-hostile burst "@sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do for j in 0 1 2 3 4 5 6 7 8 9; do sleep 0.05 & done; done' $MARK-burst 2>/dev/null || true"
 test_expect_success 'a burst past the process limit, over before it is seen: failed all the same' '
 	trusted_builds &&
 	{ test_exit_code 1 untrusted --max-procs 32 --tree tree --commit burst >u.json 2>err ||
