@@ -370,6 +370,21 @@ static void cgroup_sweep(const char *home)
 	closedir(d);
 }
 
+/* The number in the file NAME of the cgroup DIR: 0, or -1 when there is none ("max"). */
+static int cgroup_read(const char *dir, const char *name, unsigned long *n)
+{
+	char *file = bg_path_join(dir, name), *text = bg_read_file(file, 64, NULL);
+	int ret = -1;
+
+	if (text) {
+		text[strcspn(text, "\n")] = '\0';
+		ret = bg_num_parse_ulong(text, 0, ULONG_MAX, n);
+	}
+	free(text);
+	free(file);
+	return ret;
+}
+
 /*
  * An enclosing cgroup whose pids.max is not above the build's own limit: it will refuse
  * the build's forks first, and such a build ends as infra (the machine's limit). Said
@@ -381,18 +396,11 @@ static void cgroup_warn_enclosing(const char *home, unsigned long max)
 	size_t root = strlen(PIDS_CGROUP);
 
 	do {
-		char *file = bg_path_join(dir, "pids.max");
-		char *text = bg_read_file(file, 64, NULL);
 		unsigned long n;
 
-		if (text) {
-			text[strcspn(text, "\n")] = '\0';
-			if (bg_num_parse_ulong(text, 0, ULONG_MAX, &n) == 0 && n <= max)
-				log_warnx("'%s' is %lu, not above --max-procs %lu: the forks it "
-					  "refuses count as the build's", file, n, max);
-		}
-		free(text);
-		free(file);
+		if (cgroup_read(dir, "pids.max", &n) == 0 && n <= max)
+			log_warnx("'%s/pids.max' is %lu, not above --max-procs %lu: the forks it "
+				  "refuses count as the build's", dir, n, max);
 		slash = strrchr(dir, '/');
 		if (slash)
 			*slash = '\0';
@@ -463,21 +471,6 @@ fail:
 	free(home);
 }
 
-/* The number in the file NAME of the build's cgroup: 0, or -1 when there is none. */
-static int cgroup_read(const struct build *b, const char *name, unsigned long *n)
-{
-	char *file = bg_path_join(b->cgroup, name), *text = bg_read_file(file, 64, NULL);
-	int ret = -1;
-
-	if (text) {
-		text[strcspn(text, "\n")] = '\0';
-		ret = bg_num_parse_ulong(text, 0, ULONG_MAX, n);
-	}
-	free(text);
-	free(file);
-	return ret;
-}
-
 /*
  * Whether a fork of the build's was refused (pids.events), and by which limit: NULL,
  * procs_limit or enclosing_limit. The kernel counts a refusal in the forking task's
@@ -501,7 +494,7 @@ static const char *cgroup_refused(const struct build *b)
 	free(file);
 	if (!hit)
 		return NULL;
-	if (cgroup_read(b, "pids.peak", &peak) == 0 && peak < b->max_procs + 1)
+	if (cgroup_read(b->cgroup, "pids.peak", &peak) == 0 && peak < b->max_procs + 1)
 		return enclosing_limit;
 	return procs_limit;
 }

@@ -20,6 +20,8 @@ DB=$STATE/bootgate.db
 SOCK=$SCRATCH/run/bootgate.sock
 ETC=$(mktemp -d /etc/bootgate-t0085.XXXXXX)
 export BOOTGATE_STATE=$STATE BOOTGATE_CACHE=$SCRATCH/cache BOOTGATE_JOB_BACKOFF=1
+# this shell's pids cgroup (v1), where each worker makes its build's
+export PIDS_HOME=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)
 # each hostile process carries this in its command line: none may be left behind
 MARK=hostile-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d " ")
 mkdir -p "$BOOTGATE_CACHE" "$SCRATCH/run" secrets
@@ -108,9 +110,11 @@ trusted_builds() {
 # no_dead_cgroup: every bootgate-build-PID cgroup left belongs to a worker still running
 # (another test's build may be under way beside this one)
 no_dead_cgroup() {
-	for c in /sys/fs/cgroup/pids/bootgate-build-*; do
+	for c in "$PIDS_HOME"/bootgate-build-*; do
 		[ -e "$c" ] || continue
-		kill -0 "${c##*-}" 2>/dev/null || { echo "left behind: $c"; return 1; }
+		# bootgate-build-PID, or bootgate-build-PID-XXXXXX
+		pid=${c##*/bootgate-build-} && pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null || { echo "left behind: $c"; return 1; }
 	done
 }
 
@@ -301,7 +305,7 @@ hostile bomb "@sh -c 'b() { b & b & wait; }; b' $MARK-bomb"
 test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing left' '
 	: the empty cgroup of a worker gone, SIGKILLed before it removed it: swept &&
 	dead=$(sh -c "echo \$\$") &&
-	mkdir /sys/fs/cgroup/pids/bootgate-build-$dead &&
+	mkdir "$PIDS_HOME/bootgate-build-$dead" &&
 	{ test_exit_code 1 untrusted --max-procs 64 --timeout 120 --tree tree --commit bomb \
 		>b.json 2>err || { cat err b.json >&2; false; }; } &&
 	test_jq ".status == \"failed\" and .error == \"the build reached its process limit\"" b.json &&
@@ -315,14 +319,13 @@ test_expect_success 'a fork bomb: stopped at the process limit, failed, nothing 
 # in-cgroup.sh MAX CMD...: runs CMD in a pids cgroup of its own whose pids.max is MAX,
 # below the one the worker makes for its build; removes it after
 cat >in-cgroup.sh <<'EOF'
-home=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)
-c=$home/bootgate-t0085-$$
+c=$PIDS_HOME/bootgate-t0085-$$
 mkdir "$c" && echo "$1" >"$c/pids.max" && echo $$ >"$c/cgroup.procs" ||
 	{ echo "in-cgroup.sh: cannot make $c" >&2; exit 3; }
 shift
 "$@"
 rc=$?
-echo $$ >"$home/cgroup.procs" && rmdir "$c"
+echo $$ >"$PIDS_HOME/cgroup.procs" && rmdir "$c"
 exit $rc
 EOF
 test_expect_success 'a fork refused by an enclosing limit is infra (111), trusted or not; its own, failed' '
@@ -355,7 +358,7 @@ hostile burst "@sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do for j in 0 1 2 3 4 5 6 7
 # had a fork refused, whose cgroup is still there with that count in its pids.events
 # (named in same-pid.dir); --busy: with a cgroup below it, so that it cannot be removed
 cat >same-pid.sh <<'EOF'
-c=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)/bootgate-build-$$
+c=$PIDS_HOME/bootgate-build-$$
 mkdir "$c" && echo 1 >"$c/pids.max" && echo "$c" >same-pid.dir ||
 	{ echo "same-pid.sh: cannot make $c" >&2; exit 3; }
 sh -c 'echo $$ >"$1/cgroup.procs" && /bin/true' - "$c" 2>/dev/null
