@@ -3,16 +3,23 @@
 #   tests/run.sh unit BIN...     cmocka programs
 #   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed", each timed;
 #                                one may run beside another ("# beside: NAME", below)
-#   tests/run.sh total FILE      the sum of every suite recorded in FILE
+#   tests/run.sh timed FILE TIER CMD...
+#                                runs CMD, appends "TIER SECONDS RC" to FILE, exits as CMD
+#   tests/run.sh total FILE [TIMES START]
+#                                the sum of every suite recorded in FILE; with TIMES (the
+#                                lines of "timed") and START (the run's first second), each
+#                                tier's seconds and the whole run's beside the budget
 # With CHECK_SUMMARY set, each suite appends "suite passed failed" to that file.
 set -u
 mode=$1
 shift
 
+# record SUITE PASSED FAILED: the suite's line, with its seconds since this run began
 record() {
 	[ -n "${CHECK_SUMMARY:-}" ] && echo "$1 $2 $3" >>"$CHECK_SUMMARY"
-	echo "$1: $2 passed, $3 failed"
+	echo "$1: $2 passed, $3 failed in $(($(date +%s) - run_start)) s"
 }
+run_start=$(date +%s)
 
 passed=0
 failed=0
@@ -89,12 +96,13 @@ e2e)
 	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	# A script with a "# beside: NAME" line runs in the background while NAME runs, when
 	# NAME is run too (a soak that mostly waits beside a script that mostly compiles),
-	# and is counted once NAME is done. It measures growth, not speed, so it yields the
-	# cores: it runs in a cpu cgroup of a tenth of the default weight, where the host has
-	# one (beside_cgroup), and at nice 10. nice alone does little, as the sessions it
-	# starts are each an autogroup of their own: measured, a kernel build beside the soak
-	# took 241 s where alone it took 200. NAME may not itself run beside another. Paths
-	# have no spaces (tests/e2e/tNNNN-NAME.sh).
+	# and is counted once NAME is done; several beside one NAME run one after another, in
+	# the order given, as a second lane. They must leave NAME its cores: they run in a cpu
+	# cgroup of a tenth of the default weight, where the host has one (beside_cgroup),
+	# and at nice 10. nice alone does little, as the sessions they start are each an
+	# autogroup of their own: measured, a kernel build beside the soak took 241 s where
+	# alone it took 200. NAME may not itself run beside another. Paths have no spaces
+	# (tests/e2e/tNNNN-NAME.sh).
 	names=" "
 	for t in "$@"; do
 		names="$names${t##*/} "
@@ -111,6 +119,8 @@ e2e)
 		pairs="$pairs$t=$p "
 	done
 	side=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-run.XXXXXX") || exit 1
+	# each lane picks its ports from its own half (scripts/lib-net.sh, free_port)
+	export BOOTGATE_TEST_LANE=0
 	cg=
 	running=        # the pids of the scripts running beside
 	# each in a session of its own: stopped, the whole of it stops (its EXIT trap runs)
@@ -130,40 +140,85 @@ e2e)
 		beside=
 		for pair in $pairs; do
 			[ "${pair#*=}" = "${t##*/}" ] || continue
-			s=${pair%%=*}
-			echo "# $s: started beside $t"
-			setsid sh -c '[ -z "$1" ] || echo $$ 2>/dev/null >"$1/cgroup.procs" ||
-				echo "# not in the cpu cgroup $1: nice alone"
-				exec nice -n 10 sh "$2"' sh "$cg" "$s" >"$side/${s##*/}.out" 2>&1 &
-			running="$running $!"
-			beside="$beside $s:$!"
+			beside="$beside ${pair%%=*}"
+			echo "# ${pair%%=*}: started beside $t"
 		done
+		lane=
+		if [ -n "$beside" ]; then
+			# one session for the lane: stopped, the script running in it stops too
+			# shellcheck disable=SC2086 # the scripts, one a word
+			setsid sh -c 'cg=$1 side=$2
+				shift 2
+				export BOOTGATE_TEST_LANE=1
+				[ -z "$cg" ] || echo $$ 2>/dev/null >"$cg/cgroup.procs" ||
+					echo "# not in the cpu cgroup $cg: nice alone" >"$side/lane.note"
+				for s in "$@"; do
+					n=${s##*/} t0=$(date +%s)
+					nice -n 10 sh "$s" >"$side/$n.out" 2>&1
+					echo $? >"$side/$n.rc"
+					echo $(($(date +%s) - t0)) >"$side/$n.secs"
+				done' sh "$cg" "$side" $beside >/dev/null 2>&1 &
+			lane=$!
+			running="$running $lane"
+		fi
 		run_and_tally sh "$t"
 		# the wall time of each script: where a cold run's time goes
 		echo "# $t: $(($(date +%s) - start)) s"
-		for b in $beside; do
-			s=${b%:*}
-			wait "${b##*:}"
-			rc=$?
-			running=$(echo "$running" | sed "s/ ${b##*:}\>//")
-			tally "$(cat "$side/${s##*/}.out")" "$rc" "sh $s"
-			echo "# $s: beside $t, both done $(($(date +%s) - start)) s after it started"
-		done
+		if [ -n "$lane" ]; then
+			wait "$lane"
+			running=$(echo "$running" | sed "s/ $lane\>//")
+			[ ! -s "$side/lane.note" ] || cat "$side/lane.note"
+			for s in $beside; do
+				n=${s##*/}
+				tally "$(cat "$side/$n.out" 2>/dev/null)" "$(cat "$side/$n.rc" 2>/dev/null || echo 1)" "sh $s"
+				echo "# $s: $(cat "$side/$n.secs" 2>/dev/null || echo '?') s, beside $t"
+			done
+			echo "# $t: with the scripts beside it done, $(($(date +%s) - start)) s"
+		fi
 	done
 	record e2e "$passed" "$failed"
 	;;
+timed)
+	file=$1 tier=$2
+	shift 2
+	start=$(date +%s)
+	"$@"
+	rc=$?
+	echo "$tier $(($(date +%s) - start)) $rc" >>"$file"
+	exit "$rc"
+	;;
 total)
+	# the budget every change keeps (README, "Testing"): a fresh machine's make check,
+	# nothing installed and no cache, and a run with the cache kept
+	budget="cold budget 60 min, warm 20 min"
 	echo
-	echo "suite        passed  failed"
-	while read -r suite p f; do
-		printf '%-12s %6s  %6s\n' "$suite" "$p" "$f"
-		passed=$((passed + p))
-		failed=$((failed + f))
-	done <"$1"
-	echo "$passed passed, $failed failed"
+	if [ $# -lt 3 ]; then
+		echo "suite        passed  failed"
+		while read -r suite p f; do
+			printf '%-12s %6s  %6s\n' "$suite" "$p" "$f"
+			passed=$((passed + p))
+			failed=$((failed + f))
+		done <"$1"
+		echo "$passed passed, $failed failed"
+	else
+		summary=$1 times=$2 started=$3
+		# a tier's suites: itself, or for the fuzz tier each target's (fuzz-NAME)
+		printf '%-14s %6s  %6s  %7s\n' tier passed failed seconds
+		while read -r tier secs rc; do
+			counts=$(awk -v t="$tier" '$1 == t || (t == "fuzz" && $1 ~ /^fuzz-/) \
+				{ p += $2; f += $3; n++ } END { print (n ? p " " f : "- -") }' "$summary")
+			p=${counts% *} f=${counts#* }
+			printf '%-14s %6s  %6s  %7s\n' "$tier" "$p" "$f" "$secs"
+			[ "$p" = - ] || { passed=$((passed + p)); failed=$((failed + f)); }
+		done <"$times"
+		s=$(($(date +%s) - $(cat "$started")))
+		printf '%-14s %6s  %6s  %7s  (%d min %d s)\n' total "$passed" "$failed" "$s" \
+			$((s / 60)) $((s % 60))
+		echo "$passed passed, $failed failed in $((s / 60)) min $((s % 60)) s ($budget)"
+	fi
 	;;
 *)
-	echo "usage: tests/run.sh unit|e2e|total ..." >&2
+	echo "usage: tests/run.sh unit|e2e|timed|total ..." >&2
 	exit 2
 	;;
 esac

@@ -55,6 +55,8 @@ start_git_daemon() {
 		# a port below the ephemeral range, not listened on now; another program may
 		# take it before the daemon does, which then exits and the next one is tried
 		port=$(free_port)
+		# made here: the loop below reads it before a slow child may have opened it
+		: >"$gitd_state/log"
 		# its own session: stop_git_daemon ends the daemon and its children together
 		setsid git daemon --reuseaddr --export-all --base-path="$gitd_dir" \
 			--listen=127.0.0.1 --port="$port" --verbose >"$gitd_state/log" 2>&1 &

@@ -82,7 +82,7 @@ test_expect_success 'a script "beside" another runs while it runs, in a cpu cgro
 	env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh pair/t2-side.sh >out 2>&1 &&
 	cat out &&
 	test_grep "^# pair/t2-side.sh: started beside pair/t1-main.sh$" out &&
-	test_grep "^e2e: 2 passed, 0 failed$" out &&
+	test_grep "^e2e: 2 passed, 0 failed in [0-9]* s$" out &&
 	cg=$(cat pair/side-cgroup) &&
 	if cgroups_here; then
 		case "$cg" in */bootgate-beside.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
@@ -115,6 +115,81 @@ test_expect_success 'the empty cgroup of a run killed is removed by the next' '
 	else
 		test_note "no cpu cgroup can be made here: nothing to remove"
 	fi
+'
+
+# write_lane: pair/t1-main.sh, which waits for the last of three scripts beside it; each
+# of those notes when it started and ended; the third fails
+write_lane() {
+	mkdir -p pair &&
+	rm -f pair/*.times pair/lane-done &&
+	cat >pair/t1-main.sh <<-\EOF &&
+	i=0
+	while [ ! -f pair/lane-done ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -f pair/lane-done ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+	EOF
+	for n in 2 3 4; do
+		cat >pair/t$n-side.sh <<-EOF || return 1
+		#!/bin/sh
+		# beside: t1-main.sh
+		date +%s%N >pair/t$n.times
+		sleep 0.3
+		date +%s%N >>pair/t$n.times
+		EOF
+	done &&
+	echo "echo \"1 passed, 0 failed\"" >>pair/t2-side.sh &&
+	echo "echo \"1 passed, 0 failed\"" >>pair/t3-side.sh &&
+	printf "%s\\n" "touch pair/lane-done" "echo \"0 passed, 1 failed\"" >>pair/t4-side.sh
+}
+
+test_expect_success 'several scripts beside one run one after another while it runs, each counted' '
+	write_lane &&
+	test_exit_code 1 env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh \
+		pair/t2-side.sh pair/t3-side.sh pair/t4-side.sh >out 2>&1 &&
+	cat out &&
+	test_grep "^e2e: 3 passed, 1 failed in [0-9]* s$" out &&
+	for n in 2 3 4; do
+		test_grep "^# pair/t$n-side.sh: started beside pair/t1-main.sh$" out &&
+		test_grep "^# pair/t$n-side.sh: [0-9]* s, beside pair/t1-main.sh$" out || return 1
+	done &&
+	test_grep "^# pair/t1-main.sh: with the scripts beside it done, [0-9]* s$" out &&
+	: each began after the one before it ended &&
+	test "$(sed -n 1p pair/t3.times)" -ge "$(sed -n 2p pair/t2.times)" &&
+	test "$(sed -n 1p pair/t4.times)" -ge "$(sed -n 2p pair/t3.times)"
+'
+
+test_expect_success 'timed and total: each tier'"'"'s seconds, its tests, and the budget' '
+	rm -f times summary &&
+	test_exit_code 3 sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" fuzz sh -c "sleep 1; exit 3" &&
+	test_grep "^fuzz [1-9][0-9]* 3$" times &&
+	sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" packages true &&
+	sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" unit true &&
+	printf "%s\\n" "unit 222 0" "fuzz-bb 1 0" "fuzz-mbox 0 1" >summary &&
+	echo $(($(date +%s) - 125)) >start &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" total summary times start >out &&
+	cat out &&
+	test_grep "^fuzz  *1  *1  *[1-9][0-9]*$" out &&
+	test_grep "^packages  *-  *-  *[0-9]*$" out &&
+	test_grep "^unit  *222  *0  *[0-9]*$" out &&
+	test_grep "^total  *223  *1  *12[5-9]  (2 min [5-9] s)$" out &&
+	test "$(tail -1 out)" = "$(printf "223 passed, 1 failed in 2 min %s s (cold budget 60 min, warm 20 min)" \
+		"$(sed -n "s/^total .*(2 min \([0-9]*\) s)$/\1/p" out)")"
+'
+
+test_expect_success 'free_port: each lane of tests/run.sh keeps to its own half of the span' '
+	(
+		. "$ROOT/scripts/lib-net.sh" &&
+		for i in $(seq 200); do
+			a=$(BOOTGATE_TEST_LANE=0 free_port) &&
+			b=$(BOOTGATE_TEST_LANE=1 free_port) &&
+			c=$(BOOTGATE_TEST_LANE=1 free_port 33100 1000) &&
+			test "$a" -ge 20000 && test "$a" -lt 26000 &&
+			test "$b" -ge 26000 && test "$b" -lt 32000 &&
+			test "$c" -ge 33600 && test "$c" -lt 34100 || return 1
+		done &&
+		seen=$(for i in $(seq 200); do env -u BOOTGATE_TEST_LANE sh -c ". \"$ROOT/scripts/lib-net.sh\" && free_port"; done |
+			awk "\$1 >= 26000 { hi++ } \$1 < 26000 { lo++ } END { print (hi > 0 && lo > 0) }") &&
+		test "$seen" = 1
+	)
 '
 
 # write_store: w.db, a store of one job done, with a log of that job and an empty daemon
