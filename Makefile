@@ -3,8 +3,9 @@
 #   make              build bin/bootgate
 #   make demo         install what is missing, then run the main job on the shipped logs
 #   make check        install what is missing, then every test (unit, sanitizers,
-#                     end-to-end, fuzzing)
+#                     end-to-end, fuzzing); it ends with each tier's seconds
 #   make check-unit   the unit tests only (fast)
+#   make soak         the 10-minute soak of continuous gating (make check runs a short one)
 #   make bench        benchmarks, side by side with reference tools
 #   make analyze      cppcheck and clang-tidy
 #   make SANITIZE=address,undefined check-unit   the unit tests under sanitizers
@@ -26,6 +27,10 @@ FUZZ_LAVA_SECONDS ?= 20
 FUZZ_WEBHOOK_SECONDS ?= 20
 # make fuzz-long: executions per target
 FUZZ_RUNS ?= 10000000
+# make soak: seconds of continuous gating (make check's own soak is short)
+SOAK_SECONDS ?= 600
+# the cores: the compiles and the fuzzers run this many at once
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 # git's config.mak.dev warning set, with -Werror
 DEVELOPER_CFLAGS = -Wall -Wextra -Werror -Wdeclaration-after-statement -Wformat-security \
@@ -79,7 +84,7 @@ UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
 .PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
-	bench \
+	soak bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS)
@@ -155,7 +160,7 @@ tour:
 
 # the unit tests need a compiler, cmocka and git: no QEMU, no kernel sources
 check-unit: deps-unit
-	@$(MAKE) --no-print-directory $(UNIT_BIN)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(UNIT_BIN)
 	@$(if $(SANITIZE),LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp) \
 		SUITE=$(if $(SANITIZE),unit-sanitize,unit) sh tests/run.sh unit $(UNIT_BIN)
 
@@ -166,8 +171,13 @@ check-layout:
 check-sanitize: deps-sanitize
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
 
+# One LAVA lab for every test that uses it (started by the first, tests/e2e/lib-lava.sh),
+# stopped at the end unless it ran before.
 check-e2e: deps-e2e all
-	@sh tests/run.sh e2e tests/e2e/t*.sh
+	@lava=0; sh scripts/lava-lab.sh status >/dev/null 2>&1 && lava=1; \
+	BOOTGATE_LAVA_KEEP=1 sh tests/run.sh e2e tests/e2e/t*.sh; rc=$$?; \
+	[ $$lava = 1 ] || sh scripts/lava-lab.sh stop 2>build/lava-stop.log || \
+		{ echo "check-e2e: the LAVA lab did not stop (build/lava-stop.log)" >&2; }; exit $$rc
 
 # the libFuzzer targets (tests/fuzz/fuzz-NAME.c) and the seeds of each
 FUZZ_TARGETS = bootlog bb mbox conf lava webhook
@@ -179,14 +189,21 @@ FUZZ_SEEDS_conf = tests/fuzz/seeds/conf/*
 FUZZ_SEEDS_lava = tests/fuzz/seeds/lava/*
 FUZZ_SEEDS_webhook = tests/fuzz/seeds/webhook/*
 
+# The targets run as many at once as there are cores (each fuzzer is one process), the
+# longest first: 160 s of fuzzing in 80 s of wall time on two cores.
+FUZZ_SECONDS_bootlog = $(FUZZ_SECONDS)
+FUZZ_SECONDS_bb = $(FUZZ_BB_SECONDS)
+FUZZ_SECONDS_mbox = $(FUZZ_MBOX_SECONDS)
+FUZZ_SECONDS_conf = $(FUZZ_CONF_SECONDS)
+FUZZ_SECONDS_lava = $(FUZZ_LAVA_SECONDS)
+FUZZ_SECONDS_webhook = $(FUZZ_WEBHOOK_SECONDS)
+
 check-fuzz: deps-sanitize
-	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
-	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-bootlog $(FUZZ_SECONDS) $(FUZZ_SEEDS_bootlog)
-	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-bb $(FUZZ_BB_SECONDS) $(FUZZ_SEEDS_bb)
-	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-mbox $(FUZZ_MBOX_SECONDS) $(FUZZ_SEEDS_mbox)
-	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-conf $(FUZZ_CONF_SECONDS) $(FUZZ_SEEDS_conf)
-	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-lava $(FUZZ_LAVA_SECONDS) $(FUZZ_SEEDS_lava)
-	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-webhook $(FUZZ_WEBHOOK_SECONDS) $(FUZZ_SEEDS_webhook)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+	@$(MAKE) --no-print-directory -k -j$(NPROC) --output-sync=target $(FUZZ_TARGETS:%=fuzz-run-%)
+
+$(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%:
+	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-$* $(FUZZ_SECONDS_$*) $(FUZZ_SEEDS_$*)
 
 # every target to FUZZ_RUNS executions, however long it takes; an input over 1 s fails
 # (FUZZ_TIMEOUT=N in the environment: N s, for a machine busy with other work)
@@ -212,21 +229,36 @@ $(FUZZ_TARGETS:%=build/fuzz/fuzz-%): build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FU
 
 # The end-to-end tier's packages (most of a fresh machine's apt time: QEMU, the kernel
 # source, the cross compilers, LAVA, Chromium) install in the background while the
-# unit tiers and the fuzzers use the cores; the end-to-end tier waits for them.
-check: deps-unit deps-sanitize
-	@rm -f build/check-summary build/deps-e2e.rc
+# unit tiers and the fuzzers use the cores; the end-to-end tier waits for them. Each
+# tier's wall seconds go to build/check-times, and the closing table shows them beside
+# the budget (tests/run.sh total).
+CHECK_TIMED = sh tests/run.sh timed $(CURDIR)/build/check-times
+check:
+	@rm -f build/check-summary build/check-times build/deps-e2e.rc
 	@mkdir -p build
+	@date +%s >build/check-start
+	@$(CHECK_TIMED) packages sh scripts/deps.sh build unit clang
 	@(sh scripts/deps.sh build e2e kernel lava; echo $$? >build/deps-e2e.rc) \
 		>build/deps-e2e.log 2>&1 &
-	@$(MAKE) --no-print-directory all
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-layout
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-unit
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-sanitize
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-fuzz
-	@while [ ! -s build/deps-e2e.rc ]; do sleep 2; done; cat build/deps-e2e.log; \
-		[ "$$(cat build/deps-e2e.rc)" = 0 ] || { echo "check: the end-to-end tier's packages did not install" >&2; exit 1; }
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(MAKE) --no-print-directory check-e2e
-	@sh tests/run.sh total build/check-summary
+	@$(CHECK_TIMED) build $(MAKE) --no-print-directory -j$(NPROC) all
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) layout \
+		$(MAKE) --no-print-directory check-layout
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) unit \
+		$(MAKE) --no-print-directory check-unit
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) unit-sanitize \
+		$(MAKE) --no-print-directory check-sanitize
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) fuzz \
+		$(MAKE) --no-print-directory check-fuzz
+	@$(CHECK_TIMED) packages-e2e sh -c 'while [ ! -s build/deps-e2e.rc ]; do sleep 2; done; \
+		cat build/deps-e2e.log; [ "$$(cat build/deps-e2e.rc)" = 0 ] || \
+		{ echo "check: the end-to-end tier'"'"'s packages did not install" >&2; exit 1; }'
+	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) e2e \
+		$(MAKE) --no-print-directory check-e2e
+	@sh tests/run.sh total build/check-summary build/check-times build/check-start
+
+# the 10-minute soak of continuous gating alone (make check runs a short one, t0186)
+soak: deps-e2e all
+	@BOOTGATE_SOAK_SECONDS=$(SOAK_SECONDS) sh bench/bench-soak.sh
 
 # ---- benchmarks and analysis
 
@@ -240,6 +272,7 @@ bench: deps-bench all
 	@sh bench/bench-inbox.sh
 	@sh bench/bench-site.sh
 	@sh bench/bench-lava.sh
+	@BOOTGATE_SOAK_SECONDS=$(SOAK_SECONDS) sh bench/bench-soak.sh
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
