@@ -1,7 +1,9 @@
 # Sourced by tests that talk to a real LAVA: scripts/lava-lab.sh's lab on 127.0.0.1
 # (lava-server, two workers lava-w1 and lava-w2 with a QEMU device each, qemu-w1 and
 # qemu-w2). lava_start starts it, or finds it running; lava_stop stops it only if this
-# test started it. A test sourcing this file stops the lab at exit.
+# test started it, and not under BOOTGATE_LAVA_KEEP=1 (make check-e2e: one lab for all
+# the tests, stopped at the end of the tier). A test sourcing this file stops the lab at
+# exit.
 
 LAVA_LAB=$ROOT/scripts/lava-lab.sh
 LAVA_URL=
@@ -43,7 +45,7 @@ lava_submit() {
 
 lava_stop() {
 	[ -n "$LAVA_URL" ] && lava_cancel_all 2>/dev/null
-	[ "$lava_started" = 1 ] || return 0
+	[ "$lava_started" = 1 ] && [ "${BOOTGATE_LAVA_KEEP:-}" != 1 ] || return 0
 	sh "$LAVA_LAB" stop 2>>"$SCRATCH/lava-start.err"
 	lava_started=0
 }
