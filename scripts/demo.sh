@@ -8,11 +8,14 @@
 # tracing fix series to a public-inbox list and shows the reply. It ends with one screen:
 # per scenario, the culprit found against the one planted, builds, boots and wall time.
 #
-#   scripts/demo.sh [--out DIR] [--timeout MINUTES]
+#   scripts/demo.sh [--out DIR] [--timeout MINUTES] [--commits N]
 #
 # --out: where this run's state, mails, logs and summary go (default
 # $BOOTGATE_CACHE/demo; emptied first). Kernels, images and the trees stay in the cache
 # ($BOOTGATE_CACHE, default /var/cache/bootgate): a second run reuses every build.
+# --commits: each tree's history, 24 by default as the seeds were made; fewer (3 to 23)
+# puts the culprit in the middle of that many (scenario-tree.sh --commits), the same
+# culprits in fewer steps, as the tests run it.
 # Exit 0 when all three planted culprits were found, 1 when one was not, 2 usage.
 set -eu
 
@@ -20,7 +23,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BOOTGATE_CACHE:-/var/cache/bootgate}
 out=$cache/demo
 timeout_min=90
-usage="usage: scripts/demo.sh [--out DIR] [--timeout MINUTES]"
+commits=24
+usage="usage: scripts/demo.sh [--out DIR] [--timeout MINUTES] [--commits N]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out)
@@ -35,6 +39,14 @@ while [ $# -gt 0 ]; do
 		esac
 		[ "$2" -le 1440 ] || { echo "demo.sh: --timeout wants minutes (1..1440), not '$2'" >&2; exit 2; }
 		timeout_min=$2
+		shift 2 ;;
+	--commits)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		case "$2" in
+		[3-9] | 1[0-9] | 2[0-4]) ;;
+		*) echo "demo.sh: --commits wants a number from 3 to 24, not '$2'" >&2; exit 2 ;;
+		esac
+		commits=$2
 		shift 2 ;;
 	-h | --help)
 		echo "$usage"
@@ -119,7 +131,8 @@ wait_until() {
 step "The trees: Debian's linux-source-6.1 as git, and the three seed scenarios on it"
 repo=$(sh "$root/scripts/kernel-repo.sh")
 for s in $scenarios; do
-	sh "$root/scripts/scenario-tree.sh" --scenario "$s" --repo "$repo" --force >"$out/$s.scenario" ||
+	sh "$root/scripts/scenario-tree.sh" --scenario "$s" --commits "$commits" --repo "$repo" \
+		--force >"$out/$s.scenario" ||
 		die "scenario-tree.sh --scenario $s failed"
 done
 # field SCENARIO KEY: a line of the scenario's description
@@ -229,7 +242,7 @@ done
 
 # ---- 4. the pushes
 
-step "Pushing each tree's 24 commits to its for-next, as a maintainer would"
+step "Pushing each tree's $commits commits to its for-next, as a maintainer would"
 for s in $scenarios; do
 	tip=$(field "$s" tip)
 	git -C "$repo" push -q "$out/served/$s.git" "$tip:refs/heads/for-next"

@@ -28,6 +28,11 @@
 #                                     given a frame at the base rate (87 us, 115200)
 #                                   perf, 14th: perf trace loads the kernel's symbols
 #                                     at start-up, which it does not need there
+#   scenario-tree.sh --scenario NAME --commits N
+#                                 seed-NAME-N: the same seed in a shorter history, N
+#                                 commits from 3 to 23 (24 makes seed-NAME): the
+#                                 first N-1 ordinary ones, the culprit in the middle
+#                                 (at (N+1)/2), for the tests, which pay for each step
 #
 # Options: --repo DIR (default: the cached repository), --force (replace a branch of that
 # name whose tip is not the expected one; without it that is an error).
@@ -40,10 +45,11 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 patches=$here/scenario-tree
-usage="usage: scenario-tree.sh [--range N | --scenario tracing|printk|perf] [--repo DIR] [--force]"
+usage="usage: scenario-tree.sh [--range N | --scenario tracing|printk|perf [--commits N]] [--repo DIR] [--force]"
 
 range=""
 scenario=""
+commits=""
 given_scenario=0
 repo=""
 force=0
@@ -59,6 +65,12 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 		scenario=$2
 		given_scenario=1
+		shift 2 ;;
+	--commits)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		# given empty, it would make the whole seed instead
+		[ -n "$2" ] || { echo "scenario-tree.sh: --commits wants a number from 3 to 24, not ''" >&2; exit 2; }
+		commits=$2
 		shift 2 ;;
 	--repo)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
@@ -87,6 +99,18 @@ fi
 case "$given_scenario:$scenario" in
 0: | 1:tracing | 1:printk | 1:perf) ;;
 *) echo "scenario-tree.sh: --scenario wants tracing, printk or perf, not '$scenario'" >&2; exit 2 ;;
+esac
+case "$commits" in
+'') ;;
+*[!0-9]* | 0* | ???*)
+	echo "scenario-tree.sh: --commits wants a number from 3 to 24, not '$commits'" >&2; exit 2 ;;
+*)
+	if [ "$commits" -lt 3 ] || [ "$commits" -gt 24 ]; then
+		echo "scenario-tree.sh: --commits wants a number from 3 to 24, not '$commits'" >&2
+		exit 2
+	fi
+	[ -n "$scenario" ] ||
+		{ echo "scenario-tree.sh: --commits shortens a --scenario: give one" >&2; exit 2; } ;;
 esac
 if [ -n "$scenario" ] && [ -n "$range" ]; then
 	echo "scenario-tree.sh: --scenario and --range make different branches: give one" >&2
@@ -124,6 +148,11 @@ if [ -n "$scenario" ]; then
 	esac
 	[ "$(grep -vc '^#' "$edits")" = $((length - 1)) ] ||
 		{ echo "scenario-tree.sh: '$edits' wants $((length - 1)) commits" >&2; exit 1; }
+	if [ -n "$commits" ] && [ "$commits" != 24 ]; then
+		branch=seed-$scenario-$commits
+		length=$commits
+		culprit_at=$(((commits + 1) / 2))
+	fi
 elif [ -z "$range" ]; then
 	branch=scenario-tracing
 	set -- "$patches"/tracing/*.patch
@@ -388,7 +417,7 @@ edit_commit() {
 if [ -n "$scenario" ]; then
 	i=0
 	tab=$(printf '\t')
-	grep -v '^#' "$edits" >"$tmp/edits"
+	grep -v '^#' "$edits" | head -n $((length - 1)) >"$tmp/edits"
 	while IFS=$tab read -r e_file e_old e_new e_who e_subject e_why; do
 		i=$((i + 1))
 		if [ "$i" = "$culprit_at" ]; then

@@ -85,6 +85,42 @@ test_expect_success 'seed-perf: 24 commits in tools/perf, the culprit 14th' '
 	test "$(field perf initcall)" = -
 '
 
+test_expect_success '--commits 8: the same culprit in the middle of 8, the first 7 ordinary ones' '
+	for s in tracing printk perf; do
+		seed "$s" &&
+		sh "$ROOT/scripts/scenario-tree.sh" --scenario "$s" --commits 8 >"$s-8.out" 2>err &&
+		test "$(field "$s-8" branch)" = "seed-$s-8" &&
+		test "$(field "$s-8" commits)" = 8 &&
+		test "$(field "$s-8" position)" = 4 &&
+		test "$(field "$s-8" metric)" = "$(field "$s" metric)" &&
+		tip=$(field "$s-8" tip) &&
+		test "$(git -C "$TREE" rev-list --count "master..$tip")" = 8 &&
+		culprit=$(field "$s-8" culprit) &&
+		test "$(git -C "$TREE" rev-parse "$tip~4")" = "$culprit" &&
+		: the culprit changes what the culprit of the whole seed changes, in the same way, &&
+		: on files whose earlier edits differ: the blobs named on index lines are not compared &&
+		git -C "$TREE" diff "$culprit~1" "$culprit" | sed "/^index /d" >short.diff &&
+		full=$(field "$s" culprit) &&
+		git -C "$TREE" diff "$full~1" "$full" | sed "/^index /d" >full.diff &&
+		test_cmp full.diff short.diff &&
+		: the ordinary ones are the first of the seed, in order, by subject &&
+		git -C "$TREE" log --reverse --format=%s "master..$tip" | sed 4d >short.subjects &&
+		git -C "$TREE" log --reverse --format=%s "master..seed-$s" |
+			grep -vxF "$(git -C "$TREE" log -1 --format=%s "$full")" | head -7 >full.subjects &&
+		test_cmp full.subjects short.subjects || return 1
+	done &&
+	for n in 2 25 08 x; do
+		test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --commits "$n" 2>err &&
+		test_grep "commits wants a number from 3 to 24, not .$n.$" err || return 1
+	done &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --commits "" 2>err &&
+	test_grep "commits wants a number from 3 to 24, not .." err &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --commits 8 2>err &&
+	test_grep "commits shortens a --scenario" err &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --commits 2>err &&
+	test_grep "^usage:" err
+'
+
 test_expect_success 'a rerun finds each branch made and changes nothing, at once' '
 	for s in tracing printk perf; do
 		cp "$s.out" "$s.first" &&
