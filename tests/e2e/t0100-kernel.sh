@@ -3,7 +3,7 @@
 # under QEMU. The kernel tree, the build directories, ccache and images stay in
 # $BOOTGATE_CACHE, so a second run is fast; a first run builds three kernels cold.
 # (The build sandbox is tested on a small tree in t0080; every build here runs in it.
-# Timing mode, which a busy host disturbs, is t0101's: a soak runs beside this script.)
+# Timing mode, which a busy host disturbs, is t0101's, a script that runs alone.)
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$ROOT/bin/bootgate-build

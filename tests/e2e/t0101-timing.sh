@@ -1,7 +1,7 @@
 #!/bin/sh
 # Timing mode on a real kernel: t0100's planted mdelay(50) against master, 10 boots a side
-# with the guest's clock following the host's. A script of its own, after t0100: a soak
-# runs beside t0100's builds (tests/run.sh), and a busy host is noise in this mode.
+# with the guest's clock following the host's. A script of its own, after t0100, and
+# nothing runs beside it (tests/run.sh): a busy host is noise in this mode.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")

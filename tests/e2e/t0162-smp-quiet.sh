@@ -1,9 +1,12 @@
 #!/bin/sh
+# beside: t0151-lava.sh
 # Boards that boot as users do: an SMP board (cpus: 2) brings up its second CPU and its
 # boots parse as any other's, and the quiet console shows no initcall_debug line live yet
 # yields, from the ring buffer the init dumps, the metrics a verbose boot of the same image
-# gives. Builds and boots real kernels (Debian's linux-source-6.1, as t0100): run it under
-# the machine's build lock where several builds may run.
+# gives. Builds and boots real kernels (Debian's linux-source-6.1, as t0100; its SMP kernel
+# is built here, the one x86_64 build t0100 does not make), under the machine's build lock.
+# None of its checks is a timing-mode figure, so it runs beside t0151 (tests/run.sh), whose
+# LAVA boots leave a core free and which builds nothing t0110 has not built before it.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$ROOT/bin/bootgate-build
