@@ -82,6 +82,17 @@ beside_cgroup() {
 	echo "# no cpu cgroup for the scripts beside (no cpu controller here): nice alone" >&2
 }
 
+# lane_leftovers CGROUP: the processes still in the lane's cgroup once its scripts are
+# done (a server one of them started for later scripts: the LAVA lab it started again)
+# go back to the cgroup above it, at the default weight, each named
+lane_leftovers() {
+	[ -n "$1" ] && [ -f "$1/cgroup.procs" ] || return 0
+	for pid in $(cat "$1/cgroup.procs"); do
+		echo "$pid" 2>/dev/null >"${1%/*}/cgroup.procs" &&
+			echo "# left by the scripts beside, out of their cgroup: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"
+	done
+}
+
 case "$mode" in
 unit)
 	passed_re='s/^\[  PASSED  \] \([0-9]*\) test.*/\1/p'
@@ -129,7 +140,7 @@ e2e)
 			[ -n "$cg" ] && [ -d "$cg" ] || break
 			rmdir "$cg" 2>/dev/null || sleep 1
 		done
-		[ -z "$cg" ] || [ ! -d "$cg" ] || echo "# left '$cg': a process of a script beside is still in it" >&2
+		[ -z "$cg" ] || [ ! -d "$cg" ] || echo "# left $cg: a process of a script beside is still in it" >&2
 		rm -rf "$side"' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
@@ -167,6 +178,7 @@ e2e)
 		if [ -n "$lane" ]; then
 			wait "$lane"
 			running=$(echo "$running" | sed "s/ $lane\>//")
+			lane_leftovers "$cg"
 			[ ! -s "$side/lane.note" ] || cat "$side/lane.note"
 			for s in $beside; do
 				n=${s##*/}

@@ -157,6 +157,29 @@ test_expect_success 'several scripts beside one run one after another while it r
 	test "$(sed -n 1p pair/t4.times)" -ge "$(sed -n 2p pair/t3.times)"
 '
 
+test_expect_success 'a server a script beside leaves running goes back to the default weight' '
+	if cgroups_here; then
+		write_pair &&
+		cat >pair/t2-side.sh <<-\EOF &&
+		#!/bin/sh
+		# beside: t1-main.sh
+		setsid sleep 60 >/dev/null 2>&1 &
+		echo $! >pair/server.pid
+		touch pair/side-started
+		echo "1 passed, 0 failed"
+		EOF
+		env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh pair/t2-side.sh >out 2>&1 &&
+		cat out &&
+		pid=$(cat pair/server.pid) &&
+		test_grep "^# left by the scripts beside, out of their cgroup: $pid sleep 60" out &&
+		! grep "^# left .*: a process of a script beside is still in it" out &&
+		! grep -q "bootgate-beside" "/proc/$pid/cgroup" &&
+		kill "$pid"
+	else
+		test_note "no cpu cgroup can be made here: nothing to move"
+	fi
+'
+
 test_expect_success 'timed and total: each tier'"'"'s seconds, its tests, and the budget' '
 	rm -f times summary &&
 	test_exit_code 3 sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" fuzz sh -c "sleep 1; exit 3" &&

@@ -1,10 +1,10 @@
 #!/bin/sh
-# beside: t0170-kills.sh
+# beside: t0165-demo.sh
 # The mail: a bisection and a series from the store become mails sent by libcurl to a
 # real SMTP server on 127.0.0.1 (postfix's smtp-sink writing each message to a file);
 # the store is real SQLite, the consoles are the shipped logs, the culprit a real commit
 # of a real git tree. The bisection and series rows are written by the test. It mostly
-# waits, with a cache of its own, so it runs beside t0170 (tests/run.sh).
+# waits, with a cache of its own, so it runs beside the demo (tests/run.sh).
 . "$(dirname "$0")/lib.sh"
 
 BOOTGATED=$ROOT/bin/bootgated

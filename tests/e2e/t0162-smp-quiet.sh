@@ -1,12 +1,13 @@
 #!/bin/sh
-# beside: t0151-lava.sh
+# beside: t0165-demo.sh
 # Boards that boot as users do: an SMP board (cpus: 2) brings up its second CPU and its
 # boots parse as any other's, and the quiet console shows no initcall_debug line live yet
 # yields, from the ring buffer the init dumps, the metrics a verbose boot of the same image
 # gives. Builds and boots real kernels (Debian's linux-source-6.1, as t0100; its SMP kernel
 # is built here, the one x86_64 build t0100 does not make), under the machine's build lock.
-# None of its checks is a timing-mode figure, so it runs beside t0151 (tests/run.sh), whose
-# LAVA boots leave a core free and which builds nothing t0110 has not built before it.
+# None of its checks is a timing-mode figure, so it runs beside the demo (tests/run.sh):
+# its one build waits for the build lock as the demo's do, and takes a core while the demo
+# boots.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$ROOT/bin/bootgate-build

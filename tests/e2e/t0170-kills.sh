@@ -4,7 +4,8 @@
 # during a gate (one of them between a build and its record), during a bisection, and
 # during the report (one of them between the server's acceptance of the mail and the
 # store's mark). Then: the same culprit, every commit built at most once, every boot and
-# sample counted once, the mail received once by the SMTP server, and a sound store.
+# sample counted once, the mail received once by the SMTP server, and a sound store. Its
+# boots take one core: t0151 (LAVA) runs beside it (tests/run.sh).
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
 . "$ROOT/tests/e2e/lib-smtp.sh"

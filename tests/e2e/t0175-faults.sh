@@ -1,11 +1,11 @@
 #!/bin/sh
-# beside: t0170-kills.sh
+# beside: t0165-demo.sh
 # Faults injected into a running service, each with its expected outcome: the store
 # locked by another process, the clock stepping back an hour, a store damaged or cut to
 # nothing (QEMU killed mid-boot and the cache's disk full are t0175-faults-kernel's).
 # None may count as a regression, lose a result or stop the daemon answering the CLI.
 # (The other faults of the list are tested where their part is: README, "Faults".)
-# It mostly waits, with a cache of its own, so it runs beside t0170 (tests/run.sh).
+# It mostly waits, with a cache of its own, so it runs beside the demo (tests/run.sh).
 #
 # The daemon here is the real bootgated, copied beside a stand-in for the `bootgate`
 # it runs as its children (it finds them next to itself): the stand-in's fetch gives a

@@ -4,7 +4,7 @@
 # (default 60; make soak runs 600), a push and a trigger every second to one of its three
 # trees, the daemon's memory (VmRSS) and descriptors sampled every second (every 5 s from
 # 300 s up): no growth. It mostly waits, so tests/run.sh runs it beside t0165-demo, the
-# longest script, which builds and boots (the "beside:" line).
+# longest script, which builds and boots (the "beside:" line), last of the scripts there.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-load.sh"
 
