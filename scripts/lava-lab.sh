@@ -116,6 +116,13 @@ pg_cluster() {
 }
 
 start_postgres() {
+	# a cluster whose data directory is gone (its configuration left behind) cannot
+	# start: it is made anew, and with it LAVA's database (make_database)
+	set -- $(pg_lsclusters -h 2>/dev/null | awk 'NR == 1 { print $1, $2, $6 }')
+	if [ $# = 3 ] && [ ! -d "$3" ]; then
+		pg_dropcluster "$1" "$2" >/dev/null 2>&1 || rm -rf "/etc/postgresql/$1/$2"
+		say "the PostgreSQL cluster $1/$2 had no data directory ('$3'): made anew"
+	fi
 	if [ -z "$(pg_cluster)" ]; then
 		pg_createcluster "$(ls /usr/lib/postgresql | sort -V | tail -1)" main >/dev/null
 		say "created a PostgreSQL cluster"
