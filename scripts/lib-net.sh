@@ -10,12 +10,17 @@ listening() {
 # ephemeral range) that nothing listens on now. Another program may still take it before
 # the caller does: a server that fails to bind should be started again on another one.
 # Under tests/run.sh, BOOTGATE_TEST_LANE (0, or 1 for the scripts that run beside
-# another) keeps each lane to its own half of the span: two tests that run at once never
-# pick the same port.
+# another) keeps each lane to its own half of the span (a span of 2 at least): two tests
+# that run at once never pick the same port.
 free_port() {
-	fp_low=${1:-20000} fp_span=${2:-12000}
+	fp_low=${1:-20000}
+	fp_span=${2:-12000}
 	case "${BOOTGATE_TEST_LANE:-}" in
-	0 | 1) fp_span=$((fp_span / 2)) fp_low=$((fp_low + BOOTGATE_TEST_LANE * fp_span)) ;;
+	0 | 1)
+		if [ "$fp_span" -ge 2 ]; then
+			fp_span=$((fp_span / 2))
+			fp_low=$((fp_low + BOOTGATE_TEST_LANE * fp_span))
+		fi ;;
 	esac
 	while :; do
 		fp=$((fp_low + $(od -An -N2 -tu2 /dev/urandom) % fp_span))

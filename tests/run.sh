@@ -2,7 +2,8 @@
 # Runs test programs and adds up their results.
 #   tests/run.sh unit BIN...     cmocka programs
 #   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed", each timed;
-#                                one may run beside another ("# beside: NAME", below)
+#                                some run beside another, in a second lane ("# beside:
+#                                NAME", below)
 #   tests/run.sh timed FILE TIER CMD...
 #                                runs CMD, appends "TIER SECONDS RC" to FILE, exits as CMD
 #   tests/run.sh total FILE [TIMES START]
@@ -26,11 +27,16 @@ failed=0
 
 # tally OUT RC CMD: prints a test program's output OUT, adds its counts to the totals.
 # $passed_re and $failed_re are sed expressions that pull the counts from its output; a
-# program that exited RC (not 0) but counted no failure counts as one.
+# program that exited RC (not 0) but counted no failure counts as one, and so does one
+# that printed no count at all (it stopped before its end, whatever its exit code).
 tally() {
 	printf '%s\n' "$1"
 	p=$(printf '%s\n' "$1" | sed -n "$passed_re" | tail -n 1)
 	f=$(printf '%s\n' "$1" | sed -n "$failed_re" | tail -n 1)
+	if [ -z "$p$f" ]; then
+		echo "$3: no count of its tests in its output (it did not reach its end)" >&2
+		f=1
+	fi
 	p=${p:-0}
 	f=${f:-0}
 	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
@@ -47,9 +53,19 @@ run_and_tally() {
 	tally "$out" $? "$*"
 }
 
-# partner SCRIPT: the script named on its "# beside: NAME" line, if any
+# partner SCRIPT: the script named on its "# beside: NAME" line (one of lines 2 to 5),
+# if any
 partner() {
 	sed -n '2,5s/^# beside: \([^ ]*\)$/\1/p' "$1"
+}
+
+# path_of NAME SCRIPT...: the SCRIPT whose file name is NAME, if any
+path_of() {
+	po_name=$1
+	shift
+	for po in "$@"; do
+		[ "${po##*/}" != "$po_name" ] || { echo "$po"; return; }
+	done
 }
 
 # beside_cgroup: makes a cpu cgroup of a tenth of the default weight under this process's
@@ -83,13 +99,14 @@ beside_cgroup() {
 }
 
 # lane_leftovers CGROUP: the processes still in the lane's cgroup once its scripts are
-# done (a server one of them started for later scripts: the LAVA lab it started again)
-# go back to the cgroup above it, at the default weight, each named
+# done go back to the cgroup above it, at the default weight, each named on stderr. It
+# may be a server one of them started for later scripts (the LAVA lab that t0151 starts
+# again, kept for the tier), or a leak: the runner cannot tell, the reader can.
 lane_leftovers() {
 	[ -n "$1" ] && [ -f "$1/cgroup.procs" ] || return 0
 	for pid in $(cat "$1/cgroup.procs"); do
 		echo "$pid" 2>/dev/null >"${1%/*}/cgroup.procs" &&
-			echo "# left by the scripts beside, out of their cgroup: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"
+			echo "# left running by the scripts beside, out of their cgroup: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)" >&2
 	done
 }
 
@@ -106,9 +123,9 @@ e2e)
 	passed_re='s/^\([0-9]*\) passed, [0-9]* failed.*/\1/p'
 	failed_re='s/^[0-9]* passed, \([0-9]*\) failed.*/\1/p'
 	# A script with a "# beside: NAME" line runs in the background while NAME runs, when
-	# NAME is run too (a soak that mostly waits beside a script that mostly compiles),
-	# and is counted once NAME is done; several beside one NAME run one after another, in
-	# the order given, as a second lane. They must leave NAME its cores: they run in a cpu
+	# NAME is run too (a script that mostly waits beside one that leaves a core free), and
+	# is counted once NAME is done; several beside one NAME run one after another, in the
+	# order given, as a second lane. They must leave NAME its cores: they run in a cpu
 	# cgroup of a tenth of the default weight, where the host has one (beside_cgroup),
 	# and at nice 10. nice alone does little, as the sessions they start are each an
 	# autogroup of their own: measured, a kernel build beside the soak took 241 s where
@@ -122,8 +139,11 @@ e2e)
 	for t in "$@"; do
 		p=$(partner "$t")
 		[ -n "$p" ] || continue
-		case "$names" in *" $p "*) ;; *) continue ;; esac
-		if [ "$p" = "${t##*/}" ] || [ -n "$(partner "${t%/*}/$p")" ]; then
+		pp=$(path_of "$p" "$@")
+		[ -n "$pp" ] || continue
+		# NAME runs in the main lane only if it is not itself beside a script that runs
+		pq=$(partner "$pp")
+		if [ "$p" = "${t##*/}" ] || { [ -n "$pq" ] && [ -n "$(path_of "$pq" "$@")" ]; }; then
 			echo "# $t: not beside $p (itself, or a script beside another): alone" >&2
 			continue
 		fi
@@ -133,9 +153,15 @@ e2e)
 	# each lane picks its ports from its own half (scripts/lib-net.sh, free_port)
 	export BOOTGATE_TEST_LANE=0
 	cg=
-	running=        # the pids of the scripts running beside
-	# each in a session of its own: stopped, the whole of it stops (its EXIT trap runs)
-	trap 'for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait
+	main=           # the pid of the script running in the main lane
+	running=        # the pid of the lane running beside
+	# The main script runs in the background, waited for, so that a signal to this
+	# process reaches it at once; the lane in a session of its own: stopped, the script
+	# running in it stops too (their EXIT traps run). What the lane leaves running leaves
+	# its cgroup too.
+	trap '[ -z "$main" ] || kill -TERM "$main" 2>/dev/null
+		for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait
+		lane_leftovers "$cg"
 		for i in 1 2 3 4 5; do
 			[ -n "$cg" ] && [ -d "$cg" ] || break
 			rmdir "$cg" 2>/dev/null || sleep 1
@@ -144,6 +170,7 @@ e2e)
 		rm -rf "$side"' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
+	trap 'exit 141' PIPE
 	[ "$pairs" = " " ] || cg=$(beside_cgroup)
 	for t in "$@"; do
 		case "$pairs" in *" $t="*) continue ;; esac
@@ -172,7 +199,12 @@ e2e)
 			lane=$!
 			running="$running $lane"
 		fi
-		run_and_tally sh "$t"
+		sh "$t" >"$side/main.out" 2>&1 &
+		main=$!
+		wait "$main"
+		rc=$?
+		main=
+		tally "$(cat "$side/main.out")" "$rc" "sh $t"
 		# the wall time of each script: where a cold run's time goes
 		echo "# $t: $(($(date +%s) - start)) s"
 		if [ -n "$lane" ]; then
@@ -182,8 +214,13 @@ e2e)
 			[ ! -s "$side/lane.note" ] || cat "$side/lane.note"
 			for s in $beside; do
 				n=${s##*/}
-				tally "$(cat "$side/$n.out" 2>/dev/null)" "$(cat "$side/$n.rc" 2>/dev/null || echo 1)" "sh $s"
-				echo "# $s: $(cat "$side/$n.secs" 2>/dev/null || echo '?') s, beside $t"
+				if [ ! -s "$side/$n.rc" ]; then
+					echo "sh $s: did not run to its end (its lane stopped first)" >&2
+					failed=$((failed + 1))
+					continue
+				fi
+				tally "$(cat "$side/$n.out")" "$(cat "$side/$n.rc")" "sh $s"
+				echo "# $s: $(cat "$side/$n.secs") s, beside $t"
 			done
 			echo "# $t: with the scripts beside it done, $(($(date +%s) - start)) s"
 		fi
@@ -191,20 +228,35 @@ e2e)
 	record e2e "$passed" "$failed"
 	;;
 timed)
+	case "${2:-}" in
+	'' | *[!A-Za-z0-9._-]*) echo "usage: tests/run.sh timed FILE TIER CMD... (TIER one word)" >&2; exit 2 ;;
+	esac
+	[ $# -ge 3 ] || { echo "usage: tests/run.sh timed FILE TIER CMD... (TIER one word)" >&2; exit 2; }
 	file=$1 tier=$2
 	shift 2
 	start=$(date +%s)
 	"$@"
 	rc=$?
-	echo "$tier $(($(date +%s) - start)) $rc" >>"$file"
+	mkdir -p "$(dirname "$file")" 2>/dev/null
+	if ! echo "$tier $(($(date +%s) - start)) $rc" >>"$file"; then
+		echo "tests/run.sh: cannot record the seconds of $tier in '$file'" >&2
+		[ "$rc" != 0 ] || rc=1
+	fi
 	exit "$rc"
 	;;
 total)
-	# the budget every change keeps (README, "Testing"): a fresh machine's make check,
-	# nothing installed and no cache, and a run with the cache kept
+	# the budget every change keeps (README, "Tests and benchmarks"): a fresh machine's
+	# make check, nothing installed and no cache, and a run with the cache kept
 	budget="cold budget 60 min, warm 20 min"
+	case $# in
+	1 | 3) ;;
+	*) echo "usage: tests/run.sh total SUMMARY [TIMES START]" >&2; exit 2 ;;
+	esac
+	for f in "$@"; do
+		[ -r "$f" ] || { echo "tests/run.sh: cannot read '$f'" >&2; exit 1; }
+	done
 	echo
-	if [ $# -lt 3 ]; then
+	if [ $# = 1 ]; then
 		echo "suite        passed  failed"
 		while read -r suite p f; do
 			printf '%-12s %6s  %6s\n' "$suite" "$p" "$f"
@@ -213,17 +265,28 @@ total)
 		done <"$1"
 		echo "$passed passed, $failed failed"
 	else
-		summary=$1 times=$2 started=$3
-		# a tier's suites: itself, or for the fuzz tier each target's (fuzz-NAME)
+		summary=$1 times=$2
+		started=$(cat "$3")
+		case "$started" in
+		'' | *[!0-9]*) echo "tests/run.sh: '$3' holds no start time (seconds), but '$started'" >&2; exit 1 ;;
+		esac
+		# a tier's suites: itself, or for the fuzz tier each target's (fuzz-NAME); a tier
+		# that exited non-zero and counted no failure is one failure, said in the table
 		printf '%-14s %6s  %6s  %7s\n' tier passed failed seconds
 		while read -r tier secs rc; do
 			counts=$(awk -v t="$tier" '$1 == t || (t == "fuzz" && $1 ~ /^fuzz-/) \
 				{ p += $2; f += $3; n++ } END { print (n ? p " " f : "- -") }' "$summary")
 			p=${counts% *} f=${counts#* }
-			printf '%-14s %6s  %6s  %7s\n' "$tier" "$p" "$f" "$secs"
+			why=
+			if [ "${rc:-1}" != 0 ] && { [ "$f" = - ] || [ "$f" = 0 ]; }; then
+				why="  exited ${rc:-?}"
+				f=1
+				[ "$p" != - ] || p=0
+			fi
+			printf '%-14s %6s  %6s  %7s%s\n' "$tier" "$p" "$f" "$secs" "$why"
 			[ "$p" = - ] || { passed=$((passed + p)); failed=$((failed + f)); }
 		done <"$times"
-		s=$(($(date +%s) - $(cat "$started")))
+		s=$(($(date +%s) - started))
 		printf '%-14s %6s  %6s  %7s  (%d min %d s)\n' total "$passed" "$failed" "$s" \
 			$((s / 60)) $((s % 60))
 		echo "$passed passed, $failed failed in $((s / 60)) min $((s % 60)) s ($budget)"

@@ -1,6 +1,9 @@
 #!/bin/sh
 # The test harness itself: a case whose command fails must fail, wherever the command is.
 . "$(dirname "$0")/lib.sh"
+# the servers a case leaves running on purpose, stopped however the script ends
+trap 'for p in $(cat "$SCRATCH/.servers" 2>/dev/null); do kill "$p" 2>/dev/null; done
+	rm -rf "$SCRATCH"' EXIT
 
 # a test file of its own, run with the same lib.sh; its cases' names say what they expect
 write_cases() {
@@ -54,6 +57,7 @@ test_expect_success 'a wrong exit code is said under its case, wherever its stde
 write_pair() {
 	mkdir -p pair &&
 	cat >pair/t1-main.sh <<-\EOF &&
+	echo "$BOOTGATE_TEST_LANE" >pair/main-lane
 	i=0
 	while [ ! -f pair/side-started ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -f pair/side-started ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
@@ -65,6 +69,7 @@ write_pair() {
 	if [ -n "$cg" ]; then cg=/sys/fs/cgroup/cpu$cg; else cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup); fi
 	echo "$cg" >pair/side-cgroup
 	cat "$cg/cpu.shares" "$cg/cpu.weight" >pair/side-weight 2>/dev/null
+	echo "$BOOTGATE_TEST_LANE" >pair/side-lane
 	touch pair/side-started
 	echo "1 passed, 0 failed"
 	EOF
@@ -83,6 +88,9 @@ test_expect_success 'a script "beside" another runs while it runs, in a cpu cgro
 	cat out &&
 	test_grep "^# pair/t2-side.sh: started beside pair/t1-main.sh$" out &&
 	test_grep "^e2e: 2 passed, 0 failed in [0-9]* s$" out &&
+	: each lane picks its ports from its own half &&
+	test "$(cat pair/main-lane)" = 0 &&
+	test "$(cat pair/side-lane)" = 1 &&
 	cg=$(cat pair/side-cgroup) &&
 	if cgroups_here; then
 		case "$cg" in */bootgate-beside.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
@@ -168,13 +176,13 @@ test_expect_success 'a server a script beside leaves running goes back to the de
 		touch pair/side-started
 		echo "1 passed, 0 failed"
 		EOF
-		env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh pair/t2-side.sh >out 2>&1 &&
-		cat out &&
+		env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh pair/t2-side.sh >out 2>err &&
+		cat out err &&
 		pid=$(cat pair/server.pid) &&
-		test_grep "^# left by the scripts beside, out of their cgroup: $pid sleep 60" out &&
-		! grep "^# left .*: a process of a script beside is still in it" out &&
-		! grep -q "bootgate-beside" "/proc/$pid/cgroup" &&
-		kill "$pid"
+		echo "$pid" >>"$SCRATCH/.servers" &&
+		test_grep "^# left running by the scripts beside, out of their cgroup: $pid sleep 60" err &&
+		! grep "a process of a script beside is still in it" err &&
+		! grep -q "bootgate-beside" "/proc/$pid/cgroup"
 	else
 		test_note "no cpu cgroup can be made here: nothing to move"
 	fi
@@ -182,10 +190,10 @@ test_expect_success 'a server a script beside leaves running goes back to the de
 
 test_expect_success 'timed and total: each tier'"'"'s seconds, its tests, and the budget' '
 	rm -f times summary &&
-	test_exit_code 3 sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" fuzz sh -c "sleep 1; exit 3" &&
+	test_exit_code 3 sh "$ROOT/tests/run.sh" timed times fuzz sh -c "sleep 1; exit 3" &&
 	test_grep "^fuzz [1-9][0-9]* 3$" times &&
-	sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" packages true &&
-	sh "$ROOT/tests/run.sh" timed "$SCRATCH/times" unit true &&
+	sh "$ROOT/tests/run.sh" timed times packages true &&
+	sh "$ROOT/tests/run.sh" timed times unit true &&
 	printf "%s\\n" "unit 222 0" "fuzz-bb 1 0" "fuzz-mbox 0 1" >summary &&
 	echo $(($(date +%s) - 125)) >start &&
 	test_exit_code 1 sh "$ROOT/tests/run.sh" total summary times start >out &&
@@ -194,8 +202,93 @@ test_expect_success 'timed and total: each tier'"'"'s seconds, its tests, and th
 	test_grep "^packages  *-  *-  *[0-9]*$" out &&
 	test_grep "^unit  *222  *0  *[0-9]*$" out &&
 	test_grep "^total  *223  *1  *12[5-9]  (2 min [5-9] s)$" out &&
-	test "$(tail -1 out)" = "$(printf "223 passed, 1 failed in 2 min %s s (cold budget 60 min, warm 20 min)" \
-		"$(sed -n "s/^total .*(2 min \([0-9]*\) s)$/\1/p" out)")"
+	tail -1 out >last &&
+	test_grep "^223 passed, 1 failed in 2 min [5-9] s (cold budget 60 min, warm 20 min)$" last
+'
+
+# fake NAME LAST-LINE [BESIDE]: chain/NAME.sh, a test that notes it ran and prints
+# LAST-LINE; with BESIDE, it names that script on its "# beside:" line
+fake() {
+	mkdir -p chain &&
+	{
+		echo "#!/bin/sh"
+		[ -z "${3:-}" ] || echo "# beside: $3"
+		echo "touch ran-$1"
+		echo "echo \"$2\""
+	} >"chain/$1.sh"
+}
+
+test_expect_success 'every script runs: a chain of beside lines, bare names, no count, a lane cut short' '
+	rm -f ran-* &&
+	fake a "1 passed, 0 failed" b.sh &&
+	fake b "1 passed, 0 failed" c.sh &&
+	fake c "1 passed, 0 failed" &&
+	fake quiet "no count here" &&
+	(cd chain && test_exit_code 1 env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e \
+		a.sh b.sh c.sh quiet.sh) >out 2>&1 &&
+	cat out &&
+	for n in a b c quiet; do test -f "chain/ran-$n" || return 1; done &&
+	test_grep "^# a.sh: not beside b.sh (itself, or a script beside another): alone$" out &&
+	test_grep "^# b.sh: started beside c.sh$" out &&
+	test_grep "^sh quiet.sh: no count of its tests in its output" out &&
+	test_grep "^e2e: 3 passed, 1 failed in [0-9]* s$" out &&
+	! grep -q "can.t read" out
+'
+
+test_expect_success 'stopped: the script running stops at once, the lane too, nothing left in its cgroup' '
+	mkdir -p stop &&
+	printf "%s\\n" "#!/bin/sh" "sleep 30" "echo \"1 passed, 0 failed\"" >stop/t1.sh &&
+	printf "%s\\n" "#!/bin/sh" "# beside: t1.sh" "setsid sleep 61 >/dev/null 2>&1 &" \
+		"echo \$! >stop/server.pid" "sleep 30" "echo \"1 passed, 0 failed\"" >stop/t2.sh &&
+	{ env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e stop/t1.sh stop/t2.sh >out 2>&1 & } &&
+	run=$! &&
+	i=0 && while [ ! -s stop/server.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+	echo "$(cat stop/server.pid)" >>"$SCRATCH/.servers" &&
+	start=$(date +%s) &&
+	kill -TERM "$run" &&
+	{ wait "$run"; rc=$?; } &&
+	cat out &&
+	test "$rc" = 143 &&
+	test $(($(date +%s) - start)) -le 5 &&
+	! pgrep -f "^sleep 30$" &&
+	if cgroups_here; then
+		test_grep "^# left running by the scripts beside, out of their cgroup: $(cat stop/server.pid) sleep 61" out &&
+		! grep "still in it" out
+	fi
+'
+
+test_expect_success 'timed and total refuse what they cannot use' '
+	test_exit_code 2 sh "$ROOT/tests/run.sh" timed times 2>err &&
+	test_grep "^usage: tests/run.sh timed FILE TIER CMD" err &&
+	test_exit_code 2 sh "$ROOT/tests/run.sh" timed times unit 2>err &&
+	test_exit_code 2 sh "$ROOT/tests/run.sh" timed times "my tier" true 2>err &&
+	test_grep "TIER one word" err &&
+	echo "unit 10 0" >summary &&
+	printf "%s\\n" "build 30 2" "unit 5 0" "e2e 900 1" >times &&
+	date +%s >start &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" total summary times start >out &&
+	cat out &&
+	test_grep "^build  *0  *1  *30  exited 2$" out &&
+	test_grep "^e2e  *0  *1  *900  exited 1$" out &&
+	test_grep "^10 passed, 2 failed in 0 min [0-9]* s" out &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" total /nonexistent times start 2>err &&
+	test_grep "cannot read ./nonexistent." err &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" total summary /nonexistent start 2>err &&
+	test_exit_code 2 sh "$ROOT/tests/run.sh" total summary times 2>err &&
+	test_grep "^usage: tests/run.sh total" err &&
+	echo abc >start &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" total summary times start 2>err &&
+	test_grep "holds no start time" err
+'
+
+test_expect_success 'the soak refuses a length it cannot use before it starts anything' '
+	for v in "" 0 9 abc 060 100000 " 60"; do
+		start=$(date +%s) &&
+		test_exit_code 2 env BOOTGATE_SOAK_SECONDS="$v" sh "$ROOT/tests/e2e/t0186-soak.sh" >out 2>err &&
+		test_grep "BOOTGATE_SOAK_SECONDS wants seconds from 10 to 99999, not .$v." err &&
+		test ! -s out &&
+		test $(($(date +%s) - start)) -le 2 || return 1
+	done
 '
 
 test_expect_success 'free_port: each lane of tests/run.sh keeps to its own half of the span' '
