@@ -2,7 +2,7 @@
 # make demo: the whole service on the embedded defaults, with no network. It makes the
 # three seed scenario trees (scripts/scenario-tree.sh --scenario tracing|printk|perf),
 # serves them with git daemon on 127.0.0.1, starts bootgated (SQLite store, QEMU boards,
-# a local SMTP server, the static site), pushes each tree's 24 commits and shows, as the
+# a local SMTP server, the static site), pushes each tree's commits and shows, as the
 # service works: each regression detected, bisected to its commit with its confidence,
 # confirmed in timing mode, the mail as delivered and the site's page; then posts the
 # tracing fix series to a public-inbox list and shows the reply. It ends with one screen:
@@ -14,8 +14,8 @@
 # $BOOTGATE_CACHE/demo; emptied first). Kernels, images and the trees stay in the cache
 # ($BOOTGATE_CACHE, default /var/cache/bootgate): a second run reuses every build.
 # --commits: each tree's history, 24 by default as the seeds were made; fewer (3 to 23)
-# puts the culprit in the middle of that many (scenario-tree.sh --commits), the same
-# culprits in fewer steps, as the tests run it.
+# keeps each culprit where it is in its seed, in proportion (scenario-tree.sh --commits):
+# the same culprits in fewer steps, as the tests run it.
 # Exit 0 when all three planted culprits were found, 1 when one was not, 2 usage.
 set -eu
 

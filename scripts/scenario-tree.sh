@@ -31,8 +31,10 @@
 #   scenario-tree.sh --scenario NAME --commits N
 #                                 seed-NAME-N: the same seed in a shorter history, N
 #                                 commits from 3 to 23 (24 makes seed-NAME): the
-#                                 first N-1 ordinary ones, the culprit in the middle
-#                                 (at (N+1)/2), for the tests, which pay for each step
+#                                 first N-1 ordinary ones and the culprit where it is
+#                                 in the seed, in proportion (of 8: tracing 6th,
+#                                 printk 3rd, perf 5th), for the tests, which pay for
+#                                 each step
 #
 # Options: --repo DIR (default: the cached repository), --force (replace a branch of that
 # name whose tip is not the expected one; without it that is an error).
@@ -50,6 +52,7 @@ usage="usage: scenario-tree.sh [--range N | --scenario tracing|printk|perf [--co
 range=""
 scenario=""
 commits=""
+given_commits=0
 given_scenario=0
 repo=""
 force=0
@@ -68,9 +71,8 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--commits)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
-		# given empty, it would make the whole seed instead
-		[ -n "$2" ] || { echo "scenario-tree.sh: --commits wants a number from 3 to 24, not ''" >&2; exit 2; }
 		commits=$2
+		given_commits=1
 		shift 2 ;;
 	--repo)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
@@ -100,18 +102,15 @@ case "$given_scenario:$scenario" in
 0: | 1:tracing | 1:printk | 1:perf) ;;
 *) echo "scenario-tree.sh: --scenario wants tracing, printk or perf, not '$scenario'" >&2; exit 2 ;;
 esac
-case "$commits" in
-'') ;;
-*[!0-9]* | 0* | ???*)
-	echo "scenario-tree.sh: --commits wants a number from 3 to 24, not '$commits'" >&2; exit 2 ;;
-*)
-	if [ "$commits" -lt 3 ] || [ "$commits" -gt 24 ]; then
-		echo "scenario-tree.sh: --commits wants a number from 3 to 24, not '$commits'" >&2
-		exit 2
-	fi
+if [ "$given_commits" = 1 ]; then
+	# given empty, it would make the whole seed instead
+	case "$commits" in
+	[3-9] | 1[0-9] | 2[0-4]) ;;
+	*) echo "scenario-tree.sh: --commits wants a number from 3 to 24, not '$commits'" >&2; exit 2 ;;
+	esac
 	[ -n "$scenario" ] ||
-		{ echo "scenario-tree.sh: --commits shortens a --scenario: give one" >&2; exit 2; } ;;
-esac
+		{ echo "scenario-tree.sh: --commits shortens a --scenario: give one" >&2; exit 2; }
+fi
 if [ -n "$scenario" ] && [ -n "$range" ]; then
 	echo "scenario-tree.sh: --scenario and --range make different branches: give one" >&2
 	exit 2
@@ -151,7 +150,8 @@ if [ -n "$scenario" ]; then
 	if [ -n "$commits" ] && [ "$commits" != 24 ]; then
 		branch=seed-$scenario-$commits
 		length=$commits
-		culprit_at=$(((commits + 1) / 2))
+		# where it is in the seed, in proportion: the bisection walks the same way
+		culprit_at=$(((culprit_at * commits + 12) / 24))
 	fi
 elif [ -z "$range" ]; then
 	branch=scenario-tracing

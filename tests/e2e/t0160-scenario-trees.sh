@@ -85,18 +85,20 @@ test_expect_success 'seed-perf: 24 commits in tools/perf, the culprit 14th' '
 	test "$(field perf initcall)" = -
 '
 
-test_expect_success '--commits 8: the same culprit in the middle of 8, the first 7 ordinary ones' '
-	for s in tracing printk perf; do
+test_expect_success '--commits 8: the same culprit where it is in the seed, in proportion, the first 7 ordinary ones' '
+	for sp in tracing:6 printk:3 perf:5; do
+		s=${sp%:*} pos=${sp#*:} &&
 		seed "$s" &&
 		sh "$ROOT/scripts/scenario-tree.sh" --scenario "$s" --commits 8 >"$s-8.out" 2>err &&
 		test "$(field "$s-8" branch)" = "seed-$s-8" &&
 		test "$(field "$s-8" commits)" = 8 &&
-		test "$(field "$s-8" position)" = 4 &&
+		test "$(field "$s-8" position)" = "$pos" &&
 		test "$(field "$s-8" metric)" = "$(field "$s" metric)" &&
 		tip=$(field "$s-8" tip) &&
+		test "$(git -C "$TREE" rev-parse "seed-$s-8")" = "$tip" &&
 		test "$(git -C "$TREE" rev-list --count "master..$tip")" = 8 &&
 		culprit=$(field "$s-8" culprit) &&
-		test "$(git -C "$TREE" rev-parse "$tip~4")" = "$culprit" &&
+		test "$(git -C "$TREE" rev-parse "$tip~$((8 - pos))")" = "$culprit" &&
 		: the culprit changes what the culprit of the whole seed changes, in the same way, &&
 		: on files whose earlier edits differ: the blobs named on index lines are not compared &&
 		git -C "$TREE" diff "$culprit~1" "$culprit" | sed "/^index /d" >short.diff &&
@@ -104,18 +106,32 @@ test_expect_success '--commits 8: the same culprit in the middle of 8, the first
 		git -C "$TREE" diff "$full~1" "$full" | sed "/^index /d" >full.diff &&
 		test_cmp full.diff short.diff &&
 		: the ordinary ones are the first of the seed, in order, by subject &&
-		git -C "$TREE" log --reverse --format=%s "master..$tip" | sed 4d >short.subjects &&
+		git -C "$TREE" log --reverse --format=%s "master..$tip" | sed "${pos}d" >short.subjects &&
 		git -C "$TREE" log --reverse --format=%s "master..seed-$s" |
 			grep -vxF "$(git -C "$TREE" log -1 --format=%s "$full")" | head -7 >full.subjects &&
-		test_cmp full.subjects short.subjects || return 1
+		test_cmp full.subjects short.subjects &&
+		: a rerun finds it made and changes nothing &&
+		reflog=$(git -C "$TREE" reflog show "seed-$s-8" | wc -l) &&
+		sh "$ROOT/scripts/scenario-tree.sh" --scenario "$s" --commits 8 >again.out 2>err &&
+		test_cmp "$s-8.out" again.out &&
+		! test_grep making err &&
+		test "$(git -C "$TREE" reflog show "seed-$s-8" | wc -l)" = "$reflog" || return 1
 	done &&
-	for n in 2 25 08 x; do
+	: the bounds: 24 is the whole seed, 3 the shortest &&
+	sh "$ROOT/scripts/scenario-tree.sh" --scenario printk --commits 24 >p24.out 2>err &&
+	test_cmp printk.out p24.out &&
+	sh "$ROOT/scripts/scenario-tree.sh" --scenario printk --commits 3 >p3.out 2>err &&
+	test "$(sed -n "s/^position //p" p3.out)" = 1 &&
+	test "$(sed -n "s/^commits //p" p3.out)" = 3 &&
+	for n in 2 25 08 x "8 " 24x; do
 		test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --commits "$n" 2>err &&
-		test_grep "commits wants a number from 3 to 24, not .$n.$" err || return 1
+		test_grep "^scenario-tree.sh: --commits wants a number from 3 to 24, not .$n.$" err || return 1
 	done &&
 	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --commits "" 2>err &&
-	test_grep "commits wants a number from 3 to 24, not .." err &&
+	test_grep "^scenario-tree.sh: --commits wants a number from 3 to 24, not ..$" err &&
 	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --commits 8 2>err &&
+	test_grep "commits shortens a --scenario" err &&
+	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --range 8 --commits 8 2>err &&
 	test_grep "commits shortens a --scenario" err &&
 	test_exit_code 2 sh "$ROOT/scripts/scenario-tree.sh" --scenario tracing --commits 2>err &&
 	test_grep "^usage:" err
