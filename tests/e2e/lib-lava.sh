@@ -2,8 +2,8 @@
 # (lava-server, two workers lava-w1 and lava-w2 with a QEMU device each, qemu-w1 and
 # qemu-w2). lava_start starts it, or finds it running; lava_stop stops it only if this
 # test started it, and not under BOOTGATE_LAVA_KEEP=1 (make check-e2e: one lab for all
-# the tests, stopped at the end of the tier). A test sourcing this file stops the lab at
-# exit.
+# the tests, stopped at the end of the tier). A test sourcing this file calls lava_stop
+# at exit.
 
 LAVA_LAB=$ROOT/scripts/lava-lab.sh
 LAVA_URL=

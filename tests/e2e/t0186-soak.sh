@@ -2,20 +2,24 @@
 # beside: t0165-demo.sh
 # A soak of continuous gating on bootgated (lib-load.sh): for BOOTGATE_SOAK_SECONDS
 # (default 60; make soak runs 600), a push and a trigger every second to one of its three
-# trees, the daemon's memory (VmRSS) and descriptors sampled every second (every 5 s from
-# 300 s up): no growth. It mostly waits, so tests/run.sh runs it beside t0165-demo, the
-# longest script, which builds and boots (the "beside:" line), last of the scripts there.
-. "$(dirname "$0")/lib.sh"
-. "$ROOT/tests/e2e/lib-load.sh"
-
-SOAK=${BOOTGATE_SOAK_SECONDS:-60}
+# trees, the daemon's memory (VmRSS) and descriptors sampled every second (every 5 s in
+# soaks of 300 s or more): no growth. The growth allowed is in proportion to the length,
+# 1 MiB in 600 s, 256 KiB at least: between its first and last quarters (some 40 of the
+# 55 gates of make check's 60 s, 375 of the 500 of make soak's 600) a leak of about 6 KiB a
+# gate fails the short soak, one of about 3 KiB the long one. It mostly waits, so tests/run.sh
+# runs it beside t0165-demo, which mostly boots on one core (the "beside:" line).
+# the length first: lib-load.sh starts a git daemon when it is read
+SOAK=${BOOTGATE_SOAK_SECONDS-60}
 case "$SOAK" in
-'' | *[!0-9]* | 0* | ??????*)
-	echo "t0186-soak: BOOTGATE_SOAK_SECONDS wants seconds from 10 to 99999, not '$SOAK'" >&2
+[1-9][0-9] | [1-9][0-9][0-9] | [1-9][0-9][0-9][0-9] | [1-9][0-9][0-9][0-9][0-9]) ;;
+*)	echo "t0186-soak: BOOTGATE_SOAK_SECONDS wants seconds from 10 to 99999, not '$SOAK'" >&2
 	exit 2 ;;
 esac
-[ "$SOAK" -ge 10 ] || { echo "t0186-soak: BOOTGATE_SOAK_SECONDS wants seconds from 10 to 99999, not '$SOAK'" >&2; exit 2; }
 EVERY=$((SOAK >= 300 ? 5 : 1))
+# KiB of VmRSS the last quarter may hold over the first
+GROWTH=$((SOAK * 1024 / 600 > 256 ? SOAK * 1024 / 600 : 256))
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/e2e/lib-load.sh"
 
 test_expect_success 'started: each tree fetched and its first tip gated' '
 	start_daemon &&
@@ -44,9 +48,9 @@ test_expect_success "a soak of $SOAK s of continuous gating: RSS and descriptors
 	set -- $(quarters "$SCRATCH/rss3") &&
 	fds=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | uniq -c | tr -s " \n" " ") &&
 	most=$(awk "{ print \$2 }" "$SCRATCH/rss3" | sort -n | tail -1) &&
-	test_note "$n pushes, $gated gates in $SOAK s; VmRSS KiB first-quarter max $1, last-quarter max $2; descriptors idle before $idle0, after $idle1; during (count value): $fds" &&
+	test_note "$n pushes, $gated gates in $SOAK s; VmRSS KiB first-quarter max $1, last-quarter max $2 (allowed +$GROWTH); descriptors idle before $idle0, after $idle1; during (count value): $fds" &&
 	test "$gated" -ge $((SOAK / 10)) &&
-	test "$2" -le $(($1 + 1024)) &&
+	test "$2" -le $(($1 + GROWTH)) &&
 	test "$idle1" -le "$idle0" &&
 	test "$most" -le $((idle0 + 8))
 '
