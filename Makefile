@@ -29,8 +29,10 @@ FUZZ_WEBHOOK_SECONDS ?= 20
 FUZZ_RUNS ?= 10000000
 # make soak: seconds of continuous gating (make check's own soak is short)
 SOAK_SECONDS ?= 600
-# the cores: the compiles and the fuzzers run this many at once
+# the cores: the compiles and the fuzzers run this many at once, unless make was given -j
+# (its jobserver then shares the jobs: a -j of ours would reset it)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+JOBS = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(NPROC))
 
 # git's config.mak.dev warning set, with -Werror
 DEVELOPER_CFLAGS = -Wall -Wextra -Werror -Wdeclaration-after-statement -Wformat-security \
@@ -84,7 +86,7 @@ UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
 .PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
-	soak bench \
+	$(FUZZ_TARGETS:%=fuzz-run-%) soak bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS)
@@ -160,7 +162,7 @@ tour:
 
 # the unit tests need a compiler, cmocka and git: no QEMU, no kernel sources
 check-unit: deps-unit
-	@$(MAKE) --no-print-directory -j$(NPROC) $(UNIT_BIN)
+	@$(MAKE) --no-print-directory $(JOBS) $(UNIT_BIN)
 	@$(if $(SANITIZE),LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp) \
 		SUITE=$(if $(SANITIZE),unit-sanitize,unit) sh tests/run.sh unit $(UNIT_BIN)
 
@@ -172,12 +174,14 @@ check-sanitize: deps-sanitize
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined CC=clang check-unit
 
 # One LAVA lab for every test that uses it (started by the first, tests/e2e/lib-lava.sh),
-# stopped at the end unless it ran before.
+# stopped at the end, or when the tier is stopped, unless it ran before. A lab that does
+# not stop fails no test: the tests' verdicts stand, and the next start finds it.
 check-e2e: deps-e2e all
 	@lava=0; sh scripts/lava-lab.sh status >/dev/null 2>&1 && lava=1; \
-	BOOTGATE_LAVA_KEEP=1 sh tests/run.sh e2e tests/e2e/t*.sh; rc=$$?; \
-	[ $$lava = 1 ] || sh scripts/lava-lab.sh stop 2>build/lava-stop.log || \
-		{ echo "check-e2e: the LAVA lab did not stop (build/lava-stop.log)" >&2; }; exit $$rc
+	trap '[ $$lava = 1 ] || sh scripts/lava-lab.sh stop 2>build/lava-stop.log || \
+		echo "check-e2e: the LAVA lab did not stop (build/lava-stop.log)" >&2' EXIT; \
+	trap 'exit 130' INT; trap 'exit 143' TERM HUP; \
+	BOOTGATE_LAVA_KEEP=1 sh tests/run.sh e2e tests/e2e/t*.sh
 
 # the libFuzzer targets (tests/fuzz/fuzz-NAME.c) and the seeds of each
 FUZZ_TARGETS = bootlog bb mbox conf lava webhook
@@ -199,8 +203,8 @@ FUZZ_SECONDS_lava = $(FUZZ_LAVA_SECONDS)
 FUZZ_SECONDS_webhook = $(FUZZ_WEBHOOK_SECONDS)
 
 check-fuzz: deps-sanitize
-	@$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
-	@$(MAKE) --no-print-directory -k -j$(NPROC) --output-sync=target $(FUZZ_TARGETS:%=fuzz-run-%)
+	@$(MAKE) --no-print-directory $(JOBS) $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+	@$(MAKE) --no-print-directory -k $(JOBS) --output-sync=target $(FUZZ_TARGETS:%=fuzz-run-%)
 
 $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%:
 	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-$* $(FUZZ_SECONDS_$*) $(FUZZ_SEEDS_$*)
@@ -232,33 +236,35 @@ $(FUZZ_TARGETS:%=build/fuzz/fuzz-%): build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FU
 # unit tiers and the fuzzers use the cores; the end-to-end tier waits for them. Each
 # tier's wall seconds go to build/check-times, and the closing table shows them beside
 # the budget (tests/run.sh total).
-CHECK_TIMED = sh tests/run.sh timed $(CURDIR)/build/check-times
+CHECK_TIMED = CHECK_SUMMARY=$(CURDIR)/build/check-summary sh tests/run.sh timed \
+	$(CURDIR)/build/check-times
+# the closing table; after a tier that failed too, then make check stops
+CHECK_TOTAL = sh tests/run.sh total build/check-summary build/check-times build/check-start
+CHECK_FAILED = { $(CHECK_TOTAL); exit 1; }
 check:
 	@rm -f build/check-summary build/check-times build/deps-e2e.rc
 	@mkdir -p build
 	@date +%s >build/check-start
-	@$(CHECK_TIMED) packages sh scripts/deps.sh build unit clang
+	@: >build/check-summary
+	@$(CHECK_TIMED) packages $(MAKE) --no-print-directory deps-sanitize || $(CHECK_FAILED)
 	@(sh scripts/deps.sh build e2e kernel lava; echo $$? >build/deps-e2e.rc) \
 		>build/deps-e2e.log 2>&1 &
-	@$(CHECK_TIMED) build $(MAKE) --no-print-directory -j$(NPROC) all
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) layout \
-		$(MAKE) --no-print-directory check-layout
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) unit \
-		$(MAKE) --no-print-directory check-unit
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) unit-sanitize \
-		$(MAKE) --no-print-directory check-sanitize
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) fuzz \
-		$(MAKE) --no-print-directory check-fuzz
+	@$(CHECK_TIMED) build $(MAKE) --no-print-directory $(JOBS) all || $(CHECK_FAILED)
+	@$(CHECK_TIMED) layout $(MAKE) --no-print-directory check-layout || $(CHECK_FAILED)
+	@$(CHECK_TIMED) unit $(MAKE) --no-print-directory check-unit || $(CHECK_FAILED)
+	@$(CHECK_TIMED) unit-sanitize $(MAKE) --no-print-directory check-sanitize || $(CHECK_FAILED)
+	@$(CHECK_TIMED) fuzz $(MAKE) --no-print-directory check-fuzz || $(CHECK_FAILED)
 	@$(CHECK_TIMED) packages-e2e sh -c 'while [ ! -s build/deps-e2e.rc ]; do sleep 2; done; \
 		cat build/deps-e2e.log; [ "$$(cat build/deps-e2e.rc)" = 0 ] || \
-		{ echo "check: the end-to-end tier'"'"'s packages did not install" >&2; exit 1; }'
-	@CHECK_SUMMARY=$(CURDIR)/build/check-summary $(CHECK_TIMED) e2e \
-		$(MAKE) --no-print-directory check-e2e
-	@sh tests/run.sh total build/check-summary build/check-times build/check-start
+		{ echo "check: the end-to-end packages did not install" >&2; exit 1; }' || $(CHECK_FAILED)
+	@$(CHECK_TIMED) e2e $(MAKE) --no-print-directory check-e2e || $(CHECK_FAILED)
+	@$(CHECK_TOTAL)
 
-# the 10-minute soak of continuous gating alone (make check runs a short one, t0186)
-soak: deps-e2e all
-	@BOOTGATE_SOAK_SECONDS=$(SOAK_SECONDS) sh bench/bench-soak.sh
+# the 10-minute soak of continuous gating alone (make check runs a short one, t0186); its
+# daemon gates trees that build no kernel
+soak: all
+	@sh scripts/deps.sh build e2e
+	@BOOTGATE_SOAK_SECONDS=$(SOAK_SECONDS) sh tests/run.sh e2e tests/e2e/t0186-soak.sh
 
 # ---- benchmarks and analysis
 
