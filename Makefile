@@ -62,7 +62,7 @@ LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lcurl -lm
 TEST_LIBS = -lcmocka
 
 # lib/ by what it is about; the order is the direction of the includes (make check-layout)
-LIB_GROUPS = util parse decide report store lab
+LIB_GROUPS = util parse decide report store net conf lab ci publish
 LIB_SRC = $(foreach g,$(LIB_GROUPS),$(wildcard lib/$(g)/*.c))
 # the store's migrations, carried in the program (scripts/embed-sql.sh)
 MIGRATIONS = $(sort $(wildcard schemas/[0-9][0-9][0-9]-*.sql))

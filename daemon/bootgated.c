@@ -19,15 +19,15 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "lab/artifacts.h"
-#include "lab/board.h"
-#include "lab/git.h"
-#include "lab/mailer.h"
-#include "lab/smtp.h"
+#include "net/artifacts.h"
+#include "conf/board.h"
+#include "net/git.h"
+#include "publish/mailer.h"
+#include "net/smtp.h"
 #include "lab/record.h"
-#include "lab/service-conf.h"
-#include "lab/tree.h"
-#include "lab/webhook.h"
+#include "conf/service-conf.h"
+#include "conf/tree.h"
+#include "net/webhook.h"
 #include "lab/workers.h"
 #include "store/store.h"
 #include "util/error.h"

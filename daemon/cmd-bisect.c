@@ -1,13 +1,13 @@
 /*
  * bootgate bisect: finds the commit that made boot slower, building and booting real
- * kernels (lib/lab/bisection.c). Every step is kept in the store, so that running the
+ * kernels (lib/ci/bisection.c). Every step is kept in the store, so that running the
  * same command again after a kill continues the bisection where it was.
  */
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/bisection.h"
-#include "lab/git.h"
+#include "ci/bisection.h"
+#include "net/git.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/path.h"

@@ -5,8 +5,8 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/board.h"
-#include "lab/export.h"
+#include "conf/board.h"
+#include "publish/export.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json.h"

@@ -6,7 +6,7 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/git.h"
+#include "net/git.h"
 #include "util/error.h"
 #include "util/log.h"
 

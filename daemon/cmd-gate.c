@@ -6,7 +6,7 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/gate.h"
+#include "ci/gate.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/path.h"

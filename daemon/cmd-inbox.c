@@ -7,10 +7,10 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/board.h"
-#include "lab/inbox.h"
-#include "lab/service-conf.h"
-#include "lab/tree.h"
+#include "conf/board.h"
+#include "ci/inbox.h"
+#include "conf/service-conf.h"
+#include "conf/tree.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/log.h"

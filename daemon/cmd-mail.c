@@ -10,9 +10,9 @@
 #include <sys/file.h>
 
 #include "cmd.h"
-#include "lab/board.h"
-#include "lab/mailer.h"
-#include "lab/service-conf.h"
+#include "conf/board.h"
+#include "publish/mailer.h"
+#include "conf/service-conf.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/log.h"

@@ -7,10 +7,10 @@
 #include <math.h>
 
 #include "cmd.h"
-#include "lab/json-read.h"
-#include "lab/series.h"
+#include "util/json-read.h"
+#include "ci/series.h"
 #include "lab/record.h"
-#include "lab/tree.h"
+#include "conf/tree.h"
 #include "parse/mbox.h"
 #include "util/error.h"
 #include "util/fs.h"

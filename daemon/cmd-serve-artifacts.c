@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
-#include "lab/artifacts.h"
-#include "lab/http.h"
-#include "lab/tree.h"
+#include "net/artifacts.h"
+#include "net/http.h"
+#include "conf/tree.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/text.h"

@@ -7,8 +7,8 @@
 
 #include "cmd.h"
 #include "decide/bisect.h"
-#include "lab/bisection.h"
-#include "lab/json-read.h"
+#include "ci/bisection.h"
+#include "util/json-read.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"

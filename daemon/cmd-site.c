@@ -6,7 +6,7 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/site.h"
+#include "publish/site.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/log.h"

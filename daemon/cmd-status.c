@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "cmd.h"
-#include "lab/git.h"
+#include "net/git.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/log.h"

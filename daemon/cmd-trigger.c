@@ -8,7 +8,7 @@
 #include <sys/un.h>
 
 #include "cmd.h"
-#include "lab/git.h"
+#include "net/git.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"

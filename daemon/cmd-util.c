@@ -2,9 +2,9 @@
 #include <getopt.h>
 
 #include "cmd.h"
-#include "lab/board.h"
-#include "lab/git.h"
-#include "lab/tree.h"
+#include "conf/board.h"
+#include "net/git.h"
+#include "conf/tree.h"
 #include "lab/workers.h"
 #include "util/error.h"
 #include "util/log.h"

@@ -3,7 +3,7 @@
 #define BG_CMD_H
 
 #include "util/compat.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "store/store.h"
 
 struct bg_cmd {

@@ -13,10 +13,10 @@
 #include <poll.h>
 #include <sys/stat.h>
 
-#include "lab/board.h"
+#include "conf/board.h"
 #include "lab/lava-run.h"
 #include "lab/result.h"
-#include "lab/tree.h"
+#include "conf/tree.h"
 #include "parse/bootlog.h"
 #include "report/boot-json.h"
 #include "util/error.h"

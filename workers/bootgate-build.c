@@ -17,12 +17,12 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-#include "lab/board.h"
-#include "lab/git.h"
+#include "conf/board.h"
+#include "net/git.h"
 #include "lab/result.h"
-#include "lab/service-conf.h"
-#include "lab/sha.h"
-#include "lab/tree.h"
+#include "conf/service-conf.h"
+#include "util/sha.h"
+#include "conf/tree.h"
 #include "lab/workers.h"
 #include "util/error.h"
 #include "util/fs.h"

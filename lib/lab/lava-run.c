@@ -7,7 +7,7 @@
 
 #include "lab/lava-run.h"
 #include "lab/lava.h"
-#include "lab/sha.h"
+#include "util/sha.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"

@@ -11,7 +11,7 @@
 
 #include "util/compat.h"
 #include "util/strbuf.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "lab/result.h"
 
 struct bg_lava_run {

@@ -2,8 +2,8 @@
 #include <ctype.h>
 #include <math.h>
 
-#include "lab/http-client.h"
-#include "lab/json-read.h"
+#include "net/http-client.h"
+#include "util/json-read.h"
 #include "lab/lava.h"
 #include "parse/yaml-event.h"
 #include "util/error.h"

@@ -12,7 +12,7 @@
 
 #include "util/compat.h"
 #include "util/strbuf.h"
-#include "lab/board.h"
+#include "conf/board.h"
 
 enum bg_lava_rc {
 	BG_LAVA_OK = 0,

@@ -1,6 +1,6 @@
 /* The measure pipeline (pipeline.h). */
 #include "lab/pipeline.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "lab/samples.h"
 #include "lab/workers.h"
 #include "report/boot-json.h"

@@ -10,9 +10,9 @@
 #include "util/json.h"
 #include "parse/bootlog.h"
 #include "decide/verdict.h"
-#include "lab/git.h"
+#include "net/git.h"
 #include "lab/result.h"
-#include "lab/tree.h"
+#include "conf/tree.h"
 #include "lab/workers.h"
 
 struct bg_measure_opts {

@@ -1,6 +1,6 @@
 /* The lab's doings into the store (record.h). */
 #include "lab/record.h"
-#include "lab/git.h"
+#include "net/git.h"
 #include "parse/metrics.h"
 #include "util/error.h"
 #include "util/strbuf.h"

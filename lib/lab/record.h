@@ -9,7 +9,7 @@
 #include "util/compat.h"
 #include "parse/bootlog.h"
 #include "decide/verdict.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "lab/result.h"
 #include "store/store.h"
 

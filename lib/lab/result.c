@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "lab/result.h"
-#include "lab/json-read.h"
+#include "util/json-read.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 

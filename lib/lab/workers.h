@@ -8,7 +8,7 @@
 
 #include "util/compat.h"
 #include "parse/bootlog.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "lab/result.h"
 
 /* A program installed next to the running one (the workers, bootgate); owned by the caller. */

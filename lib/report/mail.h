@@ -2,7 +2,7 @@
  * The report mails as text: RFC 5322 headers (RFC 2047 encoded words for what is not
  * ASCII, folded at 78 columns, nothing from a subject, a name or a log able to start a
  * header), plain bodies wrapped at 72 columns, recipients from trailers, and the rules
- * that say when no mail is due. Pure: no store, no network; lib/lab/mailer.c feeds it.
+ * that say when no mail is due. Pure: no store, no network; lib/publish/mailer.c feeds it.
  */
 #ifndef BG_MAIL_H
 #define BG_MAIL_H

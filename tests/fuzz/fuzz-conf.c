@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <sys/un.h>
 
-#include "lab/board.h"
-#include "lab/conf.h"
-#include "lab/service-conf.h"
+#include "conf/board.h"
+#include "conf/conf.h"
+#include "conf/service-conf.h"
 #include "util/error.h"
 #include "util/path.h"
 

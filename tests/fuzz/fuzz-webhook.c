@@ -9,8 +9,8 @@
  * request would, and that a push accepted was signed and names a tree that is a plain
  * name: no '/', no "..", no CR or LF.
  */
-#include "lab/sha.h"
-#include "lab/webhook.h"
+#include "util/sha.h"
+#include "net/webhook.h"
 #include "util/xmalloc.h"
 
 #define fuzz_assert(cond) do { if (!(cond)) __builtin_trap(); } while (0)

@@ -3,7 +3,7 @@
  * "/artifacts/<64 lowercase hex>/image" names an artifact, as sent, and nothing else.
  */
 #include "unit.h"
-#include "lab/artifacts.h"
+#include "net/artifacts.h"
 
 #define HEX "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 

@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 
 #include "unit.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/path.h"

@@ -1,6 +1,6 @@
 /* Unit tests of configuration files: values, lists, and "file:line:col: why" for each mistake. */
 #include "unit.h"
-#include "lab/conf.h"
+#include "conf/conf.h"
 #include "util/error.h"
 
 static int load(const char *text, struct bg_conf *c)

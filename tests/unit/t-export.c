@@ -5,8 +5,8 @@
 #include <math.h>
 
 #include "unit.h"
-#include "lab/export.h"
-#include "lab/json-read.h"
+#include "publish/export.h"
+#include "util/json-read.h"
 #include "store/store.h"
 #include "util/error.h"
 

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include "unit.h"
-#include "lab/git.h"
-#include "lab/tree.h"
+#include "net/git.h"
+#include "conf/tree.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/path.h"

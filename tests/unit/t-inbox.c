@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "unit.h"
-#include "lab/inbox.h"
-#include "lab/sha.h"
+#include "ci/inbox.h"
+#include "util/sha.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/strbuf.h"

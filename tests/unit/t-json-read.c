@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "unit.h"
-#include "lab/json-read.h"
+#include "util/json-read.h"
 #include "lab/result.h"
 #include "util/error.h"
 #include "util/json.h"

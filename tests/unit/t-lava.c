@@ -4,7 +4,7 @@
  * token is read without ever being echoed; each mistake in a LAVA board is named.
  */
 #include "unit.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "lab/lava.h"
 #include "parse/yaml-event.h"
 #include "util/error.h"

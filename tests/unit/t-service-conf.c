@@ -5,7 +5,7 @@
 #include <limits.h>
 
 #include "unit.h"
-#include "lab/service-conf.h"
+#include "conf/service-conf.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/xmalloc.h"

@@ -1,6 +1,6 @@
 /* Unit tests of the digests (OpenSSL behind lab/sha.h): known vectors, not round trips. */
 #include "unit.h"
-#include "lab/sha.h"
+#include "util/sha.h"
 
 static void test_sha256(void **state)
 {

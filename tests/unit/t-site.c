@@ -1,6 +1,6 @@
 /* Unit tests of the static site's generation (lab/site.c) on stores made here. */
 #include "unit.h"
-#include "lab/site.h"
+#include "publish/site.h"
 #include "util/error.h"
 
 static void test_url(void **state)

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "unit.h"
-#include "lab/sha.h"
-#include "lab/webhook.h"
+#include "util/sha.h"
+#include "net/webhook.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/strbuf.h"

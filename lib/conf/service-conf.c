@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "lab/service-conf.h"
-#include "lab/board.h"
-#include "lab/git.h"
-#include "lab/smtp.h"
+#include "conf/service-conf.h"
+#include "conf/board.h"
+#include "net/git.h"
+#include "net/smtp.h"
 #include "report/mail.h"
 #include "util/error.h"
 #include "util/fs.h"

@@ -10,8 +10,8 @@
 
 #include "util/compat.h"
 #include "decide/verdict.h"
-#include "lab/board.h"
-#include "lab/conf.h"
+#include "conf/board.h"
+#include "conf/conf.h"
 
 #define BG_SERVICE_STATE_DEFAULT "/var/lib/bootgate"
 

@@ -2,9 +2,9 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "lab/tree.h"
-#include "lab/git.h"
-#include "lab/sha.h"
+#include "conf/tree.h"
+#include "net/git.h"
+#include "util/sha.h"
 #include "util/error.h"
 #include "util/path.h"
 #include "util/xmalloc.h"

@@ -9,7 +9,7 @@
 #include <signal.h>
 
 #include "util/compat.h"
-#include "lab/service-conf.h"
+#include "conf/service-conf.h"
 #include "store/store.h"
 
 #define BG_MAILER_BACKOFF 30        /* s before the second try, doubled after each */

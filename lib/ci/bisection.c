@@ -3,15 +3,15 @@
 #include <math.h>
 #include <sys/file.h>
 
-#include "lab/bisection.h"
+#include "ci/bisection.h"
 #include "decide/bisect.h"
 #include "decide/stats.h"
-#include "lab/board.h"
-#include "lab/git.h"
+#include "conf/board.h"
+#include "net/git.h"
 #include "lab/pipeline.h"
 #include "lab/record.h"
 #include "lab/reuse.h"
-#include "lab/tree.h"
+#include "conf/tree.h"
 #include "lab/workers.h"
 #include "report/comparison.h"
 #include "util/error.h"

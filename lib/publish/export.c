@@ -2,14 +2,14 @@
  * Reads the store and writes its results as KCIDB v5.3 and as boot-data files
  * (export.h). Everything comes from the store: trees, series, builds, boots, samples.
  */
-#include "lab/export.h"
+#include "publish/export.h"
 
 #include <math.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "decide/stats.h"
-#include "lab/board.h"
+#include "conf/board.h"
 #include "parse/bootlog.h"
 #include "report/bootdata.h"
 #include "util/error.h"

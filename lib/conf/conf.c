@@ -1,5 +1,5 @@
 /* YAML configuration files, flat or nested, read through the YAML event reader. */
-#include "lab/conf.h"
+#include "conf/conf.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/num.h"

@@ -3,7 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "lab/sha.h"
+#include "util/sha.h"
 #include "util/error.h"
 
 static void to_hex(const unsigned char *md, unsigned len, char hex[BG_SHA256_HEX])

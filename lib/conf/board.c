@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "lab/board.h"
+#include "conf/board.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/path.h"

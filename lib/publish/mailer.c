@@ -1,14 +1,14 @@
 /* Outbox rows into mails, mails into SMTP (mailer.h): the store's side of the reports. */
 #include <math.h>
 
-#include "lab/mailer.h"
+#include "publish/mailer.h"
 #include "decide/stats.h"
 #include "decide/verdict.h"
-#include "lab/board.h"
-#include "lab/git.h"
-#include "lab/json-read.h"
+#include "conf/board.h"
+#include "net/git.h"
+#include "util/json-read.h"
 #include "lab/record.h"
-#include "lab/smtp.h"
+#include "net/smtp.h"
 #include "lab/workers.h"
 #include "parse/bootlog.h"
 #include "parse/metrics.h"

@@ -1,5 +1,5 @@
 /* The gate (gate.h). */
-#include "lab/gate.h"
+#include "ci/gate.h"
 #include "lab/pipeline.h"
 #include "lab/record.h"
 #include "util/error.h"

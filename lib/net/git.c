@@ -5,7 +5,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "lab/git.h"
+#include "net/git.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/hash.h"

@@ -2,9 +2,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "lab/inbox.h"
-#include "lab/git.h"
-#include "lab/sha.h"
+#include "ci/inbox.h"
+#include "net/git.h"
+#include "util/sha.h"
 #include "parse/mbox.h"
 #include "store/store.h"
 #include "util/error.h"

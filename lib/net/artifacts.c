@@ -1,8 +1,8 @@
 /* The artifact server (artifacts.h): images read-only by their sha256. */
 #include <sys/stat.h>
 
-#include "lab/artifacts.h"
-#include "lab/http.h"
+#include "net/artifacts.h"
+#include "net/http.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"

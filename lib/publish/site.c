@@ -5,8 +5,8 @@
 
 #include "decide/bisect.h"
 #include "decide/stats.h"
-#include "lab/json-read.h"
-#include "lab/site.h"
+#include "util/json-read.h"
+#include "publish/site.h"
 #include "report/html.h"
 #include "report/svg.h"
 #include "util/error.h"

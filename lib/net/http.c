@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "lab/http.h"
+#include "net/http.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"

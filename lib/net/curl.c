@@ -6,8 +6,8 @@
 
 #include <curl/curl.h>
 
-#include "lab/http-client.h"
-#include "lab/smtp.h"
+#include "net/http-client.h"
+#include "net/smtp.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

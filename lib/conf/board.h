@@ -6,7 +6,7 @@
 #define BG_BOARD_H
 
 #include "util/compat.h"
-#include "lab/conf.h"
+#include "conf/conf.h"
 
 enum bg_poweroff { BG_POWEROFF, BG_REBOOT };
 

@@ -12,7 +12,7 @@
 #define BG_ARTIFACTS_H
 
 #include "util/compat.h"
-#include "lab/sha.h"
+#include "util/sha.h"
 
 #define BG_ARTIFACTS_LISTEN "127.0.0.1:8788"
 #define BG_ARTIFACTS_TIMEOUT 30       /* seconds a connection may stay silent */

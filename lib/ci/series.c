@@ -1,13 +1,13 @@
 /* Patch series, applied and measured patch by patch (series.h). */
 #include <math.h>
 
-#include "lab/series.h"
-#include "lab/board.h"
-#include "lab/git.h"
+#include "ci/series.h"
+#include "conf/board.h"
+#include "net/git.h"
 #include "lab/record.h"
 #include "lab/reuse.h"
-#include "lab/sha.h"
-#include "lab/tree.h"
+#include "util/sha.h"
+#include "conf/tree.h"
 #include "report/comparison.h"
 #include "util/error.h"
 #include "util/log.h"

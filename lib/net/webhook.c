@@ -1,8 +1,8 @@
 /* The daemon's webhook (webhook.h): a signed push announced over HTTP (lab/http.h). */
-#include "lab/http.h"
-#include "lab/json-read.h"
-#include "lab/sha.h"
-#include "lab/webhook.h"
+#include "net/http.h"
+#include "util/json-read.h"
+#include "util/sha.h"
+#include "net/webhook.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
