@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "ci/bisection.h"
+#include "publish/results.h"
 #include "net/git.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -152,7 +153,7 @@ int cmd_bisect(int argc, char **argv)
 
 		fflush(stdout);
 		bg_json_init(&j, STDOUT_FILENO, 0);
-		if (bg_bisection_write_json(s, id, &j) < 0)
+		if (bg_bisection_result_write(s, id, &j) < 0)
 			ret = 1;
 		bg_strbuf_addch(&j.out, '\n');
 		if (bg_json_finish(&j) < 0 || ret) {

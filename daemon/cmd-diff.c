@@ -71,16 +71,16 @@ static int cmp_value(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void add_value(const char *metric, int64_t usecs, const char *line, void *data)
+static void add_value(const struct bg_metric *m, void *data)
 {
 	struct side *s = data;
 	struct side_value *v;
 
 	ALLOC_GROW(s->v, s->n + 1, s->alloc);
 	v = &s->v[s->n];
-	v->metric = xstrdup(metric);
-	v->usecs = usecs;
-	v->line = line;
+	v->metric = xstrdup(m->name);
+	v->usecs = m->usecs;
+	v->line = m->line;
 	v->order = s->n++;
 }
 

@@ -7,9 +7,10 @@
 #include <math.h>
 
 #include "cmd.h"
-#include "util/json-read.h"
 #include "ci/series.h"
 #include "lab/record.h"
+#include "publish/results.h"
+#include "store/results.h"
 #include "conf/tree.h"
 #include "parse/mbox.h"
 #include "util/error.h"
@@ -81,57 +82,54 @@ static void say_missing(const char *name, const struct bg_msg *msgs, size_t n)
 	bg_strbuf_release(&miss);
 }
 
-static void print_table(const char *result)
+static void print_row(const char *idx, const char *status, const char *verdict,
+		      const char *metric, double delta, const char *subject)
 {
-	struct bg_json_doc *d = bg_json_doc_parse("result", result);
-	size_t n;
+	char d[32] = "-";
 
-	if (!d) {
-		log_warnx("%s", bg_error_last());
-		return;
-	}
-	bg_text_printf(stdout, "series %.0f: %s\n", bg_json_doc_num(d, "series"),
-		       bg_json_doc_str(d, "subject"));
-	bg_text_printf(stdout, "base %s (%s)\n", bg_json_doc_str(d, "base.commit") ?
-		       bg_json_doc_str(d, "base.commit") : "-", bg_json_doc_str(d, "base.from"));
+	if (!isnan(delta))
+		snprintf(d, sizeof(d), "%+.0f", delta);
+	bg_text_printf(stdout, "%-4s %-8s %-11s %-36s %10s  %s\n", idx, status ? status : "-",
+		       verdict ? verdict : "-", metric ? metric : "-", d, subject ? subject : "");
+}
+
+/* The series' patches as a table, the series as a whole last. */
+static int print_table(struct bg_store *s, int64_t id)
+{
+	struct bg_stored_series se;
+	struct bg_stored_patches ps = { NULL, 0, 0 };
+	struct bg_stored_comparison whole;
+	int ret = -1;
+
+	bg_stored_series_init(&se);
+	bg_stored_comparison_init(&whole);
+	if (bg_store_series_get(s, id, &se) <= 0 || bg_store_series_patches(s, id, false, &ps) < 0 ||
+	    (se.whole_comparison_id &&
+	     bg_store_comparison_get(s, se.whole_comparison_id, &whole) < 0))
+		goto out;
+	bg_text_printf(stdout, "series %" PRId64 ": %s\n", se.id, se.subject);
+	bg_text_printf(stdout, "base %s (%s)\n", se.base ? se.base : "-",
+		       se.base_from ? se.base_from : "-");
 	printf("%-4s %-8s %-11s %-36s %10s  %s\n", "idx", "status", "verdict", "metric",
 	       "delta_us", "subject");
-	n = bg_json_doc_len(d, "patches");
-	for (size_t i = 0; i <= n; i++) {
-		char key[64], path[96], delta[32] = "-";
-		const char *v, *m;
+	for (size_t i = 0; i < ps.n; i++) {
+		const struct bg_stored_patch *p = &ps.v[i];
+		char idx[16];
 
-		if (i < n)
-			snprintf(key, sizeof(key), "patches.%zu.", i);
-		else
-			snprintf(key, sizeof(key), "whole.");
-		if (i == n && !bg_json_doc_is_object(d, "whole"))
-			break;
-		snprintf(path, sizeof(path), "%sdelta_us", key);
-		if (!isnan(bg_json_doc_num(d, path)))
-			snprintf(delta, sizeof(delta), "%+.0f", bg_json_doc_num(d, path));
-		snprintf(path, sizeof(path), "%sverdict", key);
-		v = bg_json_doc_str(d, path);
-		snprintf(path, sizeof(path), "%smetric", key);
-		m = bg_json_doc_str(d, path);
-		if (i < n) {
-			const char *status, *subject;
-
-			snprintf(path, sizeof(path), "%sstatus", key);
-			status = bg_json_doc_str(d, path);
-			snprintf(path, sizeof(path), "%ssubject", key);
-			subject = bg_json_doc_str(d, path);
-			bg_text_printf(stdout, "%-4zu %-8s %-11s %-36s %10s  %s\n", i + 1,
-				       status ? status : "-", v ? v : "-", m ? m : "-", delta,
-				       subject ? subject : "");
-		} else {
-			bg_text_printf(stdout, "%-4s %-8s %-11s %-36s %10s  %s\n", "all", "-",
-				       v ? v : "-", m ? m : "-", delta, "(the series as a whole)");
-		}
+		if (p->idx < 1)
+			continue;
+		snprintf(idx, sizeof(idx), "%d", p->idx);
+		print_row(idx, p->status, p->verdict, p->metric, p->delta, p->subject);
 	}
-	if (bg_json_doc_str(d, "error"))
-		bg_text_printf(stdout, "error: %s\n", bg_json_doc_str(d, "error"));
-	bg_json_doc_free(d);
+	if (whole.id)
+		print_row("all", "-", whole.verdict, whole.metric, whole.delta,
+			  "(the series as a whole)");
+	ret = 0;
+out:
+	bg_stored_comparison_release(&whole);
+	bg_stored_patches_release(&ps);
+	bg_stored_series_release(&se);
+	return ret;
 }
 
 /* Takes the mbox in: the series' row, made or found. 0, or 1 after saying why. */
@@ -230,7 +228,8 @@ int cmd_series(int argc, char **argv)
 	struct stored st = { 0 };
 	struct bg_store *s = NULL;
 	const char *mode = NULL;
-	char *db = NULL, *result = NULL;
+	char *db = NULL;
+	struct bg_json j = { BG_STRBUF_INIT, -1, 0, 0, { false }, false, 0 };
 	int64_t id = 0, done = 0;
 	bool json = false;
 	int opt, ret = 1;
@@ -329,16 +328,17 @@ int cmd_series(int argc, char **argv)
 	o.config = &kc;
 	if (!id && take_mbox(s, argv[optind], &o, &id) != 0)
 		goto out;
-	if (bg_series_run(s, &o, id) < 0 || bg_series_result(s, id, &result) < 0 ||
+	bg_json_init(&j, -1, 0);
+	if (bg_series_run(s, &o, id) < 0 || bg_series_result_write(s, id, &j) < 0 ||
 	    bg_store_int(s, 0, &done, "SELECT state = 'done' FROM series WHERE id = ?", "i",
 			 id) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
 	if (json)
-		printf("%s\n", result);
-	else
-		print_table(result);
+		printf("%s\n", j.out.buf);
+	else if (print_table(s, id) < 0)
+		log_warnx("%s", bg_error_last());
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		log_warn("stdout");
 		goto out;
@@ -350,7 +350,7 @@ out:
 	free(st.name);
 	free(st.board);
 	free(st.mode);
-	free(result);
+	bg_strbuf_release(&j.out);
 	bg_store_close(s);
 	bg_compare_config_release(&cmp);
 	bg_strvec_release(&frags);

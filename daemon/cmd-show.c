@@ -8,7 +8,8 @@
 #include "cmd.h"
 #include "decide/bisect.h"
 #include "ci/bisection.h"
-#include "util/json-read.h"
+#include "publish/results.h"
+#include "store/results.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -25,123 +26,110 @@ static int print_report(const struct bg_store_row *r, void *data)
 	return 0;
 }
 
-static void print_steps(FILE *out, const struct bg_json_doc *d)
+static void print_steps(FILE *out, const struct bg_bisection_steps *st)
 {
-	size_t n = bg_json_doc_len(d, "steps");
-
 	fprintf(out, "steps (commit, verdict, values in µs):\n");
-	for (size_t i = 0; i < n; i++) {
-		struct bg_strbuf path = BG_STRBUF_INIT;
-		size_t nv;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct bg_bisection_step *p = &st->v[i];
 
-		bg_strbuf_addf(&path, "steps.%zu.", i);
-		{
-			char *base = xstrdup(path.buf);
-			char *k = xasprintf("%scommit", base), *v = xasprintf("%sverdict", base);
-			char *vals = xasprintf("%svalues", base), *idx = xasprintf("%sindex", base);
-
-			bg_text_printf(out, "  %4.0f  %.12s  %-8s", bg_json_doc_num(d, idx),
-				       bg_json_doc_str(d, k) ? bg_json_doc_str(d, k) : "?",
-				       bg_json_doc_str(d, v) ? bg_json_doc_str(d, v) : "?");
-			nv = bg_json_doc_len(d, vals);
-			for (size_t j = 0; j < nv; j++) {
-				char *p = xasprintf("%s.%zu", vals, j);
-
-				fprintf(out, " %.0f", bg_json_doc_num(d, p));
-				free(p);
-			}
-			fputc('\n', out);
-			free(base);
-			free(k);
-			free(v);
-			free(vals);
-			free(idx);
-		}
-		bg_strbuf_release(&path);
+		bg_text_printf(out, "  %4d  %.12s  %-8s", p->idx, p->commit, p->verdict);
+		for (size_t k = 0; k < p->nvalues; k++)
+			fprintf(out, " %.0f", p->values[k]);
+		fputc('\n', out);
 	}
 }
 
-static void print_confirmation(FILE *out, const struct bg_json_doc *d)
+/* "+N µs (+P%), B -> C µs": a metric's change, as every output gives it */
+static void print_change(FILE *out, const struct bg_verdict *v)
 {
-	const char *v = bg_json_doc_str(d, "confirmation.verdict");
-	int applies = bg_json_doc_bool(d, "confirmation.revert.applies");
+	fprintf(out, "%+.0f µs (%+.1f%%), %.0f -> %.0f µs", v->delta, v->delta_pct,
+		v->base_median, v->cand_median);
+}
 
-	if (v)
-		bg_text_printf(out, "confirmed in %s mode (%.0f boots each): %s, %+.0f µs "
-			       "(%.0f -> %.0f), p=%.2g; boot.init %+.0f µs (%s)\n",
-			       bg_json_doc_str(d, "confirmation.mode"),
-			       bg_json_doc_num(d, "confirmation.boots"), v,
-			       bg_json_doc_num(d, "confirmation.delta_us"),
-			       bg_json_doc_num(d, "confirmation.base_us"),
-			       bg_json_doc_num(d, "confirmation.cand_us"),
-			       bg_json_doc_num(d, "confirmation.p"),
-			       bg_json_doc_num(d, "confirmation.boot_init_delta_us"),
-			       bg_json_doc_str(d, "confirmation.boot_init_verdict") ?
-			       bg_json_doc_str(d, "confirmation.boot_init_verdict") : "-");
-	if (applies == 0)
+static void print_figures(FILE *out, const struct bg_stored_bisection *b,
+			  const struct bg_stored_comparison c[3])
+{
+	const struct bg_verdict *step = c[0].id ? bg_comparison_find(&c[0].cmp, b->metric) : NULL;
+	const struct bg_verdict *timing = c[1].id ? bg_comparison_find(&c[1].cmp, b->metric) : NULL;
+	const struct bg_verdict *revert = c[2].id ? bg_comparison_find(&c[2].cmp, b->metric) : NULL;
+	struct bg_headline h;
+
+	bg_headline_pick(step, b->mode && !strcmp(b->mode, "deterministic"), timing, &h);
+	if (h.paid) {
+		fprintf(out, "%s: ", h.exact ? "what a boot pays (timing mode)" : "the step");
+		print_change(out, h.paid);
+		fputc('\n', out);
+	}
+	if (h.exact) {
+		fprintf(out, "the exact evidence (deterministic mode): ");
+		print_change(out, h.exact);
+		if (!isnan(h.ratio))
+			fprintf(out, ", %.1fx the timing figure", h.ratio);
+		fputc('\n', out);
+	}
+	if (timing) {
+		const struct bg_verdict *init = bg_comparison_find(&c[1].cmp, "boot.init");
+
+		fprintf(out, "confirmed in timing mode (%u boots each): %s, p=%.2g; boot.init ",
+			c[1].boots[BG_CAND], bg_verdict_name(timing->verdict), timing->p);
+		if (init)
+			fprintf(out, "%+.0f µs (%s)\n", init->delta, bg_verdict_name(init->verdict));
+		else
+			fprintf(out, "-\n");
+	}
+	if (b->revert_applies == 0) {
 		fprintf(out, "a revert of the culprit does not apply to the bad tip\n");
-	else if (applies == 1)
-		bg_text_printf(out, "reverting it on the bad tip restores %.0f µs of %.0f (%s)\n",
-			       -bg_json_doc_num(d, "confirmation.revert.delta_us"),
-			       bg_json_doc_num(d, "confirmation.revert.regression_us"),
-			       bg_json_doc_str(d, "confirmation.revert.verdict") ?
-			       bg_json_doc_str(d, "confirmation.revert.verdict") : "-");
-}
+	} else if (b->revert_applies == 1) {
+		struct bg_restore r;
 
-struct row_text {
-	char *v[12];
-};
-
-static int take_row(const struct bg_store_row *r, void *data)
-{
-	struct row_text *t = data;
-
-	for (int i = 0; i < bg_row_columns(r) && i < 12; i++)
-		t->v[i] = bg_row_null(r, i) ? NULL : xstrdup(bg_row_text(r, i));
-	return 1;
-}
-
-static void row_release(struct row_text *t)
-{
-	for (int i = 0; i < 12; i++)
-		free(t->v[i]);
+		bg_revert_judge(revert, b->regression_us, true, &r);
+		fprintf(out, "reverting it on the bad tip restores %.0f µs of %.0f", r.restored_us,
+			r.regression_us);
+		if (!isnan(r.share))
+			fprintf(out, " (%.0f%%)", 100 * r.share);
+		fprintf(out, ": %s\n", revert ? bg_verdict_name(revert->verdict) : "not measured");
+	}
 }
 
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 {
-	struct row_text t = { { NULL } };
-	struct bg_json_doc *d = NULL;
-	int ret = 1;
+	struct bg_stored_bisection b;
+	struct bg_stored_comparison c[3];
+	struct bg_bisection_steps st = { NULL, 0, 0 };
+	int ret = 1, found;
 
-	if (bg_store_query(s, take_row, &t, "SELECT b.state, t.name, b.board, b.mode, b.metric, "
-			   "b.good, b.bad, b.outcome, b.culprit, b.confidence, b.result, c.subject "
-			   "FROM bisections b JOIN trees t ON t.id = b.tree_id LEFT JOIN commits c "
-			   "ON c.sha = b.culprit WHERE b.id = ?", "i", id) < 0) {
-		log_warnx("%s", bg_error_last());
-		return 1;
-	}
-	if (!t.v[0]) {
+	bg_stored_bisection_init(&b);
+	for (int i = 0; i < 3; i++)
+		bg_stored_comparison_init(&c[i]);
+	found = bg_store_bisection_get(s, id, &b);
+	if (found < 0)
+		goto out;
+	if (!found) {
 		log_warnx("no bisection %" PRId64 " in the store", id);
-		return 1;
+		ret = 1;
+		goto done;
 	}
-	bg_text_printf(out, "bisection %" PRId64 ": %s, %s, %s mode, %s; %s\n", id, t.v[1],
-		       t.v[2], t.v[3], t.v[4] ? t.v[4] : "(metric not chosen yet)", t.v[0]);
-	bg_text_printf(out, "good %.12s, bad %.12s\n", t.v[5], t.v[6]);
-	if (t.v[10] && (d = bg_json_doc_parse("result", t.v[10]))) {
-		if (t.v[8])
-			bg_text_printf(out, "%sculprit: %s %s (p=%s), a step of %+.1f%%\n",
-				       t.v[7] && !strcmp(t.v[7], BG_BISECT_UNCONFIRMED) ?
-				       "unconfirmed (its revert took nothing back) " : "", t.v[8],
-				       t.v[11] ? t.v[11] : "", t.v[9] ? t.v[9] : "-",
-				       bg_json_doc_num(d, "step_pct"));
+	bg_text_printf(out, "bisection %" PRId64 ": %s, %s, %s mode, %s; %s\n", id, b.tree,
+		       b.board, b.mode, b.metric ? b.metric : "(metric not chosen yet)", b.state);
+	bg_text_printf(out, "good %.12s, bad %.12s\n", b.good, b.bad);
+	if (!strcmp(b.state, "done")) {
+		if (bg_store_bisection_steps(s, &b, &st) < 0 ||
+		    bg_store_bisection_comparisons(s, &b, c) < 0)
+			goto out;
+		if (b.culprit)
+			bg_text_printf(out, "%sculprit: %s %s (p=%.4g)\n", b.outcome &&
+				       !strcmp(b.outcome, BG_BISECT_UNCONFIRMED) ?
+				       "unconfirmed (its revert did not take the regression back) " :
+				       "", b.culprit, b.culprit_subject ? b.culprit_subject : "",
+				       b.confidence);
 		else
-			bg_text_printf(out, "no single culprit: %s\n", t.v[7] ? t.v[7] : "-");
-		if (bg_json_doc_len(d, "steps"))
-			print_steps(out, d);
-		print_confirmation(out, d);
-		if (!isnan(bg_json_doc_num(d, "builds")))
-			fprintf(out, "%.0f builds, %.0f boots, %.0f s\n", bg_json_doc_num(d, "builds"),
-				bg_json_doc_num(d, "boots"), bg_json_doc_num(d, "wall_s"));
+			bg_text_printf(out, "no single culprit: %s\n", b.outcome ? b.outcome : "-");
+		if (st.n)
+			print_steps(out, &st);
+		print_figures(out, &b, c);
+		if (b.builds >= 0)
+			fprintf(out, "%" PRId64 " builds, %" PRId64 " boots, %.0f s\n", b.builds,
+				b.boots, b.wall_s);
 	} else {
 		fprintf(out, "reports so far (seq, commit, kind, value µs):\n");
 		if (bg_store_query(s, print_report, out, "SELECT r.seq, c.sha, r.kind, "
@@ -151,11 +139,14 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 			goto out;
 	}
 	ret = 0;
+	goto done;
 out:
-	if (ret)
-		log_warnx("%s", bg_error_last());
-	bg_json_doc_free(d);
-	row_release(&t);
+	log_warnx("%s", bg_error_last());
+done:
+	bg_bisection_steps_release(&st);
+	for (int i = 0; i < 3; i++)
+		bg_stored_comparison_release(&c[i]);
+	bg_stored_bisection_release(&b);
 	return ret;
 }
 
@@ -278,7 +269,7 @@ int cmd_show(int argc, char **argv)
 
 			fflush(stdout);
 			bg_json_init(&j, STDOUT_FILENO, 0);
-			ret = bg_bisection_write_json(s, (int64_t)id, &j) < 0;
+			ret = bg_bisection_result_write(s, (int64_t)id, &j) < 0;
 			bg_strbuf_addch(&j.out, '\n');
 			if (bg_json_finish(&j) < 0 || ret) {
 				log_warnx("%s", bg_error_last());

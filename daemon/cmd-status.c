@@ -155,7 +155,8 @@ int cmd_status(int argc, char **argv)
 		      "ON t.id = j.tree_id WHERE j.state IN ('queued', 'running') ORDER BY j.id") < 0 ||
 	      section(s, &rs, "verdicts", "SELECT c.id, c.cand, c.base, c.board, "
 		      "c.mode, c.verdict, c.metric, c.delta AS delta_us, c.created FROM "
-		      "comparisons c ORDER BY c.id DESC LIMIT 10") < 0 ||
+		      "comparisons c WHERE c.role IN ('gate', 'series') ORDER BY c.id DESC "
+		      "LIMIT 10") < 0 ||
 	      section(s, &rs, "bisections", "SELECT b.id, t.name AS tree, b.state, b.metric, "
 		      "b.outcome, b.culprit, b.confidence, b.created, b.finished FROM bisections b "
 		      "JOIN trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10") < 0 ||

@@ -369,17 +369,15 @@ EOF
 	# the scenario's own commits (master, the baseline, is every tree's): their builds,
 	# made or found already made, and the boots of their images, in this run's store
 	# (and the culprit's revert on the tip, built to confirm it)
-	revert=$(q "SELECT json_extract(result, '$.confirmation.revert.commit') FROM bisections
-		WHERE tree_id = $t AND parent_id IS NULL ORDER BY id LIMIT 1")
+	revert=$(q "SELECT revert_commit FROM bisections WHERE tree_id = $t AND parent_id IS NULL
+		ORDER BY id LIMIT 1")
 	shas=$({ git -C "$repo" rev-list "$(field "$s" base)..$(field "$s" tip)"; echo "$revert"; } |
 		sed "/^$/d; s/.*/'&'/" | paste -sd, -)
 	built=$(q "SELECT count(*) FROM builds WHERE commit_sha IN ($shas) AND reused = 0 AND status = 'built'")
 	reused=$(q "SELECT count(*) FROM builds WHERE commit_sha IN ($shas) AND reused = 1")
-	# the boots kept in the store, and the confirmation's timing boots, both sides
-	boots=$(q "SELECT (SELECT count(*) FROM boots WHERE image_sha256 IN (SELECT image_sha256
-		FROM builds WHERE commit_sha IN ($shas))) + 2 * coalesce((SELECT
-		json_extract(result, '$.confirmation.boots') FROM bisections WHERE tree_id = $t AND
-		parent_id IS NULL ORDER BY id LIMIT 1), 0)")
+	# the boots kept in the store, the confirmations' timing boots among them
+	boots=$(q "SELECT count(*) FROM boots WHERE image_sha256 IN (SELECT image_sha256
+		FROM builds WHERE commit_sha IN ($shas))")
 	# from the push (the tip's gate queued) to the culprit known
 	pushed=$(q "SELECT min(created) FROM jobs WHERE tree_id = $t AND kind = 'gate' AND
 		rev = '$(field "$s" tip)'")

@@ -11,8 +11,8 @@ rules='
 util util
 parse util parse
 decide util decide
-report util parse decide report
-store util store
+report util parse decide store report
+store util decide store
 net util net
 conf util parse decide report net conf
 lab util parse decide report store net conf lab

@@ -384,7 +384,17 @@ static char *initramfs_script(const char *name, const char *a, const char *b)
 	return path;
 }
 
-/* Parses a boot's console and keeps the result beside it; returns the result's path. */
+/* What the parser finds wrong in a console, for the run's log. */
+static void warn_line(const char *where, const char *msg, void *data)
+{
+	(void)data;
+	log_warnx("%s: %s", where, msg);
+}
+
+/*
+ * Parses a boot's console and keeps the result beside it; returns the result's path. It
+ * is the one reading of the console every later stage uses (lab/result.h).
+ */
 static char *keep_parsed(const char *log_path)
 {
 	struct bg_json pj;
@@ -394,6 +404,7 @@ static char *keep_parsed(const char *log_path)
 
 	bg_json_init(&pj, -1, 0);
 	log = bg_bootlog_new(log_path, write_boot, &p);
+	bg_bootlog_set_warning(log, warn_line);
 	/* a boot written before a read error is kept: null only when there is none */
 	if (bg_bootlog_parse_path(log, log_path) < 0)
 		log_warnx("%s", bg_error_last());

@@ -13,7 +13,7 @@
 #include "lab/reuse.h"
 #include "conf/tree.h"
 #include "lab/workers.h"
-#include "report/comparison.h"
+#include "store/results.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/fs.h"
@@ -318,18 +318,21 @@ static int endpoints_exact(struct run *r, unsigned n0)
 	return 1;
 }
 
-static int finish(struct run *r, const char *outcome, const char *culprit, double confidence,
-		  const char *result)
+/*
+ * Ends the bisection with its conclusion and, but inside a merge's branch (its outer one
+ * reports), its one outbox row, together.
+ */
+static int finish(struct run *r, const struct bg_bisection_conclusion *cc)
 {
+	int ret;
+
 	if (bg_store_begin(r->s) < 0)
 		return -1;
-	if (bg_store_exec(r->s, "UPDATE bisections SET state = 'done', outcome = ?, culprit = ?, "
-			  "confidence = ?, result = ?, finished = ? WHERE id = ?", "ssdsdi", outcome,
-			  culprit, confidence, result, bg_store_now(), r->id) < 0 ||
-	    /* one report per regression: a bisection inside a merge is its outer one's */
-	    (!r->inner && bg_store_exec(r->s, "INSERT INTO outbox (kind, ref, body, created) "
-					"VALUES ('bisection', ?, ?, ?)", "isd", r->id,
-					result ? result : "{}", bg_store_now()) < 0)) {
+	ret = bg_store_bisection_conclude(r->s, r->id, cc);
+	/* one report per regression: a bisection inside a merge is its outer one's */
+	if (!ret && !r->inner)
+		ret = bg_store_outbox_add(r->s, "bisection", r->id);
+	if (ret < 0) {
 		bg_store_rollback(r->s);
 		return -1;
 	}
@@ -551,29 +554,34 @@ out:
 
 /* ---- trust before telling ---- */
 
+/* What one confirmation measured: the metric's verdict in its stored comparison. */
+struct measured {
+	bool have;                /* the metric was compared */
+	bool decided;             /* no later look would have added boots */
+	struct bg_verdict v;      /* v.metric is not kept */
+};
+
 /*
- * The metric's verdict between two commits in one mode, boots as the verdict asks;
- * *contradicts (when asked): commit, a revert on the bad tip (against), took nothing back.
+ * Measures cand against base in one mode, with boots at the looks a verdict asks for,
+ * records the builds and boots, and stores the comparison of the metric in role.
  */
-static int measure_pair(struct run *r, const char *commit, const char *against,
-			bool deterministic, struct bg_json *j, bool *contradicts)
+static int measure_pair(struct run *r, enum bg_role role, const char *cand, const char *base,
+			bool deterministic, const struct bg_compare_config *cfg,
+			struct measured *out)
 {
-	struct bg_measure_opts mo = { 0 };
+	struct bg_measure_opts mo = {
+		.tree = r->tree.real, .commit = cand, .against = base, .board = r->board,
+		.lab = r->o->lab, .config = r->o->config, .deterministic = deterministic,
+		.console = r->o->console, .compare = cfg, .progress = r->o->progress,
+		.progress_data = r->o->progress_data,
+	};
+	struct bg_stored_comparison c;
 	struct bg_measure m;
 	const struct bg_verdict *v = NULL;
+	int64_t *ids;
 	int ret = -1;
 
-	mo.tree = r->tree.real;
-	mo.commit = commit;
-	mo.against = against;
-	mo.board = r->board;
-	mo.lab = r->o->lab;
-	mo.config = r->o->config;
-	mo.deterministic = deterministic;
-	mo.console = r->o->console;
-	mo.compare = &r->cmp;
-	mo.progress = r->o->progress;
-	mo.progress_data = r->o->progress_data;
+	memset(out, 0, sizeof(*out));
 	for (size_t look = 0; look < ARRAY_SIZE(confirm_looks); look++) {
 		mo.boots = deterministic ? ENDPOINT_BOOTS_EXACT : confirm_looks[look];
 		bg_measure_init(&m);
@@ -581,152 +589,180 @@ static int measure_pair(struct run *r, const char *commit, const char *against,
 			bg_measure_release(&m);
 			return -1;
 		}
-		v = NULL;
-		for (size_t i = 0; i < m.cmp.n; i++)
-			if (!strcmp(m.cmp.v[i].metric, r->metric))
-				v = &m.cmp.v[i];
-		if (deterministic || !v || v->verdict != BG_UNKNOWN ||
-		    look + 1 == ARRAY_SIZE(confirm_looks))
+		v = bg_comparison_find(&m.cmp, r->metric);
+		out->decided = deterministic || look + 1 == ARRAY_SIZE(confirm_looks);
+		if (out->decided || !v || v->verdict != BG_UNKNOWN)
 			break;
 		bg_measure_release(&m);
 	}
-	/*
-	 * Only evidence contradicts: the same, or slower, or still unknown once timing
-	 * mode's looks are spent. Deterministic mode's two boots a side leave a board whose
-	 * boots do not repeat exactly unknown: that is no evidence either way.
-	 */
-	if (contradicts)
-		*contradicts = v && !bg_verdict_restores(v) &&
-			       !(v->verdict == BG_UNKNOWN && deterministic);
-	bg_json_key(j, "mode");
-	bg_json_str(j, deterministic ? "deterministic" : "timing");
-	bg_json_key(j, "boots");
-	bg_json_int(j, mo.boots);
-	bg_json_key(j, "verdict");
-	bg_json_str(j, v ? bg_verdict_name(v->verdict) : NULL);
-	bg_json_key(j, "base_us");
-	bg_json_double(j, v ? v->base_median : NAN);
-	bg_json_key(j, "cand_us");
-	bg_json_double(j, v ? v->cand_median : NAN);
-	bg_json_key(j, "delta_us");
-	bg_json_double(j, v ? v->delta : NAN);
-	bg_json_key(j, "p");
-	bg_json_double(j, v ? v->p : NAN);
-	/* the whole boot, for "did wall-clock time move too" */
-	for (size_t i = 0; i < m.cmp.n; i++)
-		if (!strcmp(m.cmp.v[i].metric, "boot.init")) {
-			bg_json_key(j, "boot_init_delta_us");
-			bg_json_double(j, m.cmp.v[i].delta);
-			bg_json_key(j, "boot_init_verdict");
-			bg_json_str(j, bg_verdict_name(m.cmp.v[i].verdict));
-		}
-	ret = 0;
+	if (v) {
+		out->have = true;
+		out->v = *v;
+		out->v.metric = NULL;
+	}
+	ids = xcalloc(m.nboots ? m.nboots : 1, sizeof(*ids));
+	bg_measure_stored_comparison(&mo, &m, ids, &c);
+	c.role = role;
+	c.tree_id = r->tree_id;
+	c.bisection_id = r->id;
+	c.verdict = v ? xstrdup(bg_verdict_name(v->verdict)) : NULL;
+	c.metric = xstrdup(r->metric);
+	c.delta = v ? v->delta : NAN;
+	if (bg_measure_record(r->s, &mo, &m, ids) == 0 && bg_store_begin(r->s) == 0) {
+		ret = bg_store_comparison_add(r->s, &c);
+		if (ret < 0)
+			bg_store_rollback(r->s);
+		else
+			ret = bg_store_commit(r->s);
+	}
+	/* the verdicts are the measure's: it frees them */
+	memset(&c.cmp, 0, sizeof(c.cmp));
+	bg_stored_comparison_release(&c);
+	free(ids);
 	bg_measure_release(&m);
 	return ret;
 }
 
-/* ---- the result ---- */
-
-static int median_value(struct run *r, int idx, double *out)
+/*
+ * The metric's comparison of two commits of the range from the boots the store has
+ * (their ids into c, each side's): base, else the nearest commit before it that was
+ * booted, against cand. 1 compared, 0 when a side has no boot, -1 with why.
+ */
+static int compare_stored(struct run *r, int base, int cand, struct bg_stored_comparison *c)
 {
-	struct bg_sample_set set;
-	const struct bg_series *s;
-	int ret = -1;
+	struct bg_sample_set set[2];
+	int64_t ids[2][64];
+	size_t nids[2] = { 0, 0 };
+	int idx[2] = { base, cand }, ret = -1;
 
-	bg_sample_set_init(&set);
-	if (load_set(r, idx, 64, &set) == 0 && (s = bg_sample_set_find(&set, r->metric)) && s->n) {
-		*out = bg_stats_median(s->v, s->n);
-		ret = 0;
+	bg_sample_set_init(&set[0]);
+	bg_sample_set_init(&set[1]);
+	for (int side = 1; side >= 0; side--) {
+		for (;;) {
+			if (build(r, idx[side]) < 0)
+				goto out;
+			if (!r->c[idx[side]].unbuildable &&
+			    bg_reuse_load_ids(&r->reuse, r->c[idx[side]].image_sha256, 64,
+					      &set[side], ids[side], &nids[side]) < 0)
+				goto out;
+			if (set[side].boots || side == 1 || idx[side] == 0)
+				break;
+			idx[side]--;
+		}
+		if (!set[side].boots) {
+			ret = 0;
+			goto out;
+		}
 	}
-	bg_sample_set_release(&set);
+	bg_stored_comparison_init(c);
+	if (bg_compare(&set[0], &set[1], &r->cmp, &c->cmp) < 0)
+		goto out;
+	c->base = xstrdup(r->c[idx[0]].sha);
+	c->cand = xstrdup(r->c[idx[1]].sha);
+	c->board = xstrdup(r->board);
+	c->mode = xstrdup(r->mode);
+	c->console = xstrdup(bg_console_name(r->o->console));
+	c->tree_id = r->tree_id;
+	c->bisection_id = r->id;
+	c->metric = xstrdup(r->metric);
+	for (int side = 0; side < 2; side++) {
+		c->boots[side] = set[side].boots;
+		c->excluded[side] = set[side].excluded;
+		for (size_t i = 0; i < nids[side]; i++)
+			bg_stored_comparison_add_boot(c, side ? BG_CAND : BG_BASE, ids[side][i]);
+	}
+	{
+		const struct bg_verdict *v = bg_comparison_find(&c->cmp, r->metric);
+
+		c->verdict = v ? xstrdup(bg_verdict_name(v->verdict)) : NULL;
+		c->delta = v ? v->delta : NAN;
+	}
+	ret = 1;
+out:
+	bg_sample_set_release(&set[0]);
+	bg_sample_set_release(&set[1]);
 	return ret;
+}
+
+/* The culprit against its parent in the bisection's mode: the step its report gives. */
+static int store_step(struct run *r, int culprit)
+{
+	struct bg_stored_comparison c;
+	int ret = culprit > 0 ? compare_stored(r, culprit - 1, culprit, &c) : 0;
+
+	if (ret <= 0)
+		return ret;
+	c.role = BG_ROLE_STEP;
+	ret = -1;
+	if (bg_store_begin(r->s) == 0) {
+		if (bg_store_comparison_add(r->s, &c) < 0)
+			bg_store_rollback(r->s);
+		else
+			ret = bg_store_commit(r->s);
+	}
+	bg_stored_comparison_release(&c);
+	return ret;
+}
+
+/* The regression the revert is judged against: the metric's change from good to bad. */
+static double regression_of(struct run *r)
+{
+	struct bg_stored_comparison c;
+	double d = NAN;
+
+	if (compare_stored(r, 0, r->n - 1, &c) > 0) {
+		const struct bg_verdict *v = bg_comparison_find(&c.cmp, r->metric);
+
+		d = v ? v->delta : NAN;
+		bg_stored_comparison_release(&c);
+	}
+	return d;
 }
 
 /*
  * Measures the culprit against its parent in timing mode (after a deterministic
- * bisection) and the bad tip with the culprit reverted. *contradicted: the revert
- * applied and was measured, and took nothing back.
+ * bisection) and the bad tip with the culprit reverted, each stored as a comparison of
+ * the bisection; what the revert restores of the regression decides. *contradicted: the
+ * revert applied, was measured, and is evidence against the culprit.
  */
-static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *contradicted)
+static int confirm(struct run *r, const char *culprit, struct bg_bisection_conclusion *cc,
+		   char *revert, bool *contradicted)
 {
 	struct bg_git_commit c;
-	char revert[BG_OID_HEX];
+	struct measured m;
 	int applies;
 
 	*contradicted = false;
 	if (bg_git_commit_info(r->tree.real, culprit, &c) < 0)
 		return -1;
-	bg_json_key(j, "confirmation");
-	bg_json_object_begin(j);
 	if (r->o->deterministic && c.nparents) {
 		progress(r, "confirming %.12s against its parent in timing mode", culprit);
-		if (measure_pair(r, culprit, c.parents[0], false, j, NULL) < 0)
+		if (measure_pair(r, BG_ROLE_TIMING, culprit, c.parents[0], false, &r->cmp, &m) < 0)
 			progress(r, "warning: the timing confirmation failed: %s", bg_error_last());
 	}
-	bg_json_key(j, "revert");
-	bg_json_object_begin(j);
 	applies = bg_git_revert_onto(r->tree.real, culprit, r->c[r->n - 1].sha, revert);
-	bg_json_key(j, "applies");
-	bg_json_bool(j, applies == 0);
+	cc->revert_applies = applies == 0;
 	if (applies == 0) {
-		double good, bad;
+		struct bg_compare_config cfg;
+		struct bg_restore res;
 
+		cc->revert_commit = revert;
+		cc->regression_us = regression_of(r);
+		bg_compare_config_for_revert(&cfg, &r->cmp, r->metric, cc->regression_us);
 		progress(r, "measuring the bad tip with %.12s reverted", culprit);
-		bg_json_key(j, "commit");
-		bg_json_str(j, revert);
-		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j,
-				 contradicted) < 0) {
+		if (measure_pair(r, BG_ROLE_REVERT, r->c[r->n - 1].sha, revert, r->o->deterministic,
+				 &cfg, &m) < 0) {
 			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
-		} else if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
-			bg_json_key(j, "regression_us");
-			bg_json_double(j, bad - good);
+		} else {
+			bg_revert_judge(m.have ? &m.v : NULL, cc->regression_us, m.decided, &res);
+			*contradicted = res.contradicts;
+			progress(r, "the revert restores %.0f us of %.0f (%s)", res.restored_us,
+				 res.regression_us, m.have ? bg_verdict_name(m.v.verdict) : "-");
 		}
+		bg_compare_config_release(&cfg);
 	}
-	bg_json_object_end(j);
-	bg_json_object_end(j);
 	bg_git_commit_release(&c);
 	return 0;
-}
-
-static void write_steps(struct run *r, struct bg_json *j, int first, int last, bool found)
-{
-	bg_json_key(j, "steps");
-	bg_json_array_begin(j);
-	for (int i = 0; i < r->n; i++) {
-		const struct queue *q = &r->c[i].replay;
-
-		if (!q->n)
-			continue;
-		bg_json_object_begin(j);
-		bg_json_key(j, "commit");
-		bg_json_str(j, r->c[i].sha);
-		bg_json_key(j, "index");
-		bg_json_int(j, i);
-		bg_json_key(j, "built");
-		bg_json_bool(j, !r->c[i].unbuildable);
-		bg_json_key(j, "values");
-		bg_json_array_begin(j);
-		for (size_t k = 0; k < q->n; k++)
-			if (q->r[k].kind == R_VALUE)
-				bg_json_double(j, q->r[k].value);
-		bg_json_array_end(j);
-		bg_json_key(j, "verdict");
-		bg_json_str(j, r->c[i].unbuildable ? "skip" : !found ? "unknown" :
-			       i < first ? "good" : i > last ? "bad" : "culprit");
-		bg_json_object_end(j);
-	}
-	bg_json_array_end(j);
-}
-
-static int reload_reports(struct run *r)
-{
-	for (int i = 0; i < r->n; i++) {
-		free(r->c[i].replay.r);
-		memset(&r->c[i].replay, 0, sizeof(r->c[i].replay));
-	}
-	return bg_store_query(r->s, add_report, r, "SELECT idx, kind, boot_id, value, seq "
-			      "FROM bisection_reports WHERE bisection_id = ? ORDER BY seq", "i",
-			      r->id);
 }
 
 struct inner {
@@ -778,95 +814,44 @@ out:
 static int conclude(struct run *r)
 {
 	const struct bg_bisect_result *res = bg_bisect_result(r->engine);
-	struct bg_bisect_counts counts;
-	struct bg_json j;
 	bool found = res->outcome == BG_BISECT_FOUND;
 	const char *culprit = found && res->first == res->last ? r->c[res->first].sha : NULL;
 	struct inner inner = { 0, NULL, NULL };
+	struct bg_bisection_conclusion cc = {
+		.confidence = res->probability, .range_first = found ? res->first : -1,
+		.range_last = found ? res->last : -1, .exact = r->exact, .revert_applies = -1,
+		.regression_us = NAN,
+	};
+	char revert[BG_OID_HEX];
 	bool contradicted = false;
-	const char *outcome;
-	int64_t builds, boots;
-	double created;
 	int ret;
 
-	bg_bisect_counts(r->engine, &counts);
 	if (culprit && inside_merge(r, culprit, &inner) < 0)
 		return -1;
-	if (bg_store_int(r->s, 0, &builds, "SELECT count(*) FROM builds WHERE reused = 0 AND "
-			 "status = 'built' AND board = ? AND id IN (SELECT build_id FROM "
-			 "bisection_reports WHERE bisection_id = ?)", "si", r->board, r->id) < 0 ||
-	    bg_store_int(r->s, 0, &boots, "SELECT count(DISTINCT boot_id) FROM bisection_reports "
-			 "WHERE bisection_id = ?", "i", r->id) < 0)
-		return -1;
-	if (bg_store_double(r->s, bg_store_now(), &created, "SELECT created FROM bisections "
-			    "WHERE id = ?", "i", r->id) < 0)
-		return -1;
-	bg_json_init(&j, -1, 1);
-	bg_json_object_begin(&j);
-	bg_json_key(&j, "id");
-	bg_json_int(&j, r->id);
-	bg_json_key(&j, "culprit");
-	bg_json_str(&j, inner.culprit ? inner.culprit : culprit);
-	bg_json_key(&j, "range");
-	bg_json_array_begin(&j);
-	for (int i = res->first; found && i <= res->last; i++)
-		bg_json_str(&j, r->c[i].sha);
-	bg_json_array_end(&j);
-	bg_json_key(&j, "confidence");
-	bg_json_double(&j, res->probability);
-	bg_json_key(&j, "metric");
-	bg_json_str(&j, r->metric);
-	bg_json_key(&j, "mode");
-	bg_json_str(&j, r->mode);
-	bg_json_key(&j, "console");
-	bg_json_str(&j, bg_console_name(r->o->console));
-	bg_json_key(&j, "board");
-	bg_json_str(&j, r->board);
-	bg_json_key(&j, "good");
-	bg_json_str(&j, r->c[0].sha);
-	bg_json_key(&j, "bad");
-	bg_json_str(&j, r->c[r->n - 1].sha);
-	bg_json_key(&j, "commits");
-	bg_json_int(&j, r->n);
-	bg_json_key(&j, "step_pct");
-	bg_json_double(&j, 100 * expm1(res->step));
-	bg_json_key(&j, "builds");
-	bg_json_int(&j, builds);
-	bg_json_key(&j, "boots");
-	bg_json_int(&j, boots);
-	bg_json_key(&j, "exact");
-	bg_json_bool(&j, r->exact);
-	if (reload_reports(r) == 0)
-		write_steps(r, &j, res->first, res->last, found);
 	if (inner.id) {
 		/* the merge brought the culprit: its own bisection confirmed it */
-		bg_json_key(&j, "merge");
-		bg_json_str(&j, culprit);
-		bg_json_key(&j, "inner");
-		bg_json_int(&j, inner.id);
+		cc.merge_commit = culprit;
 		if (inner.culprit)
 			culprit = inner.culprit;
 		/* the branch's own revert check speaks for the merge's */
 		contradicted = inner.outcome && !strcmp(inner.outcome, BG_BISECT_UNCONFIRMED);
-	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j, &contradicted) < 0) {
-		progress(r, "warning: %s", bg_error_last());
+	} else if (culprit) {
+		if (store_step(r, res->first) < 0)
+			progress(r, "warning: the culprit's step: %s", bg_error_last());
+		if (!r->o->no_confirm && confirm(r, culprit, &cc, revert, &contradicted) < 0)
+			progress(r, "warning: %s", bg_error_last());
 	}
 	/* a culprit its own revert contradicts is never reported as found (nor mailed) */
-	outcome = contradicted ? BG_BISECT_UNCONFIRMED : bg_bisect_outcome_name(res->outcome);
-	bg_json_key(&j, "outcome");
-	bg_json_str(&j, outcome);
-	bg_json_key(&j, "wall_s");
-	bg_json_double(&j, bg_store_now() - created);
-	bg_json_object_end(&j);
-	ret = finish(r, outcome, culprit, res->probability, j.out.buf);
-	bg_strbuf_release(&j.out);
+	cc.outcome = contradicted ? BG_BISECT_UNCONFIRMED : bg_bisect_outcome_name(res->outcome);
+	cc.culprit = culprit;
+	ret = finish(r, &cc);
 	if (contradicted)
-		progress(r, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip takes "
-			 "nothing back", culprit, res->probability);
+		progress(r, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip does not "
+			 "take the regression back", culprit, res->probability);
 	else if (culprit)
 		progress(r, "culprit: %.12s (p=%.3f)", culprit, res->probability);
 	else
-		progress(r, "no single culprit: %s", outcome);
+		progress(r, "no single culprit: %s", cc.outcome);
 	free(inner.culprit);
 	free(inner.outcome);
 	return ret;
@@ -988,8 +973,12 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 	if ((e = endpoints(&r)) < 0)
 		goto out;
 	if (e > 0) {
-		ret = finish(&r, "not_reproducible", NULL, 0,
-			     "{\"outcome\": \"not_reproducible\", \"culprit\": null}");
+		struct bg_bisection_conclusion cc = {
+			.outcome = "not_reproducible", .confidence = NAN, .range_first = -1,
+			.range_last = -1, .revert_applies = -1, .regression_us = NAN,
+		};
+
+		ret = finish(&r, &cc);
 		goto out;
 	}
 	if (r.exact)
@@ -1001,19 +990,4 @@ out:
 	free(state);
 	release(&r);
 	return ret;
-}
-
-int bg_bisection_write_json(struct bg_store *s, int64_t id, struct bg_json *j)
-{
-	char *result = NULL;
-
-	if (bg_store_text(s, &result, "SELECT result FROM bisections WHERE id = ?", "i", id) < 0)
-		return -1;
-	if (!result)
-		return bg_error("bisection %" PRId64 " has no result yet", id);
-	bg_json_raw_begin(j, strlen(result));
-	bg_strbuf_addstr(&j->out, result);
-	bg_json_raw_end(j);
-	free(result);
-	return 0;
 }

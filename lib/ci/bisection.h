@@ -42,7 +42,5 @@ struct bg_bisection_opts {
  * again continues it.
  */
 int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int64_t *id);
-/* The result object of a finished bisection ({"culprit", "range", ...}); -1 if unknown. */
-int bg_bisection_write_json(struct bg_store *s, int64_t id, struct bg_json *j);
 
 #endif

@@ -2,6 +2,7 @@
 #include "ci/gate.h"
 #include "lab/pipeline.h"
 #include "lab/record.h"
+#include "store/results.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -24,37 +25,13 @@ static bool watched(const struct bg_gate_opts *o, const char *metric)
 	return false;
 }
 
-/* Every build and boot of the measure, so that a bisection starts from them. */
-static int record(struct bg_store *s, const struct bg_measure_opts *mo, struct bg_measure *m)
-{
-	const char *mode = mo->deterministic ? "deterministic" : "timing";
-	int64_t id;
-
-	for (int side = 0; side < (mo->against ? 2 : 1); side++) {
-		if (!m->build[side].commit)
-			continue;   /* never tried */
-		bg_record_commit(s, m->tree.real, m->rev[side]);
-		if (bg_record_build(s, &m->build[side], &id) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < m->nboots; i++) {
-		const struct bg_measure_boot *b = &m->boots[i];
-		const struct bg_boot_record *rec = &m->run.boots[i];
-
-		if (bg_record_boot(s, m->build[b->side].image_sha256, m->build[b->side].board, mode,
-				   mo->console, rec, b->parsed, &id) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tree,
 		    const char *base, const struct bg_measure_opts *mo, struct bg_measure *m,
-		    enum bg_gate_verdict *v)
+		    const int64_t *boot_ids, enum bg_gate_verdict *v)
 {
 	const struct bg_verdict *worst = NULL;
+	struct bg_stored_comparison c;
 	bool unknown = false;
-	struct bg_json j;
 	int ret = -1;
 
 	for (size_t i = 0; m->compared && i < m->cmp.n; i++) {
@@ -69,16 +46,15 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 	}
 	*v = !base ? BG_GATE_BASELINE : worst ? BG_GATE_REGRESSION :
 	     unknown ? BG_GATE_UNKNOWN : BG_GATE_PASS;
-	bg_json_init(&j, -1, 0);
-	bg_measure_write_json(&j, mo, m);
+	bg_measure_stored_comparison(mo, m, boot_ids, &c);
+	c.role = BG_ROLE_GATE;
+	c.tree_id = tree;
+	c.verdict = xstrdup(bg_gate_verdict_name(*v));
+	c.metric = worst ? xstrdup(worst->metric) : NULL;
+	c.delta = worst ? worst->delta : 0.0;
 	if (bg_store_begin(s) < 0)
 		goto out;
-	if (base && bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, verdict, "
-				  "metric, delta, result, created, tree_id) VALUES (?, ?, ?, ?, ?, ?, ?, "
-				  "?, ?, ?)", "ssssssdsdi", m->rev[1], m->rev[0], m->build[0].board,
-				  mo->deterministic ? "deterministic" : "timing",
-				  bg_gate_verdict_name(*v), worst ? worst->metric : NULL,
-				  worst ? worst->delta : 0.0, j.out.buf, bg_store_now(), tree) < 0)
+	if (base && bg_store_comparison_add(s, &c) < 0)
 		goto fail;
 	/* a regression is bisected and reported once: later tips are gated against this one */
 	if (*v != BG_GATE_UNKNOWN &&
@@ -102,7 +78,9 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 fail:
 	bg_store_rollback(s);
 out:
-	bg_strbuf_release(&j.out);
+	/* the verdicts were the measure's: it frees them */
+	memset(&c.cmp, 0, sizeof(c.cmp));
+	bg_stored_comparison_release(&c);
 	return ret;
 }
 
@@ -111,7 +89,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	struct bg_measure_opts mo = { 0 };
 	struct bg_measure m;
 	char *base = NULL;
-	int64_t tree;
+	int64_t tree, *boot_ids = NULL;
 	int ret = -1;
 
 	bg_measure_init(&m);
@@ -145,16 +123,18 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	if (bg_measure_run(&mo, &m) < 0) {
 		if (m.build[0].status == BG_BUILD_FAILED) {
 			*v = BG_GATE_UNBUILDABLE;
-			record(s, &mo, &m);
+			bg_measure_record(s, &mo, &m, NULL);
 			bg_record_event(s, "warning", tree, 0, "%.12s does not build", m.rev[0]);
 			ret = 0;
 		}
 		goto out;
 	}
-	if (record(s, &mo, &m) < 0 || conclude(s, o, tree, base, &mo, &m, v) < 0)
+	boot_ids = xcalloc(m.nboots ? m.nboots : 1, sizeof(*boot_ids));
+	if (bg_measure_record(s, &mo, &m, boot_ids) < 0 || conclude(s, o, tree, base, &mo, &m, boot_ids, v) < 0)
 		goto out;
 	ret = 0;
 out:
+	free(boot_ids);
 	free(base);
 	bg_measure_release(&m);
 	return ret;

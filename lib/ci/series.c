@@ -8,7 +8,7 @@
 #include "lab/reuse.h"
 #include "util/sha.h"
 #include "conf/tree.h"
-#include "report/comparison.h"
+#include "store/results.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -27,6 +27,8 @@ struct step {
 	bool built;                /* built with an image (not a commit that does not build) */
 	struct bg_stored_build build;
 	struct bg_sample_set set;
+	int64_t boot_ids[64];      /* the stored boots in set */
+	size_t nboot_ids;
 };
 
 /* A comparison of two steps and what it says. */
@@ -34,8 +36,7 @@ struct judged {
 	int64_t id;                /* its comparisons row; 0 when nothing was compared */
 	const char *verdict;
 	char *metric;
-	double delta, delta_pct, base_us, cand_us, boot_init_delta;
-	struct bg_strbuf moved;    /* JSON array of the metrics that moved, largest first */
+	double delta;
 };
 
 struct run {
@@ -224,7 +225,6 @@ static int load(struct run *r)
 	for (int64_t i = 0; i <= r->total; i++) {
 		r->c[i].idx = (int)i;
 		bg_sample_set_init(&r->c[i].set);
-		bg_strbuf_init(&r->j[i].moved, 0);
 	}
 	if (bg_store_query(r->s, take_patch, r, "SELECT idx, message_id, subject, author, mbox "
 			   "FROM series_patches WHERE series_id = ? ORDER BY idx", "i", r->id) < 0)
@@ -443,7 +443,9 @@ static int measure(struct run *r)
 		}
 		c->built = true;
 		if (bg_reuse_boots(&r->reuse, c->build.image, c->build.image_sha256, r->boots) < 0 ||
-		    bg_reuse_load(&r->reuse, c->build.image_sha256, r->boots, &c->set) < 0)
+		    bg_reuse_load_ids(&r->reuse, c->build.image_sha256,
+				      r->boots < 64 ? r->boots : 64, &c->set, c->boot_ids,
+				      &c->nboot_ids) < 0)
 			return -1;
 		if (!i && !c->set.boots) {
 			if (!r->error)
@@ -474,14 +476,10 @@ static void judge(const struct bg_comparison *cmp, struct judged *j)
 {
 	const struct bg_verdict *slower = NULL, *faster = NULL, *most;
 	bool unknown = false;
-	size_t shown = 0;
 
-	bg_strbuf_addch(&j->moved, '[');
 	for (size_t i = 0; i < cmp->n; i++) {
 		const struct bg_verdict *v = &cmp->v[i];
 
-		if (!strcmp(v->metric, "boot.init"))
-			j->boot_init_delta = v->delta;
 		unknown |= v->verdict == BG_UNKNOWN;
 		if (v->verdict != BG_DIFFERENT)
 			continue;
@@ -489,35 +487,12 @@ static void judge(const struct bg_comparison *cmp, struct judged *j)
 			slower = v;
 		if (v->delta < 0 && (!faster || ranks_above(v, faster)))
 			faster = v;
-		if (shown++ < 8) {
-			struct bg_json w;
-
-			bg_json_init(&w, -1, 0);
-			bg_json_object_begin(&w);
-			bg_json_key(&w, "metric");
-			bg_json_str(&w, v->metric);
-			bg_json_key(&w, "base_us");
-			bg_json_double(&w, v->base_median);
-			bg_json_key(&w, "cand_us");
-			bg_json_double(&w, v->cand_median);
-			bg_json_key(&w, "delta_us");
-			bg_json_double(&w, v->delta);
-			bg_json_key(&w, "delta_pct");
-			bg_json_double(&w, v->delta_pct);
-			bg_json_object_end(&w);
-			bg_strbuf_addf(&j->moved, "%s%s", shown > 1 ? "," : "", w.out.buf);
-			bg_strbuf_release(&w.out);
-		}
 	}
-	bg_strbuf_addch(&j->moved, ']');
 	most = slower ? slower : faster;
 	j->verdict = slower ? "regression" : faster ? "improvement" : unknown ? "unknown" : "same";
 	if (most) {
 		j->metric = xstrdup(most->metric);
 		j->delta = most->delta;
-		j->delta_pct = most->delta_pct;
-		j->base_us = most->base_median;
-		j->cand_us = most->cand_median;
 	}
 }
 
@@ -525,159 +500,44 @@ static void judge(const struct bg_comparison *cmp, struct judged *j)
 static int compare(struct run *r, int a, int b, struct judged *j)
 {
 	struct step *x = &r->c[a], *y = &r->c[b];
-	struct bg_comparison cmp;
-	struct bg_json w;
+	struct bg_stored_comparison c;
 	int ret;
 
 	j->verdict = "unknown";
 	if (!x->built || !y->built || !x->set.boots || !y->set.boots)
 		return 0;
-	if (bg_compare(&x->set, &y->set, &r->cmp, &cmp) < 0)
+	bg_stored_comparison_init(&c);
+	if (bg_compare(&x->set, &y->set, &r->cmp, &c.cmp) < 0)
 		return -1;
-	judge(&cmp, j);
-	bg_json_init(&w, -1, 0);
-	bg_comparison_write_json(&w, &cmp, &x->set, &y->set);
-	ret = bg_store_exec(r->s, "INSERT INTO comparisons (base, cand, board, mode, verdict, "
-			    "metric, delta, result, created, tree_id) VALUES (?, ?, ?, ?, ?, ?, ?, "
-			    "?, ?, ?)", "ssssssdsdi", x->commit, y->commit, r->board,
-			    bg_reuse_mode(&r->reuse), j->verdict, j->metric, j->delta, w.out.buf,
-			    bg_store_now(), r->tree_id);
+	judge(&c.cmp, j);
+	c.role = BG_ROLE_SERIES;
+	c.tree_id = r->tree_id;
+	c.base = xstrdup(x->commit);
+	c.cand = xstrdup(y->commit);
+	c.board = xstrdup(r->board);
+	c.mode = xstrdup(bg_reuse_mode(&r->reuse));
+	c.console = xstrdup(bg_console_name(r->o->console));
+	c.verdict = xstrdup(j->verdict);
+	c.metric = j->metric ? xstrdup(j->metric) : NULL;
+	c.delta = j->metric ? j->delta : NAN;
+	c.boots[BG_BASE] = x->set.boots;
+	c.boots[BG_CAND] = y->set.boots;
+	c.excluded[BG_BASE] = x->set.excluded;
+	c.excluded[BG_CAND] = y->set.excluded;
+	for (size_t i = 0; i < x->nboot_ids; i++)
+		bg_stored_comparison_add_boot(&c, BG_BASE, x->boot_ids[i]);
+	for (size_t i = 0; i < y->nboot_ids; i++)
+		bg_stored_comparison_add_boot(&c, BG_CAND, y->boot_ids[i]);
+	ret = bg_store_comparison_add(r->s, &c);
 	if (!ret)
-		j->id = bg_store_last_id(r->s);
-	bg_strbuf_release(&w.out);
-	bg_comparison_release(&cmp);
+		j->id = c.id;
+	bg_stored_comparison_release(&c);
 	return ret;
-}
-
-/* ---- the result ---- */
-
-static void write_judged(struct bg_json *w, const struct judged *j)
-{
-	bg_json_key(w, "verdict");
-	bg_json_str(w, j->verdict);
-	bg_json_key(w, "metric");
-	bg_json_str(w, j->metric);
-	bg_json_key(w, "delta_us");
-	bg_json_double(w, j->metric ? j->delta : NAN);
-	bg_json_key(w, "delta_pct");
-	bg_json_double(w, j->metric ? j->delta_pct : NAN);
-	bg_json_key(w, "base_us");
-	bg_json_double(w, j->metric ? j->base_us : NAN);
-	bg_json_key(w, "cand_us");
-	bg_json_double(w, j->metric ? j->cand_us : NAN);
-	bg_json_key(w, "boot_init_delta_us");
-	bg_json_double(w, j->id ? j->boot_init_delta : NAN);
-	bg_json_key(w, "comparison");
-	if (j->id)
-		bg_json_int(w, j->id);
-	else
-		bg_json_null(w);
-	bg_json_key(w, "moved");
-	if (j->moved.len) {
-		bg_json_raw_begin(w, j->moved.len);
-		bg_strbuf_add(&w->out, j->moved.buf, j->moved.len);
-		bg_json_raw_end(w);
-	} else {
-		bg_json_array_begin(w);
-		bg_json_array_end(w);
-	}
-}
-
-static void write_build(struct bg_json *w, const struct run *r, int i)
-{
-	const struct step *c = &r->c[i];
-
-	bg_json_key(w, "image_sha256");
-	bg_json_str(w, c->built ? c->build.image_sha256 : NULL);
-	/* a patch that changed nothing the board builds boots its parent's image */
-	bg_json_key(w, "image_same_as_parent");
-	bg_json_bool(w, i && c->built && r->c[i - 1].built &&
-		     !strcmp(c->build.image_sha256, r->c[i - 1].build.image_sha256));
-	bg_json_key(w, "boots");
-	bg_json_int(w, c->set.boots);
-}
-
-static void write_result(const struct run *r, struct bg_json *w)
-{
-	bg_json_object_begin(w);
-	bg_json_key(w, "series");
-	bg_json_int(w, r->id);
-	bg_json_key(w, "message_id");
-	bg_json_str(w, r->message_id);
-	bg_json_key(w, "subject");
-	bg_json_str(w, r->subject);
-	bg_json_key(w, "author");
-	bg_json_str(w, r->author);
-	bg_json_key(w, "version");
-	bg_json_int(w, r->version);
-	bg_json_key(w, "total");
-	bg_json_int(w, r->total);
-	bg_json_key(w, "tree");
-	bg_json_str(w, r->tree_name);
-	bg_json_key(w, "board");
-	bg_json_str(w, r->board);
-	bg_json_key(w, "mode");
-	bg_json_str(w, bg_reuse_mode(&r->reuse));
-	bg_json_key(w, "boots_per_commit");
-	bg_json_int(w, r->boots);
-	bg_json_key(w, "state");
-	bg_json_str(w, r->error ? "failed" : "done");
-	bg_json_key(w, "error");
-	bg_json_str(w, r->error);
-	bg_json_key(w, "base");
-	bg_json_object_begin(w);
-	bg_json_key(w, "commit");
-	bg_json_str(w, r->c[0].commit[0] ? r->c[0].commit : NULL);
-	bg_json_key(w, "from");
-	bg_json_str(w, r->base_from);
-	write_build(w, r, 0);
-	bg_json_object_end(w);
-	bg_json_key(w, "patches");
-	bg_json_array_begin(w);
-	for (int i = 1; i <= r->total; i++) {
-		const struct step *c = &r->c[i];
-
-		bg_json_object_begin(w);
-		bg_json_key(w, "idx");
-		bg_json_int(w, i);
-		bg_json_key(w, "subject");
-		bg_json_str(w, c->subject);
-		bg_json_key(w, "message_id");
-		bg_json_str(w, c->message_id);
-		bg_json_key(w, "author");
-		bg_json_str(w, c->author);
-		bg_json_key(w, "status");
-		bg_json_str(w, c->status);
-		bg_json_key(w, "error");
-		bg_json_str(w, c->error);
-		bg_json_key(w, "commit");
-		bg_json_str(w, c->status && !strcmp(c->status, "applied") ? c->commit : NULL);
-		write_build(w, r, i);
-		if (i <= r->last) {
-			write_judged(w, &r->j[i]);
-		} else {
-			bg_json_key(w, "verdict");
-			bg_json_null(w);
-		}
-		bg_json_object_end(w);
-	}
-	bg_json_array_end(w);
-	/* the series as a whole: the last patch against the base */
-	bg_json_key(w, "whole");
-	if (!r->error && r->last) {
-		bg_json_object_begin(w);
-		write_judged(w, &r->j[0]);
-		bg_json_object_end(w);
-	} else {
-		bg_json_null(w);
-	}
-	bg_json_object_end(w);
 }
 
 /* The verdicts, the result, the final state and the one outbox row, together. */
 static int conclude(struct run *r)
 {
-	struct bg_json w;
 	int64_t have;
 	int ret = -1;
 
@@ -696,27 +556,25 @@ static int conclude(struct run *r)
 
 		if (bg_store_exec(r->s, "UPDATE series_patches SET commit_sha = ?, status = ?, "
 				  "error = ?, comparison_id = nullif(?, 0), verdict = ?, metric = ?, "
-				  "delta = ? WHERE series_id = ? AND idx = ?", "sssissdii",
-				  applied ? c->commit : NULL, c->status, c->error, j->id,
-				  j->verdict, j->metric, j->metric ? j->delta : NAN, r->id,
-				  (int64_t)i) < 0)
+				  "delta = ?, image_sha256 = ?, boots = ? WHERE series_id = ? AND "
+				  "idx = ?", "sssissdsiii", applied ? c->commit : NULL, c->status,
+				  c->error, j->id, i <= r->last ? j->verdict : NULL, j->metric,
+				  j->metric ? j->delta : NAN, c->built ? c->build.image_sha256 : NULL,
+				  (int64_t)c->set.boots, r->id, (int64_t)i) < 0)
 			goto fail;
 	}
-	bg_json_init(&w, -1, 0);
-	write_result(r, &w);
 	if (bg_store_exec(r->s, "UPDATE series SET state = CASE state WHEN 'superseded' "
-			  "THEN state ELSE ? END, error = ?, result = ?, finished = ? WHERE id = ?",
-			  "sssdi", r->error ? "failed" : "done", r->error,
-			  w.out.buf, bg_store_now(), r->id) < 0 ||
+			  "THEN state ELSE ? END, error = ?, finished = ?, base_from = ?, "
+			  "base_image_sha256 = ?, base_boots = ?, boots_per_commit = ?, "
+			  "whole_comparison_id = nullif(?, 0) WHERE id = ?", "ssdssiiii",
+			  r->error ? "failed" : "done", r->error, bg_store_now(), r->base_from,
+			  r->c[0].built ? r->c[0].build.image_sha256 : NULL,
+			  (int64_t)r->c[0].set.boots, (int64_t)r->boots,
+			  !r->error && r->last ? r->j[0].id : 0, r->id) < 0 ||
 	    bg_store_int(r->s, 0, &have, "SELECT count(*) FROM outbox WHERE kind = 'series' AND "
 			 "ref = ?", "i", r->id) < 0 ||
-	    (!have && bg_store_exec(r->s, "INSERT INTO outbox (kind, ref, body, created) VALUES "
-				    "('series', ?, ?, ?)", "isd", r->id, w.out.buf,
-				    bg_store_now()) < 0)) {
-		bg_strbuf_release(&w.out);
+	    (!have && bg_store_outbox_add(r->s, "series", r->id) < 0))
 		goto fail;
-	}
-	bg_strbuf_release(&w.out);
 	ret = bg_store_commit(r->s);
 	if (!ret)
 		bg_record_event(r->s, r->error ? "warning" : "info", r->tree_id, 0,
@@ -776,7 +634,6 @@ static void release(struct run *r)
 		bg_stored_build_release(&c->build);
 		bg_sample_set_release(&c->set);
 		free(r->j[i].metric);
-		bg_strbuf_release(&r->j[i].moved);
 	}
 	free(r->c);
 	free(r->j);
@@ -834,13 +691,4 @@ int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id
 out:
 	release(&r);
 	return ret;
-}
-
-int bg_series_result(struct bg_store *s, int64_t id, char **out)
-{
-	if (bg_store_text(s, out, "SELECT result FROM series WHERE id = ?", "i", id) < 0)
-		return -1;
-	if (!*out)
-		return bg_error("series %" PRId64 " has no result yet", id);
-	return 0;
 }

@@ -49,10 +49,5 @@ int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
  */
 int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id);
 
-/*
- * The stored result of an ended series (series.result, the --json object) in *out, which
- * belongs to the caller; -1 if none.
- */
-int bg_series_result(struct bg_store *s, int64_t id, char **out);
 
 #endif

@@ -272,9 +272,63 @@ struct bg_threshold bg_compare_threshold(const struct bg_compare_config *cfg, co
 
 /* ---- the verdict ---- */
 
-bool bg_verdict_restores(const struct bg_verdict *v)
+const struct bg_verdict *bg_comparison_find(const struct bg_comparison *c, const char *metric)
 {
-	return v->verdict == BG_DIFFERENT && v->delta < 0;
+	for (size_t i = 0; metric && i < c->n; i++)
+		if (!strcmp(c->v[i].metric, metric))
+			return &c->v[i];
+	return NULL;
+}
+
+double bg_change_pct(double delta_us, double base_us)
+{
+	return base_us > 0 ? 100 * delta_us / base_us : NAN;
+}
+
+void bg_compare_config_for_revert(struct bg_compare_config *dst,
+				  const struct bg_compare_config *src, const char *metric,
+				  double regression_us)
+{
+	struct bg_threshold t = { NULL, 0, BG_REVERT_MIN_SHARE * regression_us };
+
+	bg_compare_config_copy(dst, src);
+	if (!(regression_us > 0) || !metric)
+		return;
+	/* the metric's own name is the most specific match: it wins over any pattern */
+	for (size_t i = 0; i < dst->nthresholds; i++)
+		if (!strcmp(dst->thresholds[i].pattern, metric)) {
+			t.pattern = dst->thresholds[i].pattern;
+			dst->thresholds[i] = t;
+			return;
+		}
+	t.pattern = xstrdup(metric);
+	dst->thresholds = xreallocarray(dst->thresholds, dst->nthresholds + 1,
+					sizeof(*dst->thresholds));
+	dst->thresholds[dst->nthresholds++] = t;
+}
+
+void bg_revert_judge(const struct bg_verdict *v, double regression_us, bool decided,
+		     struct bg_restore *out)
+{
+	out->restored_us = v ? v->delta : NAN;
+	out->regression_us = regression_us > 0 ? regression_us : NAN;
+	out->share = isnan(out->regression_us) ? NAN : out->restored_us / out->regression_us;
+	out->restores = v && v->verdict == BG_DIFFERENT && v->delta > 0;
+	out->contradicts = v && !out->restores && (v->verdict != BG_UNKNOWN || decided);
+}
+
+void bg_headline_pick(const struct bg_verdict *step, bool step_deterministic,
+		      const struct bg_verdict *timing, struct bg_headline *out)
+{
+	out->paid = step;
+	out->exact = NULL;
+	out->ratio = NAN;
+	if (!timing || !step_deterministic)
+		return;
+	out->paid = timing;
+	out->exact = step;
+	if (step && !isnan(step->delta) && !isnan(timing->delta) && timing->delta != 0)
+		out->ratio = step->delta / timing->delta;
 }
 
 const char *bg_verdict_name(enum bg_verdict_kind v)
@@ -417,6 +471,8 @@ int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *can
 		v->n_cand = nb;
 		v->base_median = na ? bg_stats_median(a->v, na) : NAN;
 		v->cand_median = nb ? bg_stats_median(b->v, nb) : NAN;
+		v->mad_base = na ? bg_stats_mad(a->v, na) : NAN;
+		v->mad_cand = nb ? bg_stats_mad(b->v, nb) : NAN;
 		v->delta = v->delta_pct = v->ci_lo = v->ci_hi = v->p = v->q = NAN;
 		v->verdict = BG_UNKNOWN;
 		if ((na && bg_stats_check(a->v, na, names[i]) < 0) ||
@@ -434,8 +490,7 @@ int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *can
 			v->delta = hl.shift;
 			v->ci_lo = hl.lo;
 			v->ci_hi = hl.hi;
-			if (v->base_median > 0)
-				v->delta_pct = 100 * hl.shift / v->base_median;
+			v->delta_pct = bg_change_pct(hl.shift, v->base_median);
 		}
 		if (na >= 2 && nb >= 2) {
 			double *la = logs_of(a->v, na), *lb = logs_of(b->v, nb);

@@ -94,6 +94,7 @@ struct bg_verdict {
 	char *metric;
 	enum bg_verdict_kind verdict;
 	double base_median, cand_median;
+	double mad_base, mad_cand;   /* each side's spread: median absolute deviation, µs */
 	double delta, delta_pct;  /* Hodges-Lehmann shift (µs) and its share of the base */
 	double ci_lo, ci_hi;      /* 95% interval of delta */
 	double p, q;              /* Welch's t on log values; q after Benjamini-Hochberg */
@@ -119,12 +120,63 @@ int bg_compare(const struct bg_sample_set *base, const struct bg_sample_set *can
 	       const struct bg_compare_config *cfg, struct bg_comparison *out);
 void bg_comparison_release(struct bg_comparison *c);
 const char *bg_verdict_name(enum bg_verdict_kind v);
+/* The verdict of metric in c, or NULL. */
+const struct bg_verdict *bg_comparison_find(const struct bg_comparison *c, const char *metric);
+
+/* ---- the figures every output prints, each computed here once ---- */
+
 /*
- * Whether v, the bad tip (base) against the tip with a culprit reverted (candidate),
- * says the revert takes the regression back: different, and lower. A culprit whose
- * revert does not is unconfirmed, however sure the bisection was.
+ * The one percentage bootgate gives for a change: delta as a share of the good (base)
+ * side, in percent, whichever way it goes; NAN when the base is not above zero.
  */
-bool bg_verdict_restores(const struct bg_verdict *v);
+double bg_change_pct(double delta_us, double base_us);
+
+/* The share of a regression a revert must take back to confirm its culprit. */
+#define BG_REVERT_MIN_SHARE 0.5
+
+/*
+ * A revert's comparison has the bad tip with the culprit reverted as its base (the good
+ * side: percentages are of it) and the bad tip as its candidate, so that its delta is
+ * what the revert takes back. dst becomes src with metric's threshold made the share
+ * BG_REVERT_MIN_SHARE of regression_us (bad minus good), and no percentage of either
+ * side: a revert is judged by what it restores of the regression, not by how large that
+ * is against the tip. With no regression known (NAN or not above zero), dst is src.
+ */
+void bg_compare_config_for_revert(struct bg_compare_config *dst,
+				  const struct bg_compare_config *src, const char *metric,
+				  double regression_us);
+
+struct bg_restore {
+	double restored_us;       /* what the revert took back: the comparison's delta */
+	double regression_us;     /* bad minus good, NAN when unknown */
+	double share;             /* restored of regression, NAN when that is unknown */
+	bool restores;            /* the revert confirms its culprit */
+	bool contradicts;         /* the revert is evidence against it */
+};
+
+/*
+ * v: the metric's verdict in a revert's comparison (as above). It restores when v is
+ * different and the revert is faster; it contradicts when v is the same, slower, or
+ * unknown when no more boots can settle it (decided: the caller's last look); a revert
+ * of deterministic boots that did not repeat (unknown) is no evidence either way.
+ */
+void bg_revert_judge(const struct bg_verdict *v, double regression_us, bool decided,
+		     struct bg_restore *out);
+
+/*
+ * The figure a report leads with: what a real boot pays. step: the culprit against its
+ * parent in the bisection's mode; timing: the same in timing mode, when a deterministic
+ * bisection was confirmed (NULL when not). When both are there, the timing figure leads
+ * and the deterministic one is the exact evidence of where; ratio is exact's delta over
+ * paid's (NAN when either is not a number, or paid's is zero).
+ */
+struct bg_headline {
+	const struct bg_verdict *paid;
+	const struct bg_verdict *exact;   /* NULL when paid is the step itself */
+	double ratio;
+};
+void bg_headline_pick(const struct bg_verdict *step, bool step_deterministic,
+		      const struct bg_verdict *timing, struct bg_headline *out);
 
 /* Boots per side at the looks: 5, 10, 20, ... 320. */
 #define BG_VERDICT_FIRST_LOOK 5

@@ -186,8 +186,8 @@ enum bg_lava_rc bg_lava_parse_submit(const char *url, const char *body, size_t l
 	*id = 0;
 	if (!d)
 		return BG_LAVA_ANSWER;
-	v = bg_json_doc_num(d, "job_ids.0");
-	n = bg_json_doc_len(d, "job_ids");
+	v = bg_json_num(bg_json_at(bg_json_get(bg_json_doc_root(d), "job_ids"), 0));
+	n = bg_json_len(bg_json_get(bg_json_doc_root(d), "job_ids"));
 	bg_json_doc_free(d);
 	/* one job, one whole id: 7.9 or [7, 8] would follow a job that is not ours */
 	if (n != 1 || !(v >= 1 && v < 1e15) || v != floor(v)) {
@@ -218,7 +218,7 @@ enum bg_lava_rc bg_lava_submit(struct bg_lava *srv, const char *job, long *id)
 
 static void copy_field(const struct bg_json_doc *d, const char *key, char *out, size_t size)
 {
-	const char *v = bg_json_doc_str(d, key);
+	const char *v = bg_json_text(bg_json_get(bg_json_doc_root(d), key));
 
 	snprintf(out, size, "%s", v ? v : "");
 	for (char *p = out; *p; p++)

@@ -1,6 +1,7 @@
 /* The measure pipeline (pipeline.h). */
 #include "lab/pipeline.h"
 #include "conf/board.h"
+#include "lab/record.h"
 #include "lab/samples.h"
 #include "lab/workers.h"
 #include "report/boot-json.h"
@@ -101,7 +102,7 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 			bg_sample_set_exclude(set);
 			continue;
 		}
-		mb->parsed = bg_worker_read_console(rec->log, warn_progress, (void *)o);
+		mb->parsed = bg_worker_parsed(rec, warn_progress, (void *)o);
 		if (!mb->parsed)
 			bg_sample_set_exclude(set);
 		else if (bg_sample_set_add_boot(set, mb->parsed) < 0)
@@ -156,6 +157,52 @@ void bg_measure_release(struct bg_measure *m)
 	if (m->compared)
 		bg_comparison_release(&m->cmp);
 	bg_measure_init(m);
+}
+
+int bg_measure_record(struct bg_store *s, const struct bg_measure_opts *o,
+		      const struct bg_measure *m, int64_t *boot_ids)
+{
+	const char *mode = o->deterministic ? "deterministic" : "timing";
+	int64_t id;
+
+	for (int side = 0; side < (o->against ? 2 : 1); side++) {
+		if (!m->build[side].commit)
+			continue;   /* never tried */
+		bg_record_commit(s, m->tree.real, m->rev[side]);
+		if (bg_record_build(s, &m->build[side], &id) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < m->nboots; i++) {
+		const struct bg_measure_boot *b = &m->boots[i];
+
+		if (bg_record_boot(s, m->build[b->side].image_sha256, m->build[b->side].board, mode,
+				   o->console, &m->run.boots[i], b->parsed, &id) < 0)
+			return -1;
+		if (boot_ids)
+			boot_ids[i] = id;
+	}
+	return 0;
+}
+
+void bg_measure_stored_comparison(const struct bg_measure_opts *o, const struct bg_measure *m,
+				  const int64_t *boot_ids, struct bg_stored_comparison *out)
+{
+	bg_stored_comparison_init(out);
+	out->base = xstrdup(m->rev[BG_SIDE_AGAINST]);
+	out->cand = xstrdup(m->rev[BG_SIDE_COMMIT]);
+	out->board = xstrdup(m->build[BG_SIDE_COMMIT].board ? m->build[BG_SIDE_COMMIT].board :
+			     o->board);
+	out->mode = xstrdup(o->deterministic ? "deterministic" : "timing");
+	out->console = xstrdup(bg_console_name(o->console));
+	out->boots[BG_BASE] = m->set[BG_SIDE_AGAINST].boots;
+	out->boots[BG_CAND] = m->set[BG_SIDE_COMMIT].boots;
+	out->excluded[BG_BASE] = m->set[BG_SIDE_AGAINST].excluded;
+	out->excluded[BG_CAND] = m->set[BG_SIDE_COMMIT].excluded;
+	if (m->compared)
+		out->cmp = m->cmp;
+	for (size_t i = 0; i < m->nboots; i++)
+		bg_stored_comparison_add_boot(out, m->boots[i].side == BG_SIDE_AGAINST ? BG_BASE :
+					      BG_CAND, boot_ids ? boot_ids[i] : 0);
 }
 
 void bg_measure_write_json(struct bg_json *j, const struct bg_measure_opts *o,

@@ -14,6 +14,7 @@
 #include "lab/result.h"
 #include "conf/tree.h"
 #include "lab/workers.h"
+#include "store/results.h"
 
 struct bg_measure_opts {
 	const char *tree;
@@ -72,6 +73,20 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
  */
 int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 void bg_measure_release(struct bg_measure *m);
+/*
+ * Every build and boot of a measure into the store, so that a bisection or a gate later
+ * starts from them; the boots' ids go to boot_ids (m->nboots of them) when it is given.
+ */
+int bg_measure_record(struct bg_store *s, const struct bg_measure_opts *o,
+		      const struct bg_measure *m, int64_t *boot_ids);
+/*
+ * The comparison of a measure with against, as the store keeps it, into out (which it
+ * initialises): the commits, board, mode, console, the boots of each side (boot_ids[i]
+ * the stored id of m->boots[i], or NULL for none) and the verdicts, which stay m's: out's
+ * release must not free them (zero out->cmp first).
+ */
+void bg_measure_stored_comparison(const struct bg_measure_opts *o, const struct bg_measure *m,
+				  const int64_t *boot_ids, struct bg_stored_comparison *out);
 /*
  * {"mode", "console", "board", "commit": build, "against": build|null, "boots": [{"side",
  * "outcome", "wall_seconds", "job_url", "parsed"}], "comparison"}

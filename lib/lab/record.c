@@ -1,4 +1,6 @@
 /* The lab's doings into the store (record.h). */
+#include <math.h>
+
 #include "lab/record.h"
 #include "net/git.h"
 #include "parse/metrics.h"
@@ -102,16 +104,33 @@ struct add_sample {
 	int err;
 };
 
-static void add_sample(const char *metric, int64_t usecs, const char *line, void *data)
+/* A time the parser did not read (-1) is stored as NULL. */
+static double time_or_nan(int64_t us)
+{
+	return us >= 0 ? (double)us : NAN;
+}
+
+static void add_sample(const struct bg_metric *m, void *data)
 {
 	struct add_sample *a = data;
 
-	(void)line;
 	if (a->err)
 		return;
-	a->err = bg_store_exec(a->s, "INSERT INTO samples (boot_id, seq, metric, value) "
-			       "VALUES (?, ?, ?, ?)", "iisd", a->boot, a->seq++, metric,
-			       (double)usecs);
+	a->err = bg_store_exec(a->s, "INSERT INTO samples (boot_id, seq, metric, value, start_us, "
+			       "end_us, line) VALUES (?, ?, ?, ?, ?, ?, nullif(?, 0))", "iisdddi",
+			       a->boot, a->seq++, m->name, (double)m->usecs,
+			       time_or_nan(m->start_us), time_or_nan(m->end_us), (int64_t)m->lineno);
+}
+
+/* The kernel's release and build, as uname -r -v gives them ("6.1.0 #1 SMP ..."). */
+static char *kernel_of(const struct bg_boot *b)
+{
+	const char *hash;
+
+	if (!b || !b->kernel)
+		return NULL;
+	hash = b->banner ? strstr(b->banner, " #") : NULL;
+	return hash ? xasprintf("%s %s", b->kernel, hash + 1) : xstrdup(b->kernel);
 }
 
 int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *board,
@@ -120,18 +139,25 @@ int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *boa
 {
 	enum bg_outcome outcome = rec->outcome;
 	struct add_sample a = { s, 0, 0, 0 };
+	char *kernel = kernel_of(parsed);
 
 	/* a console that gave no boot is no value, whatever QEMU said */
 	if (!parsed && outcome == BG_OUTCOME_COMPLETE)
 		outcome = BG_OUTCOME_TRUNCATED;
-	if (bg_store_begin(s) < 0)
+	if (bg_store_begin(s) < 0) {
+		free(kernel);
 		return -1;
+	}
 	if (bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, console_mode, "
-			  "outcome, wall_s, console, job_url, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-			  "?)", "sssssdssd", image_sha256, board, mode, bg_console_name(console),
-			  bg_outcome_name(outcome), rec->wall_seconds, rec->log, rec->job_url,
-			  bg_store_now()) < 0)
+			  "outcome, wall_s, console, job_url, created, kernel, cmdline) VALUES (?, ?, "
+			  "?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssdssdss", image_sha256, board, mode,
+			  bg_console_name(console), bg_outcome_name(outcome), rec->wall_seconds,
+			  rec->log, rec->job_url, bg_store_now(), kernel,
+			  parsed ? parsed->cmdline : NULL) < 0) {
+		free(kernel);
 		goto fail;
+	}
+	free(kernel);
 	a.boot = bg_store_last_id(s);
 	if (parsed && outcome == BG_OUTCOME_COMPLETE)
 		bg_boot_metrics(parsed, add_sample, &a);

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "lab/result.h"
+#include "util/fs.h"
 #include "util/json-read.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
@@ -90,27 +91,27 @@ void bg_build_result_write(struct bg_json *j, const struct bg_build_result *r)
 	bg_json_object_end(j);
 }
 
-static char *dup_or_null(const struct bg_json_doc *d, const char *path)
+/* The member key of object o as a string of its own, or NULL. */
+static char *str_of(const struct bg_json_value *o, const char *key)
 {
-	const char *s = bg_json_doc_str(d, path);
-
-	return s ? xstrdup(s) : NULL;
+	return bg_json_text_dup(bg_json_get(o, key));
 }
 
 int bg_build_result_read(const char *name, const char *text, struct bg_build_result *r)
 {
 	struct bg_json_doc *d = bg_json_doc_parse(name, text);
+	const struct bg_json_value *o = bg_json_doc_root(d);
 	const char *status;
 	size_t i;
 
 	bg_build_result_init(r);
 	if (!d)
 		return -1;
-	if (!bg_json_doc_is_object(d, "")) {
+	if (!bg_json_is_object(o)) {
 		bg_json_doc_free(d);
 		return bg_error("%s: a build result is a JSON object", name);
 	}
-	status = bg_json_doc_str(d, "status");
+	status = bg_json_text(bg_json_get(o, "status"));
 	for (i = 0; i < ARRAY_SIZE(statuses); i++)
 		if (status && !strcmp(status, statuses[i].name))
 			break;
@@ -119,27 +120,27 @@ int bg_build_result_read(const char *name, const char *text, struct bg_build_res
 		return bg_error("%s: 'status' is none of built, failed, usage, infra, exec", name);
 	}
 	r->status = (enum bg_build_status)i;
-	r->error = dup_or_null(d, "error");
-	r->tree = dup_or_null(d, "tree");
-	r->tree_id = dup_or_null(d, "tree_id");
-	r->commit = dup_or_null(d, "commit");
-	r->parent = dup_or_null(d, "parent");
-	r->board = dup_or_null(d, "board");
-	r->arch = dup_or_null(d, "arch");
-	r->config_hash = dup_or_null(d, "config_hash");
-	r->compiler = dup_or_null(d, "compiler");
-	r->image = dup_or_null(d, "image");
-	r->image_sha256 = dup_or_null(d, "image_sha256");
-	r->artifact = dup_or_null(d, "artifact");
-	r->log = dup_or_null(d, "log");
-	r->perf = dup_or_null(d, "perf");
-	r->perf_sha256 = dup_or_null(d, "perf_sha256");
-	r->kernel_sha256 = dup_or_null(d, "kernel_sha256");
-	r->identical_to_parent = bg_json_doc_bool(d, "identical_to_parent");
-	r->build_seconds = bg_json_doc_num(d, "build_seconds");
-	r->reused = bg_json_doc_bool(d, "reused") == 1;
-	r->ccache_hits = (long)fmax(0, bg_json_doc_num(d, "ccache_hits"));
-	r->ccache_misses = (long)fmax(0, bg_json_doc_num(d, "ccache_misses"));
+	r->error = str_of(o, "error");
+	r->tree = str_of(o, "tree");
+	r->tree_id = str_of(o, "tree_id");
+	r->commit = str_of(o, "commit");
+	r->parent = str_of(o, "parent");
+	r->board = str_of(o, "board");
+	r->arch = str_of(o, "arch");
+	r->config_hash = str_of(o, "config_hash");
+	r->compiler = str_of(o, "compiler");
+	r->image = str_of(o, "image");
+	r->image_sha256 = str_of(o, "image_sha256");
+	r->artifact = str_of(o, "artifact");
+	r->log = str_of(o, "log");
+	r->perf = str_of(o, "perf");
+	r->perf_sha256 = str_of(o, "perf_sha256");
+	r->kernel_sha256 = str_of(o, "kernel_sha256");
+	r->identical_to_parent = bg_json_truth(bg_json_get(o, "identical_to_parent"));
+	r->build_seconds = bg_json_num(bg_json_get(o, "build_seconds"));
+	r->reused = bg_json_truth(bg_json_get(o, "reused")) == 1;
+	r->ccache_hits = (long)fmax(0, bg_json_num(bg_json_get(o, "ccache_hits")));
+	r->ccache_misses = (long)fmax(0, bg_json_num(bg_json_get(o, "ccache_misses")));
 	bg_json_doc_free(d);
 	if (r->status == BG_BUILD_BUILT && (!r->image || !r->commit)) {
 		bg_build_result_release(r);
@@ -223,51 +224,174 @@ void bg_boot_run_write(struct bg_json *j, const struct bg_boot_run *r)
 int bg_boot_run_read(const char *name, const char *text, struct bg_boot_run *r)
 {
 	struct bg_json_doc *d = bg_json_doc_parse(name, text);
-	size_t n;
+	const struct bg_json_value *o = bg_json_doc_root(d), *boots;
 
 	bg_boot_run_init(r);
 	if (!d)
 		return -1;
-	if (!bg_json_doc_is_object(d, "")) {
+	if (!bg_json_is_object(o)) {
 		bg_json_doc_free(d);
 		return bg_error("%s: a boot result is a JSON object", name);
 	}
-	r->board = dup_or_null(d, "board");
-	r->mode = dup_or_null(d, "mode");
-	r->console = dup_or_null(d, "console");
-	r->accel = dup_or_null(d, "accel");
-	r->cmdline = dup_or_null(d, "cmdline");
-	r->out = dup_or_null(d, "out");
-	n = bg_json_doc_len(d, "boots");
-	for (size_t i = 0; i < n; i++) {
-		char key[64];
-		const char *image, *outcome, *log;
-		enum bg_outcome o;
+	r->board = str_of(o, "board");
+	r->mode = str_of(o, "mode");
+	r->console = str_of(o, "console");
+	r->accel = str_of(o, "accel");
+	r->cmdline = str_of(o, "cmdline");
+	r->out = str_of(o, "out");
+	boots = bg_json_get(o, "boots");
+	for (size_t i = 0; i < bg_json_len(boots); i++) {
+		const struct bg_json_value *x = bg_json_at(boots, i);
+		const char *image = bg_json_text(bg_json_get(x, "image"));
+		const char *outcome = bg_json_text(bg_json_get(x, "outcome"));
+		const char *log = bg_json_text(bg_json_get(x, "log"));
+		enum bg_outcome e;
 		struct bg_boot_record *b;
 
-		snprintf(key, sizeof(key), "boots.%zu.image", i);
-		image = bg_json_doc_str(d, key);
-		snprintf(key, sizeof(key), "boots.%zu.outcome", i);
-		outcome = bg_json_doc_str(d, key);
-		snprintf(key, sizeof(key), "boots.%zu.log", i);
-		log = bg_json_doc_str(d, key);
 		if (!image || (strcmp(image, "A") != 0 && strcmp(image, "B") != 0) || !log ||
-		    bg_outcome_parse(outcome, &o) < 0) {
+		    bg_outcome_parse(outcome, &e) < 0) {
 			bg_json_doc_free(d);
 			bg_boot_run_release(r);
 			return bg_error("%s: boot %zu has no image A or B, outcome or log", name, i);
 		}
-		snprintf(key, sizeof(key), "boots.%zu.path", i);
-		b = bg_boot_run_add(r, image[0] == 'B', bg_json_doc_str(d, key), o, log);
-		snprintf(key, sizeof(key), "boots.%zu.wall_seconds", i);
-		b->wall_seconds = bg_json_doc_num(d, key);
-		snprintf(key, sizeof(key), "boots.%zu.userspace_wall_seconds", i);
-		b->userspace_wall_seconds = bg_json_doc_num(d, key);
-		snprintf(key, sizeof(key), "boots.%zu.parsed", i);
-		b->parsed = dup_or_null(d, key);
-		snprintf(key, sizeof(key), "boots.%zu.job_url", i);
-		b->job_url = dup_or_null(d, key);
+		b = bg_boot_run_add(r, image[0] == 'B', bg_json_text(bg_json_get(x, "path")), e, log);
+		b->wall_seconds = bg_json_num(bg_json_get(x, "wall_seconds"));
+		b->userspace_wall_seconds = bg_json_num(bg_json_get(x, "userspace_wall_seconds"));
+		b->parsed = str_of(x, "parsed");
+		b->job_url = str_of(x, "job_url");
 	}
 	bg_json_doc_free(d);
 	return 0;
+}
+
+/* ---- a boot as the boot worker read it ---- */
+
+/* A parse is one boot's figures: more than this is no parse of ours. */
+#define PARSED_MAX (256u << 20)
+
+/* A time (µs) or a duration: a whole number from min to the parser's bound, else bad. */
+static bool read_us(const struct bg_json_value *v, int64_t min, bool null_ok, int64_t *out)
+{
+	double d = bg_json_num(v);
+
+	if (null_ok && bg_json_is_null(v)) {
+		*out = -1;
+		return true;
+	}
+	if (!(d >= (double)min && d <= (double)BG_BOOTLOG_MAX_US) || d != floor(d))
+		return false;
+	*out = (int64_t)d;
+	return true;
+}
+
+static bool read_line(const struct bg_json_value *v, uint64_t *out)
+{
+	int64_t n;
+
+	if (!read_us(v, 0, true, &n))
+		return false;
+	*out = n < 0 ? 0 : (uint64_t)n;
+	return true;
+}
+
+static bool read_events(struct bg_boot *b, const struct bg_json_value *a, bool probes)
+{
+	for (size_t i = 0; i < bg_json_len(a); i++) {
+		const struct bg_json_value *x = bg_json_at(a, i);
+		const char *name = bg_json_text(bg_json_get(x, probes ? "device" : "name"));
+		double ret = bg_json_num(bg_json_get(x, "ret"));
+		int64_t usecs, start, end;
+		uint64_t line;
+
+		if (!name || !*name || !(fabs(ret) <= INT32_MAX) ||
+		    !read_us(bg_json_get(x, "usecs"), 0, false, &usecs) ||
+		    !read_us(bg_json_get(x, "start_us"), 0, true, &start) ||
+		    !read_us(bg_json_get(x, "end_us"), 0, true, &end) ||
+		    !read_line(bg_json_get(x, "line"), &line))
+			return false;
+		if (probes) {
+			struct bg_probe *p = bg_boot_add_probe(b);
+
+			*p = (struct bg_probe){ bg_boot_keep(b, name), NULL, (int)ret, usecs, start,
+						end, line };
+		} else {
+			struct bg_initcall *c = bg_boot_add_initcall(b);
+
+			*c = (struct bg_initcall){ bg_boot_keep(b, name),
+				bg_boot_keep(b, bg_json_text(bg_json_get(x, "module"))), NULL,
+				(int)ret, usecs, start, end, line };
+		}
+	}
+	return true;
+}
+
+static const char *read_boot(struct bg_boot *b, const struct bg_json_value *o)
+{
+	const struct bg_json_value *m = bg_json_get(o, "milestones"), *perf, *v;
+	int64_t n;
+
+	if (!bg_json_is_object(o))
+		return "a parsed boot is a JSON object";
+	if (bg_outcome_parse(bg_json_text(bg_json_get(o, "outcome")), &b->outcome) < 0 ||
+	    b->outcome == BG_OUTCOME_HANG || b->outcome == BG_OUTCOME_INFRA)
+		return "its 'outcome' is none of complete, panic, truncated";
+	b->kernel = bg_boot_keep(b, bg_json_text(bg_json_get(o, "kernel")));
+	b->banner = bg_boot_keep(b, bg_json_text(bg_json_get(o, "banner")));
+	b->cmdline = bg_boot_keep(b, bg_json_text(bg_json_get(o, "cmdline")));
+	b->arch = bg_boot_keep(b, bg_json_text(bg_json_get(o, "arch")));
+	b->panic = bg_boot_keep(b, bg_json_text(bg_json_get(o, "panic")));
+	if (!read_events(b, bg_json_get(o, "initcalls"), false))
+		return "an initcall is not one (a name, its ret, usecs, times and line)";
+	if (!read_events(b, bg_json_get(o, "probes"), true))
+		return "a probe is not one (a device, its ret, usecs, times and line)";
+	if (!bg_json_is_object(m) || !read_us(bg_json_get(m, "init_us"), 0, true, &b->init_us) ||
+	    !read_line(bg_json_get(m, "init_line"), &b->init_line) ||
+	    !read_us(bg_json_get(m, "userspace_us"), 0, true, &b->userspace_us) ||
+	    !read_us(bg_json_get(m, "free_initmem_us"), 0, true, &b->free_initmem_us))
+		return "its 'milestones' are not times";
+	perf = bg_json_get(o, "perf");
+	v = bg_json_get(perf, "trace_startup_us");
+	for (size_t i = 0; i < bg_json_len(v); i++) {
+		if (!read_us(bg_json_at(v, i), 0, false, &n))
+			return "a perf run is not a time";
+		bg_boot_add_perf_run(b, n);
+	}
+	if (perf && read_us(bg_json_get(perf, "failed_runs"), 0, false, &n))
+		b->perf_failed = (unsigned)n;
+	v = bg_json_get(o, "problems");
+	for (size_t i = 0; i < bg_json_len(v) && i < BG_BOOT_MAX_PROBLEMS; i++)
+		if (bg_json_text(bg_json_at(v, i)))
+			bg_boot_add_problem(b, bg_json_text(bg_json_at(v, i)));
+	b->problems_total = (uint64_t)fmax(b->nr_problems,
+					   bg_json_num(bg_json_get(o, "problems_total")) >= 0 ?
+					   bg_json_num(bg_json_get(o, "problems_total")) : 0);
+	if (read_us(bg_json_get(o, "unparsed_lines"), 0, false, &n))
+		b->unparsed_lines = (uint64_t)n;
+	v = bg_json_get(o, "log_lines");
+	if (read_us(bg_json_at(v, 0), 0, false, &n))
+		b->first_line = (uint64_t)n;
+	if (read_us(bg_json_at(v, 1), 0, false, &n))
+		b->last_line = (uint64_t)n;
+	return NULL;
+}
+
+struct bg_boot *bg_boot_read_parsed(const char *path)
+{
+	char *text = bg_read_file(path, PARSED_MAX, NULL);
+	struct bg_json_doc *d = text ? bg_json_doc_parse(path, text) : NULL;
+	struct bg_boot *b = NULL;
+	const char *why;
+
+	free(text);
+	if (!d)
+		return NULL;
+	b = bg_boot_new();
+	why = read_boot(b, bg_json_doc_root(d));
+	bg_json_doc_free(d);
+	if (why) {
+		bg_error("%s: %s", path, why);
+		bg_boot_free(b);
+		return NULL;
+	}
+	return b;
 }

@@ -83,4 +83,11 @@ struct bg_boot_record *bg_boot_run_add(struct bg_boot_run *r, int image, const c
 void bg_boot_run_write(struct bg_json *j, const struct bg_boot_run *r);
 int bg_boot_run_read(const char *name, const char *text, struct bg_boot_run *r);
 
+/*
+ * A boot as the boot worker read it (its LOG.json, in the shape of report/boot-json.h):
+ * the one reading of its console that every later stage uses. NULL with why when the
+ * file cannot be read or is not such a boot (a number out of range, a name missing).
+ */
+struct bg_boot *bg_boot_read_parsed(const char *path);
+
 #endif

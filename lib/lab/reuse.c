@@ -85,7 +85,7 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 		int64_t id;
 
 		if (run.boots[i].outcome == BG_OUTCOME_COMPLETE)
-			parsed = bg_worker_read_console(run.boots[i].log, warn, (void *)r);
+			parsed = bg_worker_parsed(&run.boots[i], warn, (void *)r);
 		ret = bg_record_boot(r->s, image_sha256, r->board, bg_reuse_mode(r), r->console,
 				     &run.boots[i], parsed, &id);
 		bg_boot_free(parsed);
@@ -118,6 +118,15 @@ int bg_reuse_boots(const struct bg_reuse *r, const char *image, const char *imag
 int bg_reuse_load(const struct bg_reuse *r, const char *image_sha256, unsigned max,
 		  struct bg_sample_set *set)
 {
+	int64_t ids[64];
+	size_t n;
+
+	return bg_reuse_load_ids(r, image_sha256, max, set, ids, &n);
+}
+
+int bg_reuse_load_ids(const struct bg_reuse *r, const char *image_sha256, unsigned max,
+		      struct bg_sample_set *set, int64_t *ids, size_t *n)
+{
 	struct { int64_t ids[64]; size_t n; } b = { { 0 }, 0 };
 	int64_t last = 0;
 
@@ -134,8 +143,11 @@ int bg_reuse_load(const struct bg_reuse *r, const char *image_sha256, unsigned m
 			break;
 		b.ids[b.n++] = last = id;
 	}
-	for (size_t i = 0; i < b.n; i++)
+	*n = 0;
+	for (size_t i = 0; i < b.n; i++) {
 		if (bg_record_load_boot(r->s, b.ids[i], set) < 0)
 			progress(r, "warning: boot %" PRId64 ": %s", b.ids[i], bg_error_last());
+		ids[(*n)++] = b.ids[i];
+	}
 	return 0;
 }

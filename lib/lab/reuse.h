@@ -45,5 +45,8 @@ int bg_reuse_boots(const struct bg_reuse *r, const char *image, const char *imag
 /* The first max (at most 64) complete boots of an image into set: the same on every run. */
 int bg_reuse_load(const struct bg_reuse *r, const char *image_sha256, unsigned max,
 		  struct bg_sample_set *set);
+/* The same, and the boots' ids into ids (room for max), their number into *n. */
+int bg_reuse_load_ids(const struct bg_reuse *r, const char *image_sha256, unsigned max,
+		      struct bg_sample_set *set, int64_t *ids, size_t *n);
 
 #endif

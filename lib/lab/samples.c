@@ -9,12 +9,11 @@ struct add_ctx {
 	char *why;                /* the first refused value's reason */
 };
 
-static void add_metric(const char *metric, int64_t usecs, const char *line, void *data)
+static void add_metric(const struct bg_metric *m, void *data)
 {
 	struct add_ctx *c = data;
 
-	(void)line;
-	if (bg_sample_set_boot_add(c->set, metric, (double)usecs) < 0 && !c->why)
+	if (bg_sample_set_boot_add(c->set, m->name, (double)m->usecs) < 0 && !c->why)
 		c->why = xstrdup(bg_error_last());
 }
 

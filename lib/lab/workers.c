@@ -188,40 +188,19 @@ out:
 	return ret;
 }
 
-struct console {
-	struct bg_boot *first;
-	void (*warn)(const char *where, const char *msg, void *data);
-	void *data;
-};
-
-static int keep_first(const struct bg_boot *b, void *data)
+struct bg_boot *bg_worker_parsed(const struct bg_boot_record *rec,
+				 void (*warn)(const char *where, const char *msg, void *data),
+				 void *data)
 {
-	struct console *c = data;
+	struct bg_boot *b;
 
-	if (!c->first)
-		c->first = bg_boot_clone(b);
-	return 0;
-}
-
-static void pass_warning(const char *where, const char *msg, void *data)
-{
-	struct console *c = data;
-
-	if (c->warn)
-		c->warn(where, msg, c->data);
-}
-
-struct bg_boot *bg_worker_read_console(const char *log,
-				       void (*warn)(const char *where, const char *msg,
-						    void *data),
-				       void *data)
-{
-	struct console c = { NULL, warn, data };
-	struct bg_bootlog *p = bg_bootlog_new(log, keep_first, &c);
-
-	bg_bootlog_set_warning(p, pass_warning);
-	if (bg_bootlog_parse_path(p, log) < 0)
-		pass_warning(log, bg_error_last(), &c);
-	bg_bootlog_free(p);
-	return c.first;
+	if (!rec->parsed) {
+		if (warn)
+			warn(rec->log, "the boot worker kept no reading of this console", data);
+		return NULL;
+	}
+	b = bg_boot_read_parsed(rec->parsed);
+	if (!b && warn)
+		warn(rec->parsed, bg_error_last(), data);
+	return b;
 }

@@ -65,12 +65,12 @@ char *bg_perf_make_line(void);
 int bg_worker_boot(const struct bg_worker_boot *wb, struct bg_boot_run *out);
 
 /*
- * The first boot of a console (a log may hold several), or NULL when none was read;
- * warnings go to warn (may be NULL).
+ * A boot as the boot worker read its console (the record's parse, result.h): the one
+ * reading every later stage uses; NULL, with a warning (warn may be NULL), when there
+ * is none or it cannot be read.
  */
-struct bg_boot *bg_worker_read_console(const char *log,
-				       void (*warn)(const char *where, const char *msg,
-						    void *data),
-				       void *data);
+struct bg_boot *bg_worker_parsed(const struct bg_boot_record *rec,
+				 void (*warn)(const char *where, const char *msg, void *data),
+				 void *data);
 
 #endif

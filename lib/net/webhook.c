@@ -78,19 +78,20 @@ static unsigned judge_headers(const struct bg_webhook_request *rq, struct bg_web
 /* Reads a push out of its body into p: NULL, or why it is not one. */
 static const char *judge_push(const struct bg_json_doc *d, struct bg_webhook_push *p)
 {
+	const struct bg_json_value *o = bg_json_doc_root(d);
 	const char *ref, *after;
 
-	if (!bg_json_doc_is_object(d, ""))
+	if (!bg_json_is_object(o))
 		return "body: a push is a JSON object";
-	ref = bg_json_doc_str(d, "ref");
+	ref = bg_json_text(bg_json_get(o, "ref"));
 	if (!ref)
-		return bg_json_doc_has(d, "ref") ? "body: 'ref' is not a string" :
+		return bg_json_get(o, "ref") ? "body: 'ref' is not a string" :
 			"body: 'ref' is missing";
 	/* a ref reaches the log: a name git could give it, never empty or a control byte */
 	if (!*ref || strlen(ref) > 4096 || bg_text_has_control(ref))
 		return "body: 'ref' is not a ref's name";
-	after = bg_json_doc_str(d, "after");
-	if (!after && bg_json_doc_has(d, "after"))
+	after = bg_json_text(bg_json_get(o, "after"));
+	if (!after && bg_json_get(o, "after"))
 		return "body: 'after' is not a string";
 	p->ref = xstrdup(ref);
 	/* git names a deleted ref's new value with zeros: there is nothing to test */

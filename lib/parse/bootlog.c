@@ -89,6 +89,7 @@ static void boot_clear(struct bg_boot *b)
 	b->perf_failed = b->perf_ignored = 0;
 	b->problems_total = 0;
 	b->init_us = b->userspace_us = b->free_initmem_us = -1;
+	b->init_line = 0;
 	b->unparsed_lines = 0;
 	b->first_line = b->last_line = 0;
 	bg_arena_reset(&b->arena);
@@ -768,6 +769,7 @@ static void on_initcall(struct bg_bootlog *p, int64_t ts, const char *msg, size_
 	ic->usecs = usecs;
 	ic->end_us = ts;
 	ic->start_us = pending_take(p, symbol_key(s, symlen));
+	ic->lineno = p->lineno + 1;
 	return;
 bad:
 	b->unparsed_lines++;
@@ -811,6 +813,7 @@ static void on_probe(struct bg_bootlog *p, int64_t ts, const char *msg, size_t l
 	pr->usecs = usecs;
 	pr->end_us = ts;
 	pr->start_us = ts >= 0 ? ts - usecs : -1;
+	pr->lineno = p->lineno + 1;
 	return;
 bad:
 	b->unparsed_lines++;
@@ -1049,6 +1052,7 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 			if (!p->init_seen) {
 				p->init_seen = true;
 				b->init_us = ts;
+				b->init_line = p->lineno + 1;
 			}
 			return;
 		}
@@ -1700,4 +1704,96 @@ void bg_boot_free(struct bg_boot *b)
 	free(b->problems);
 	bg_arena_release(&b->arena);
 	free(b);
+}
+
+/* ---- boots made by a reader ---- */
+
+struct bg_boot *bg_boot_new(void)
+{
+	struct bg_boot *b = xcalloc(1, sizeof(*b));
+
+	b->arena = (struct bg_arena)BG_ARENA_INIT;
+	boot_clear(b);
+	return b;
+}
+
+const char *bg_boot_keep(struct bg_boot *b, const char *s)
+{
+	return s ? bg_arena_strndup(&b->arena, s, strlen(s)) : NULL;
+}
+
+struct bg_initcall *bg_boot_add_initcall(struct bg_boot *b)
+{
+	struct bg_initcall *ic;
+
+	ALLOC_GROW(b->initcalls, b->nr_initcalls + 1, b->alloc_initcalls);
+	ic = &b->initcalls[b->nr_initcalls++];
+	memset(ic, 0, sizeof(*ic));
+	ic->start_us = ic->end_us = -1;
+	return ic;
+}
+
+struct bg_probe *bg_boot_add_probe(struct bg_boot *b)
+{
+	struct bg_probe *pr;
+
+	ALLOC_GROW(b->probes, b->nr_probes + 1, b->alloc_probes);
+	pr = &b->probes[b->nr_probes++];
+	memset(pr, 0, sizeof(*pr));
+	pr->start_us = pr->end_us = -1;
+	return pr;
+}
+
+void bg_boot_add_perf_run(struct bg_boot *b, int64_t usecs)
+{
+	ALLOC_GROW(b->perf_runs, b->nr_perf_runs + 1, b->alloc_perf_runs);
+	b->perf_runs[b->nr_perf_runs++] = usecs;
+}
+
+void bg_boot_add_problem(struct bg_boot *b, const char *line)
+{
+	ALLOC_GROW(b->problems, b->nr_problems + 1, b->alloc_problems);
+	b->problems[b->nr_problems++] = bg_boot_keep(b, line);
+}
+
+/* The message of the first initcall or probe a one-line log gave. */
+static int quote_first(const struct bg_boot *b, void *data)
+{
+	char **out = data;
+	const char *line = b->nr_initcalls ? b->initcalls[0].line :
+			   b->nr_probes ? b->probes[0].line : NULL;
+
+	if (!*out && line)
+		*out = xstrdup(line);
+	return 1;
+}
+
+char *bg_bootlog_quote(const char *path, uint64_t lineno)
+{
+	FILE *f = lineno ? fopen(path, "r") : NULL;
+	struct bg_strbuf line = BG_STRBUF_INIT;
+	struct bg_bootlog *p;
+	char *out = NULL, buf[4096];
+	uint64_t at = 1;
+
+	if (!f)
+		return NULL;
+	/* line lineno, at most a line the parser reads */
+	while (at <= lineno && fgets(buf, sizeof(buf), f)) {
+		size_t n = strlen(buf);
+
+		if (at == lineno && line.len + n <= BG_BOOTLOG_MAX_LINE)
+			bg_strbuf_add(&line, buf, n);
+		if (n && buf[n - 1] == '\n')
+			at++;
+	}
+	fclose(f);
+	if (line.len) {
+		p = bg_bootlog_new(path, quote_first, &out);
+		bg_bootlog_keep_lines(p, true);
+		bg_bootlog_parse_mem(p, line.buf, line.len);
+		bg_bootlog_free(p);
+	}
+	bg_strbuf_release(&line);
+	return out;
 }

@@ -53,6 +53,7 @@ struct bg_initcall {
 	int64_t usecs;          /* as the kernel reported it ("msecs" lines converted) */
 	int64_t start_us;       /* printk time of the matching "calling" line, or -1 */
 	int64_t end_us;         /* printk time of the "initcall" line, or -1 */
+	uint64_t lineno;        /* where the "initcall" line stands in the log (1-based) */
 };
 
 struct bg_probe {
@@ -62,6 +63,7 @@ struct bg_probe {
 	int64_t usecs;
 	int64_t start_us;       /* end_us - usecs, or -1 without printk time */
 	int64_t end_us;
+	uint64_t lineno;        /* as for initcalls */
 };
 
 struct bg_boot {
@@ -80,6 +82,7 @@ struct bg_boot {
 	size_t nr_probes;
 
 	int64_t init_us;          /* printk time of "Run /init as init process", or -1 */
+	uint64_t init_line;       /* where that line stands in the log, or 0 */
 	int64_t userspace_us;     /* time of the userspace marker, or -1 */
 	int64_t free_initmem_us;  /* first "Freeing unused kernel ... memory", or -1 */
 
@@ -135,6 +138,14 @@ int bg_bootlog_parse_path(struct bg_bootlog *p, const char *path);
 int bg_bootlog_parse_fd(struct bg_bootlog *p, int fd);
 int bg_bootlog_parse_mem(struct bg_bootlog *p, const char *buf, size_t len);
 
+/*
+ * The kernel's own message on line lineno (1-based) of a stored console, console or
+ * LAVA log, when that line is an initcall's or a probe's: for quoting it, without
+ * parsing the console again. Owned by the caller; NULL when the line is none of those,
+ * or the file is gone.
+ */
+char *bg_bootlog_quote(const char *path, uint64_t lineno);
+
 /* Statistics of the log read so far. */
 uint64_t bg_bootlog_lines(const struct bg_bootlog *p);
 uint64_t bg_bootlog_bytes(const struct bg_bootlog *p);
@@ -143,6 +154,19 @@ unsigned bg_bootlog_boots(const struct bg_bootlog *p);
 /* A deep copy, owned by the caller (free with bg_boot_free). */
 struct bg_boot *bg_boot_clone(const struct bg_boot *b);
 void bg_boot_free(struct bg_boot *b);
+
+/*
+ * A boot made from a parse that was kept (lab/result.c reads the boot worker's LOG.json):
+ * bg_boot_new gives an empty truncated one (free with bg_boot_free), bg_boot_keep copies
+ * a string into it (NULL stays NULL), the adders give a zeroed entry to fill in, or add
+ * a value.
+ */
+struct bg_boot *bg_boot_new(void);
+const char *bg_boot_keep(struct bg_boot *b, const char *s);
+struct bg_initcall *bg_boot_add_initcall(struct bg_boot *b);
+struct bg_probe *bg_boot_add_probe(struct bg_boot *b);
+void bg_boot_add_perf_run(struct bg_boot *b, int64_t usecs);
+void bg_boot_add_problem(struct bg_boot *b, const char *line);
 
 /* Used by the LAVA reader: one console line, without its line end. */
 int bg_bootlog_console_line(struct bg_bootlog *p, const char *line, size_t len);

@@ -23,10 +23,10 @@ static unsigned next_occurrence(struct seen *s, const char *name, size_t capacit
 	return ++s->count[i];
 }
 
-/* Calls fn with "PREFIX.NAME", or "PREFIX.NAME#K" for the K-th occurrence (K > 1). */
+/* Calls fn with m named "PREFIX.NAME", or "PREFIX.NAME#K" for the K-th occurrence (K > 1). */
 static void emit(struct seen *s, size_t capacity, const char *prefix, const char *name,
-		 int64_t usecs, const char *line, struct bg_strbuf *buf,
-		 void (*fn)(const char *, int64_t, const char *, void *), void *data)
+		 struct bg_metric *m, struct bg_strbuf *buf,
+		 void (*fn)(const struct bg_metric *, void *), void *data)
 {
 	unsigned k = next_occurrence(s, name, capacity);
 
@@ -34,29 +34,46 @@ static void emit(struct seen *s, size_t capacity, const char *prefix, const char
 	bg_strbuf_addf(buf, "%s.%s", prefix, name);
 	if (k > 1)
 		bg_strbuf_addf(buf, "#%u", k);
-	fn(buf->buf, usecs, line, data);
+	m->name = buf->buf;
+	fn(m, data);
 }
 
 void bg_boot_metrics(const struct bg_boot *b,
-		     void (*fn)(const char *metric, int64_t usecs, const char *line, void *data),
-		     void *data)
+		     void (*fn)(const struct bg_metric *m, void *data), void *data)
 {
 	struct bg_strbuf buf = BG_STRBUF_INIT;
 	struct seen calls = { BG_STRMAP_INIT, NULL, 0 }, probes = { BG_STRMAP_INIT, NULL, 0 };
+	struct bg_metric m;
 
-	for (size_t i = 0; i < b->nr_initcalls; i++)
-		emit(&calls, b->nr_initcalls, "initcall", b->initcalls[i].name,
-		     b->initcalls[i].usecs, b->initcalls[i].line, &buf, fn, data);
-	for (size_t i = 0; i < b->nr_probes; i++)
-		emit(&probes, b->nr_probes, "probe", b->probes[i].device, b->probes[i].usecs,
-		     b->probes[i].line, &buf, fn, data);
-	if (b->init_us >= 0)
-		fn("boot.init", b->init_us, NULL, data);
-	if (b->userspace_us >= 0)
-		fn("boot.userspace", b->userspace_us, NULL, data);
+	for (size_t i = 0; i < b->nr_initcalls; i++) {
+		const struct bg_initcall *ic = &b->initcalls[i];
+
+		m = (struct bg_metric){ .usecs = ic->usecs, .start_us = ic->start_us,
+					.end_us = ic->end_us, .lineno = ic->lineno,
+					.line = ic->line };
+		emit(&calls, b->nr_initcalls, "initcall", ic->name, &m, &buf, fn, data);
+	}
+	for (size_t i = 0; i < b->nr_probes; i++) {
+		const struct bg_probe *pr = &b->probes[i];
+
+		m = (struct bg_metric){ .usecs = pr->usecs, .start_us = pr->start_us,
+					.end_us = pr->end_us, .lineno = pr->lineno,
+					.line = pr->line };
+		emit(&probes, b->nr_probes, "probe", pr->device, &m, &buf, fn, data);
+	}
+	if (b->init_us >= 0) {
+		m = (struct bg_metric){ "boot.init", b->init_us, -1, -1, b->init_line, NULL };
+		fn(&m, data);
+	}
+	if (b->userspace_us >= 0) {
+		m = (struct bg_metric){ "boot.userspace", b->userspace_us, -1, -1, 0, NULL };
+		fn(&m, data);
+	}
 	/* one value a run, under one name: the runs of a boot are samples alike */
-	for (size_t i = 0; i < b->nr_perf_runs; i++)
-		fn("perf.trace_startup", b->perf_runs[i], NULL, data);
+	for (size_t i = 0; i < b->nr_perf_runs; i++) {
+		m = (struct bg_metric){ "perf.trace_startup", b->perf_runs[i], -1, -1, 0, NULL };
+		fn(&m, data);
+	}
 	bg_strbuf_release(&buf);
 	bg_strmap_release(&calls.index);
 	bg_strmap_release(&probes.index);

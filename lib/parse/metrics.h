@@ -10,12 +10,17 @@
 #include "util/compat.h"
 #include "parse/bootlog.h"
 
-/*
- * Calls fn for each metric of a boot, in boot order; line is the kernel's own, or NULL.
- * metric and line are borrowed for the call.
- */
+/* One metric of a boot, as bg_boot_metrics gives it: borrowed for the call. */
+struct bg_metric {
+	const char *name;        /* "initcall.NAME#2" */
+	int64_t usecs;
+	int64_t start_us, end_us;   /* when it ran, printk time; -1 when unknown */
+	uint64_t lineno;         /* the kernel's line that gave it (1-based), or 0 */
+	const char *line;        /* that line's message, when the parser kept it, or NULL */
+};
+
+/* Calls fn for each metric of a boot, in boot order. */
 void bg_boot_metrics(const struct bg_boot *b,
-		     void (*fn)(const char *metric, int64_t usecs, const char *line, void *data),
-		     void *data);
+		     void (*fn)(const struct bg_metric *m, void *data), void *data);
 
 #endif

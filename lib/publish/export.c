@@ -761,6 +761,7 @@ struct stored_boot {
 	int64_t id;
 	char *board, *mode, *outcome, *console, *image, *commit;
 	double created;
+	char *kernel, *cmdline;   /* as the boot said them when it was read */
 };
 
 struct stored_boots {
@@ -777,29 +778,7 @@ static int boot_row(const struct bg_store_row *r, void *data)
 						     xstrdup(bg_row_text(r, 2)),
 						     xstrdup(bg_row_text(r, 3)), col(r, 4),
 						     xstrdup(bg_row_text(r, 5)), col(r, 6),
-						     bg_row_double(r, 7) };
-	return 0;
-}
-
-struct first_boot {
-	char *kernel, *cmdline;
-	bool any;
-};
-
-static int first_boot(const struct bg_boot *b, void *data)
-{
-	struct first_boot *f = data;
-
-	if (f->any)
-		return 0;
-	f->any = true;
-	if (b->kernel) {
-		/* uname -r -v, as the wizard writes it: the release and the "#N ..." build */
-		const char *hash = b->banner ? strstr(b->banner, " #") : NULL;
-
-		f->kernel = hash ? xasprintf("%s %s", b->kernel, hash + 1) : xstrdup(b->kernel);
-	}
-	f->cmdline = b->cmdline ? xstrdup(b->cmdline) : NULL;
+						     bg_row_double(r, 7), col(r, 8), col(r, 9) };
 	return 0;
 }
 
@@ -807,9 +786,7 @@ static int export_boot(const struct stored_boot *sb, const char *dir,
 		       void (*on_file)(const struct bg_bootdata_file *, void *),
 		       void (*on_problem)(int64_t, const char *, bool, void *), void *data)
 {
-	struct first_boot f = { 0 };
 	struct bg_strbuf out = BG_STRBUF_INIT;
-	struct bg_bootlog *p;
 	char id[32], *console, *name, *path;
 	size_t len;
 	int ret = 0;
@@ -819,18 +796,15 @@ static int export_boot(const struct stored_boot *sb, const char *dir,
 		on_problem(sb->id, bg_error_last(), true, data);
 		return 1;
 	}
-	/* the kernel's release and command line, for the wizard's Kernel Info */
-	p = bg_bootlog_new(sb->console, first_boot, &f);
-	bg_bootlog_parse_mem(p, console, len);
-	bg_bootlog_free(p);
-
 	snprintf(id, sizeof(id), "%" PRId64, sb->id);
 	{
 		const char *extra[] = { "BOOTGATE_BOOT", id, "BOOTGATE_COMMIT",
 					sb->commit ? sb->commit : "", "BOOTGATE_BOARD", sb->board,
 					"BOOTGATE_MODE", sb->mode, "BOOTGATE_OUTCOME", sb->outcome,
 					"BOOTGATE_IMAGE_SHA256", sb->image, NULL };
-		struct bg_bootdata_info info = { sb->board, sb->created, f.kernel, f.cmdline, extra };
+		/* the kernel's release and command line as the boot's one reading stored them */
+		struct bg_bootdata_info info = { sb->board, sb->created, sb->kernel, sb->cmdline,
+						 extra };
 
 		bg_bootdata_write(&out, &info, console, len);
 	}
@@ -848,8 +822,6 @@ static int export_boot(const struct stored_boot *sb, const char *dir,
 	free(name);
 	bg_strbuf_release(&out);
 	free(console);
-	free(f.kernel);
-	free(f.cmdline);
 	return ret;
 }
 
@@ -872,7 +844,8 @@ int bg_export_boot_data(struct bg_store *s, const char *dir,
 	if (bg_store_query(s, boot_row, &boots, "SELECT o.id, o.board, o.mode, o.outcome, "
 			   "o.console, o.image_sha256, (SELECT b.commit_sha FROM builds b "
 			   "WHERE b.image_sha256 = o.image_sha256 AND b.board = o.board "
-			   "ORDER BY b.id LIMIT 1), o.created FROM boots o ORDER BY o.id", "") < 0)
+			   "ORDER BY b.id LIMIT 1), o.created, o.kernel, o.cmdline FROM boots o "
+			   "ORDER BY o.id", "") < 0)
 		ret = -1;
 	for (size_t i = 0; i < boots.n; i++) {
 		struct stored_boot *b = &boots.v[i];
@@ -889,6 +862,8 @@ int bg_export_boot_data(struct bg_store *s, const char *dir,
 		free(b->console);
 		free(b->image);
 		free(b->commit);
+		free(b->kernel);
+		free(b->cmdline);
 	}
 	free(boots.v);
 	return ret;

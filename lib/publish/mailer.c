@@ -6,7 +6,7 @@
 #include "decide/verdict.h"
 #include "conf/board.h"
 #include "net/git.h"
-#include "util/json-read.h"
+#include "store/results.h"
 #include "lab/record.h"
 #include "net/smtp.h"
 #include "lab/workers.h"
@@ -20,27 +20,9 @@
 #include "util/strvec.h"
 #include "util/xmalloc.h"
 
-/* Boots read per side for the figures: as many as a timing confirmation makes. */
-#define FIGURE_BOOTS 64
 #define PASSWORD_MAX 4096
 
 /* ---- rows ---- */
-
-#define ROW_MAX 16
-struct row {
-	char *v[ROW_MAX];
-	bool got;
-};
-
-static int take_row(const struct bg_store_row *r, void *data)
-{
-	struct row *t = data;
-
-	for (int i = 0; i < bg_row_columns(r) && i < ROW_MAX; i++)
-		t->v[i] = bg_row_null(r, i) ? NULL : xstrdup(bg_row_text(r, i));
-	t->got = true;
-	return 1;
-}
 
 /* Each row's first column into a strvec: the LAVA job URLs of a report's boots. */
 static int take_url(const struct bg_store_row *r, void *data)
@@ -49,146 +31,20 @@ static int take_url(const struct bg_store_row *r, void *data)
 	return 0;
 }
 
-static void row_release(struct row *t)
-{
-	for (int i = 0; i < ROW_MAX; i++)
-		free(t->v[i]);
-	memset(t, 0, sizeof(*t));
-}
-
-static int add_id(const struct bg_store_row *r, void *data)
-{
-	struct { int64_t *v; size_t n, alloc; } *ids = data;
-
-	ALLOC_GROW(ids->v, ids->n + 1, ids->alloc);
-	ids->v[ids->n++] = bg_row_int(r, 0);
-	return 0;
-}
-
 /* ---- what the boots say ---- */
 
-struct side {
-	struct bg_sample_set set;
-	char *console;          /* the first complete boot's */
-};
-
-static int load_side(struct bg_store *s, const char *commit, const char *board,
-		     const char *mode, const char *console, struct side *out)
+/* The kernel's own line for metric in the first boot of a side that printed it, or NULL. */
+static char *kernel_line(struct bg_store *s, int64_t comparison, enum bg_side side,
+			 const char *metric)
 {
-	struct { int64_t *v; size_t n, alloc; } ids = { NULL, 0, 0 };
-	char *image = NULL;
-	int ret = -1;
+	char *console = NULL, *line = NULL;
+	uint64_t at;
 
-	bg_sample_set_init(&out->set);
-	out->console = NULL;
-	if (bg_store_text(s, &image, "SELECT image_sha256 FROM builds WHERE commit_sha = ? AND "
-			  "board = ? AND status = 'built' AND image_sha256 IS NOT NULL ORDER BY "
-			  "id DESC LIMIT 1", "ss", commit, board) < 0)
-		return -1;
-	if (!image)
-		return 0;
-	if (bg_store_query(s, add_id, &ids, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-			   "board = ? AND mode = ? AND console_mode = ? AND outcome = 'complete' "
-			   "ORDER BY id LIMIT ?", "ssssi", image, board, mode, console,
-			   (int64_t)FIGURE_BOOTS) < 0 ||
-	    bg_store_text(s, &out->console, "SELECT console FROM boots WHERE image_sha256 = ? "
-			  "AND board = ? AND outcome = 'complete' AND console IS NOT NULL ORDER BY "
-			  "mode = ? DESC, console_mode = ? DESC, id LIMIT 1", "ssss", image, board,
-			  mode, console) < 0)
-		goto out;
-	for (size_t i = 0; i < ids.n; i++)
-		bg_record_load_boot(s, ids.v[i], &out->set);
-	ret = 0;
-out:
-	free(ids.v);
-	free(image);
-	return ret;
-}
-
-static void side_release(struct side *x)
-{
-	bg_sample_set_release(&x->set);
-	free(x->console);
-}
-
-struct find_line {
-	const char *metric;
-	char *line;
-	bool done;
-};
-
-static void on_metric(const char *metric, int64_t usecs, const char *line, void *data)
-{
-	struct find_line *f = data;
-
-	(void)usecs;
-	if (!f->line && line && !strcmp(metric, f->metric))
-		f->line = xstrdup(line);
-}
-
-static int on_boot(const struct bg_boot *b, void *data)
-{
-	struct find_line *f = data;
-
-	if (f->done)
-		return 0;
-	f->done = true;
-	bg_boot_metrics(b, on_metric, f);
-	return 1;
-}
-
-/* The kernel's own line for metric in the first boot of a console log, or NULL. */
-static char *kernel_line(const char *console, const char *metric)
-{
-	struct find_line f = { metric, NULL, false };
-	struct bg_bootlog *p;
-
-	if (!console || !metric || access(console, R_OK) != 0)
-		return NULL;
-	p = bg_bootlog_new(console, on_boot, &f);
-	bg_bootlog_keep_lines(p, true);
-	bg_bootlog_parse_path(p, console);
-	bg_bootlog_free(p);
-	return f.line;
-}
-
-/* Figures and lines of metric from the boots of two commits, when the store has them. */
-static void measure(struct bg_store *s, const struct bg_compare_config *cfg, const char *base,
-		    const char *cand, const char *board, const char *mode, const char *console,
-		    const char *metric, struct bg_mail_figures *fig, char **before, char **after)
-{
-	struct side a, b;
-	struct bg_comparison cmp;
-
-	*before = *after = NULL;
-	if (!base || !cand || !metric)
-		return;
-	if (load_side(s, base, board, mode, console, &a) < 0 ||
-	    load_side(s, cand, board, mode, console, &b) < 0) {
-		side_release(&a);
-		return;
-	}
-	*before = kernel_line(a.console, metric);
-	*after = kernel_line(b.console, metric);
-	if (a.set.boots && b.set.boots && bg_compare(&a.set, &b.set, cfg, &cmp) == 0) {
-		for (size_t i = 0; i < cmp.n; i++) {
-			const struct bg_verdict *v = &cmp.v[i];
-			const struct bg_series *sa, *sb;
-
-			if (strcmp(v->metric, metric))
-				continue;
-			sa = bg_sample_set_find(&a.set, metric);
-			sb = bg_sample_set_find(&b.set, metric);
-			*fig = (struct bg_mail_figures){ true, v->base_median, v->cand_median,
-				v->delta, v->delta_pct, v->ci_lo, v->ci_hi, v->p, v->q,
-				sa && sa->n ? bg_stats_mad(sa->v, sa->n) : 0,
-				sb && sb->n ? bg_stats_mad(sb->v, sb->n) : 0, v->n_base, v->n_cand,
-				v->exact };
-		}
-		bg_comparison_release(&cmp);
-	}
-	side_release(&a);
-	side_release(&b);
+	if (comparison && metric &&
+	    bg_store_comparison_line(s, comparison, side, metric, &console, &at) > 0)
+		line = bg_bootlog_quote(console, at);
+	free(console);
+	return line;
 }
 
 /* ---- how to do it again ---- */
@@ -328,24 +184,6 @@ struct ctx {
 	void *data;
 };
 
-static const char *doc_str(const struct bg_json_doc *d, const char *fmt, size_t i)
-{
-	char *path = xasprintf(fmt, i);
-	const char *v = bg_json_doc_str(d, path);
-
-	free(path);
-	return v;
-}
-
-static double doc_num(const struct bg_json_doc *d, const char *fmt, size_t i)
-{
-	char *path = xasprintf(fmt, i);
-	double v = bg_json_doc_num(d, path);
-
-	free(path);
-	return v;
-}
-
 struct steps {
 	struct bg_mail_step *v;
 	char **owned;
@@ -358,32 +196,22 @@ static const char *own(struct steps *st, char *s)
 	return st->owned[st->nowned++] = s;
 }
 
-static void read_steps(struct ctx *x, const struct bg_json_doc *d, struct steps *st)
+/* The bisection log: each commit measured, its verdict, its values and its subject. */
+static void mail_steps(struct ctx *x, const struct bg_bisection_steps *bs, struct steps *st)
 {
-	size_t n = bg_json_doc_len(d, "steps");
-
-	st->v = xcalloc(n ? n : 1, sizeof(*st->v));
-	for (size_t i = 0; i < n; i++) {
+	st->v = xcalloc(bs->n ? bs->n : 1, sizeof(*st->v));
+	for (size_t i = 0; i < bs->n; i++) {
+		const struct bg_bisection_step *p = &bs->v[i];
 		struct bg_strbuf vals = BG_STRBUF_INIT;
-		size_t nv;
-		char *path = xasprintf("steps.%zu.values", i), *subject = NULL;
-		const char *commit = doc_str(d, "steps.%zu.commit", i);
+		char *subject = NULL;
 
-		nv = bg_json_doc_len(d, path);
-		for (size_t k = 0; k < nv; k++) {
-			char *p = xasprintf("%s.%zu", path, k);
-
-			bg_strbuf_addf(&vals, "%s%.0f", k ? " " : "", bg_json_doc_num(d, p));
-			free(p);
-		}
-		free(path);
-		if (!commit)
-			continue;
+		for (size_t k = 0; k < p->nvalues; k++)
+			bg_strbuf_addf(&vals, "%s%.0f", k ? " " : "", p->values[k]);
 		bg_store_text(x->s, &subject, "SELECT subject FROM commits WHERE sha = ?", "s",
-			      commit);
-		st->v[st->n].commit = own(st, xstrdup(commit));
+			      p->commit);
+		st->v[st->n].commit = own(st, xstrdup(p->commit));
 		st->v[st->n].values = own(st, bg_strbuf_detach(&vals, NULL));
-		st->v[st->n].verdict = doc_str(d, "steps.%zu.verdict", i);
+		st->v[st->n].verdict = p->verdict;
 		st->v[st->n].subject = subject ? own(st, subject) : NULL;
 		st->n++;
 	}
@@ -502,54 +330,63 @@ static int already(struct ctx *x, const char *about, int64_t *id)
 	return bg_store_int(x->s, 0, id, "SELECT id FROM mails WHERE about = ?", "s", about);
 }
 
+static const struct bg_verdict *verdict_in(const struct bg_stored_comparison *c,
+					   const char *metric)
+{
+	return c->id ? bg_comparison_find(&c->cmp, metric) : NULL;
+}
+
 static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 {
-	struct row r = { { NULL }, false };
+	struct bg_stored_bisection sb;
+	struct bg_stored_comparison c[3];
+	struct bg_bisection_steps bs = { NULL, 0, 0 };
 	struct bg_git_commit gc;
 	bool have_git = false;
 	const struct bg_service_tree *t;
 	struct bg_mail_bisection b;
-	struct bg_json_doc *d = NULL;
 	struct made m;
 	struct steps st = { NULL, NULL, 0, 0 };
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
-	char *before = NULL, *after = NULL, *parent = NULL, *subject = NULL, *author = NULL;
+	char *before = NULL, *after = NULL, *subject = NULL, *author = NULL;
 	struct bg_strbuf command = BG_STRBUF_INIT, rerun = BG_STRBUF_INIT;
-	char *closes = NULL, *why = NULL, *console = NULL;
+	char *closes = NULL, *why = NULL, *tree_path = NULL, *url = NULL, *branch = NULL;
 	enum bg_console cm = BG_CONSOLE_VERBOSE;
 	struct bg_strvec urls = BG_STRVEC_INIT;
 	const char *skip_why;
 	int64_t dup = 0;
-	int ret = -1;
+	int ret = -1, found;
 
 	memset(&m, 0, sizeof(m));
 	memset(&b, 0, sizeof(b));
-	if (bg_store_query(x->s, take_row, &r, "SELECT b.state, b.outcome, b.culprit, "
-			   "b.confidence, b.result, b.metric, b.mode, b.board, b.good, b.bad, "
-			   "t.name, coalesce(t.branch, ''), t.url, t.path FROM bisections b JOIN "
-			   "trees t ON t.id = b.tree_id WHERE b.id = ?", "i", id) < 0)
-		return -1;
-	if (!r.got) {
+	bg_stored_bisection_init(&sb);
+	for (int i = 0; i < 3; i++)
+		bg_stored_comparison_init(&c[i]);
+	found = bg_store_bisection_get(x->s, id, &sb);
+	if (found < 0)
+		goto out;
+	if (!found) {
 		ret = skip(x, outbox, "bisection", id, "no such bisection in the store");
 		goto out;
 	}
-	skip_why = bg_mail_bisection_skip(r.v[0], r.v[1], r.v[2], r.v[3] ? strtod(r.v[3], NULL) :
-					  NAN, x->c->report.min_confidence);
+	skip_why = bg_mail_bisection_skip(sb.state, sb.outcome, sb.culprit, sb.confidence,
+					  x->c->report.min_confidence);
 	if (skip_why) {
 		ret = skip(x, outbox, "bisection", id, skip_why);
 		goto out;
 	}
-	if (!r.v[5] || !r.v[6] || !r.v[7]) {
+	if (!sb.metric || !sb.mode || !sb.board) {
 		ret = skip(x, outbox, "bisection", id, "the bisection names no metric or board");
 		goto out;
 	}
-	t = bg_service_conf_tree(x->c, r.v[10]);
+	t = sb.tree ? bg_service_conf_tree(x->c, sb.tree) : NULL;
 	if (!t) {
-		why = xasprintf("tree '%s' is not in the configuration: nobody to mail", r.v[10]);
+		why = xasprintf("tree '%s' is not in the configuration: nobody to mail",
+				sb.tree ? sb.tree : "(none)");
 		ret = skip(x, outbox, "bisection", id, why);
 		goto out;
 	}
-	m.about = xasprintf("culprit %s %s", r.v[2], r.v[5]);
+	m.about = xasprintf("culprit %s %s", sb.culprit, sb.metric);
 	if (already(x, m.about, &dup) < 0)
 		goto out;
 	if (dup) {
@@ -558,90 +395,60 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		ret = skip(x, outbox, "bisection", id, why);
 		goto out;
 	}
+	if (bg_store_text(x->s, &tree_path, "SELECT path FROM trees WHERE id = ?", "i",
+			  sb.tree_id) < 0 ||
+	    bg_store_text(x->s, &url, "SELECT url FROM trees WHERE id = ?", "i", sb.tree_id) < 0 ||
+	    bg_store_text(x->s, &branch, "SELECT coalesce(branch, '') FROM trees WHERE id = ?",
+			  "i", sb.tree_id) < 0 ||
+	    bg_store_bisection_comparisons(x->s, &sb, c) < 0 ||
+	    bg_store_bisection_steps(x->s, &sb, &bs) < 0)
+		goto out;
 	/* the commit as git has it (its trailers), else as the store noted it */
-	if (r.v[13] && bg_git_commit_info(r.v[13], r.v[2], &gc) == 0) {
+	if (tree_path && bg_git_commit_info(tree_path, sb.culprit, &gc) == 0) {
 		have_git = true;
 		subject = xstrdup(gc.subject ? gc.subject : "");
 		author = gc.author ? xstrdup(gc.author) : NULL;
-		parent = gc.nparents ? xstrdup(gc.parents[0]) : NULL;
 	} else {
-		bg_store_text(x->s, &subject, "SELECT subject FROM commits WHERE sha = ?", "s",
-			      r.v[2]);
-		bg_store_text(x->s, &author, "SELECT author FROM commits WHERE sha = ?", "s", r.v[2]);
-		bg_store_text(x->s, &parent, "SELECT parent FROM commits WHERE sha = ?", "s", r.v[2]);
+		subject = sb.culprit_subject ? xstrdup(sb.culprit_subject) : NULL;
+		author = sb.culprit_author ? xstrdup(sb.culprit_author) : NULL;
 	}
-	/* the figures come from boots of the bisection's own console mode only */
-	if (bg_store_text(x->s, &console, "SELECT console_mode FROM bisections WHERE id = ?", "i",
-			  id) < 0)
-		goto out;
-	if (console)
-		bg_console_parse(console, &cm);
-	measure(x->s, &t->compare, parent, r.v[2], r.v[7], r.v[6], bg_console_name(cm), r.v[5],
-		&b.fig, &before, &after);
-	if (!b.fig.have) {
-		/* the parent was never booted: the good end speaks for it */
-		free(before);
-		free(after);
-		measure(x->s, &t->compare, r.v[8], r.v[2], r.v[7], r.v[6], bg_console_name(cm),
-			r.v[5], &b.fig, &before, &after);
-	}
-	d = bg_json_doc_parse("result", r.v[4] ? r.v[4] : "{}");
+	if (sb.console)
+		bg_console_parse(sb.console, &cm);
+	before = kernel_line(x->s, c[0].id, BG_BASE, sb.metric);
+	after = kernel_line(x->s, c[0].id, BG_CAND, sb.metric);
 	b.id = id;
-	b.tree = r.v[10];
-	b.branch = r.v[11];
-	b.url = r.v[12];
-	b.culprit = r.v[2];
+	b.tree = sb.tree;
+	b.branch = branch;
+	b.url = url;
+	b.culprit = sb.culprit;
 	b.subject = subject;
 	b.author = author;
-	b.metric = r.v[5];
-	b.mode = r.v[6];
+	b.metric = sb.metric;
+	b.mode = sb.mode;
 	b.console = bg_console_name(cm);
-	b.board = r.v[7];
-	b.good = r.v[8];
-	b.bad = r.v[9];
-	b.confidence = strtod(r.v[3], NULL);
+	b.board = sb.board;
+	b.good = sb.good;
+	b.bad = sb.bad;
+	b.confidence = sb.confidence;
 	b.line_before = before;
 	b.line_after = after;
-	b.revert_applies = -1;
-	if (d) {
-		b.conf_verdict = bg_json_doc_str(d, "confirmation.verdict");
-		b.conf_mode = bg_json_doc_str(d, "confirmation.mode");
-		b.conf_boots = bg_json_doc_num(d, "confirmation.boots");
-		b.conf_base = bg_json_doc_num(d, "confirmation.base_us");
-		b.conf_cand = bg_json_doc_num(d, "confirmation.cand_us");
-		b.conf_delta = bg_json_doc_num(d, "confirmation.delta_us");
-		b.conf_p = bg_json_doc_num(d, "confirmation.p");
-		b.boot_init_delta = bg_json_doc_num(d, "confirmation.boot_init_delta_us");
-		b.boot_init_verdict = bg_json_doc_str(d, "confirmation.boot_init_verdict");
-		b.revert_applies = bg_json_doc_bool(d, "confirmation.revert.applies");
-		b.revert_delta = bg_json_doc_num(d, "confirmation.revert.delta_us");
-		b.revert_regression = bg_json_doc_num(d, "confirmation.revert.regression_us");
-		b.revert_verdict = bg_json_doc_str(d, "confirmation.revert.verdict");
-		read_steps(x, d, &st);
-		b.steps = st.v;
-		b.nsteps = st.n;
-		if (!b.fig.have && st.n) {
-			/* no boots in the store: the log's own values, medians of each end */
-			for (size_t i = 0; i < bg_json_doc_len(d, "steps"); i++) {
-				const char *v = doc_str(d, "steps.%zu.verdict", i);
-				double val = doc_num(d, "steps.%zu.values.0", i);
-
-				if (v && !strcmp(v, "good") && !isnan(val))
-					b.fig.base_us = val;
-				if (v && !strcmp(v, "culprit") && !isnan(val))
-					b.fig.cand_us = val;
-			}
-			b.fig.delta_us = b.fig.cand_us - b.fig.base_us;
-			b.fig.delta_pct = b.fig.base_us > 0 ? 100 * b.fig.delta_us / b.fig.base_us : 0;
-		}
-	}
-	repro_lines(t, r.v[7], r.v[6], cm, &config, &make, &qemu);
-	shell_words(&command, "bootgate", "bisect", "--tree", r.v[13], "--name", r.v[10],
-		    "--good", r.v[8], "--bad", r.v[9], "--board", r.v[7], "--mode", r.v[6],
-		    "--metric", r.v[5] ? r.v[5] : "",
+	b.step = verdict_in(&c[0], sb.metric);
+	b.timing = verdict_in(&c[1], sb.metric);
+	b.timing_init = verdict_in(&c[1], "boot.init");
+	b.timing_boots = c[1].boots[BG_CAND];
+	b.revert = verdict_in(&c[2], sb.metric);
+	b.revert_applies = sb.revert_applies;
+	b.regression_us = sb.regression_us;
+	mail_steps(x, &bs, &st);
+	b.steps = st.v;
+	b.nsteps = st.n;
+	repro_lines(t, sb.board, sb.mode, cm, &config, &make, &qemu);
+	shell_words(&command, "bootgate", "bisect", "--tree", tree_path ? tree_path : ".",
+		    "--name", sb.tree, "--good", sb.good, "--bad", sb.bad, "--board", sb.board,
+		    "--mode", sb.mode, "--metric", sb.metric,
 		    /* verbose, the default, is not said: the list ends there */
 		    cm == BG_CONSOLE_QUIET ? "--console" : NULL, "quiet", NULL);
-	shell_words(&rerun, "bootgate", "rerun", "--tree", r.v[10], r.v[2], NULL);
+	shell_words(&rerun, "bootgate", "rerun", "--tree", sb.tree, sb.culprit, NULL);
 	/* the boots the engine was told of, each lab job once, in the order they came */
 	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM bisection_reports r "
 			   "JOIN boots o ON o.id = r.boot_id WHERE r.bisection_id = ? AND "
@@ -656,10 +463,11 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	b.closes = closes;
 	b.reporter = x->reporter;
 
-	m.tree = r.v[10];
-	m.branch = r.v[11];
+	m.tree = sb.tree;
+	m.branch = branch;
 	m.kind = "bisection";
-	m.message_id = xasprintf("bootgate-bisection-%" PRId64 "-%.12s@%s", id, r.v[2], x->domain);
+	m.message_id = xasprintf("bootgate-bisection-%" PRId64 "-%.12s@%s", id, sb.culprit,
+				 x->domain);
 	recipients(&t->mail, author, have_git ? gc.message : NULL, &m.to, &m.cc);
 	bg_mail_bisection_subject(&m.subject, &b);
 	bg_mail_bisection_body(&m.body, &b);
@@ -667,135 +475,92 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 out:
 	if (have_git)
 		bg_git_commit_release(&gc);
-	bg_json_doc_free(d);
 	steps_release(&st);
+	bg_bisection_steps_release(&bs);
+	for (int i = 0; i < 3; i++)
+		bg_stored_comparison_release(&c[i]);
+	bg_stored_bisection_release(&sb);
 	made_release(&m);
-	row_release(&r);
 	bg_strbuf_release(&config);
 	bg_strbuf_release(&make);
 	bg_strbuf_release(&qemu);
 	free(before);
 	free(after);
-	free(parent);
 	free(subject);
 	free(author);
+	free(tree_path);
+	free(url);
+	free(branch);
 	bg_strbuf_release(&command);
 	bg_strbuf_release(&rerun);
 	bg_strvec_release(&urls);
 	free(closes);
-	free(console);
 	free(why);
 	return ret;
 }
 
 /* ---- series ---- */
 
-struct patches {
-	struct bg_mail_patch *p;
-	struct row *rows;
-	size_t n, alloc;
-};
-
-static int take_patch(const struct bg_store_row *r, void *data)
+/* The patches as the mail reads them, borrowing from the stored ones. */
+static struct bg_mail_patch *mail_patches(const struct bg_stored_patches *ps)
 {
-	struct patches *ps = data;
-	struct row *t;
-	struct bg_mail_patch *p;
+	struct bg_mail_patch *p = xcalloc(ps->n ? ps->n : 1, sizeof(*p));
 
-	ALLOC_GROW(ps->p, ps->n + 1, ps->alloc);
-	ps->rows = xreallocarray(ps->rows, ps->alloc, sizeof(*ps->rows));
-	t = &ps->rows[ps->n];
-	p = &ps->p[ps->n];
-	memset(t, 0, sizeof(*t));
-	memset(p, 0, sizeof(*p));
-	take_row(r, t);
-	p->idx = (int)bg_row_int(r, 0);
-	p->message_id = t->v[1];
-	p->subject = t->v[2];
-	p->author = t->v[3];
-	p->commit = t->v[5];
-	p->status = t->v[6];
-	p->error = t->v[7];
-	p->verdict = t->v[9];
-	p->metric = t->v[10];
-	p->delta = bg_row_null(r, 11) ? 0 : bg_row_double(r, 11);
-	ps->n++;
-	return 0;
-}
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct bg_stored_patch *q = &ps->v[i];
 
-static void patches_release(struct patches *ps)
-{
-	for (size_t i = 0; i < ps->n; i++)
-		row_release(&ps->rows[i]);
-	free(ps->rows);
-	free(ps->p);
-}
-
-/* Figures of a patch from its comparison's JSON, when its boots are not in the store. */
-static void figures_from_json(const char *json, const char *metric, struct bg_mail_figures *f)
-{
-	struct bg_json_doc *d = json ? bg_json_doc_parse("comparison", json) : NULL;
-	size_t n = d ? bg_json_doc_len(d, "verdicts") : 0;
-
-	for (size_t i = 0; i < n && metric; i++) {
-		const char *m = doc_str(d, "verdicts.%zu.metric", i);
-
-		if (!m || strcmp(m, metric))
-			continue;
-		*f = (struct bg_mail_figures){ true, doc_num(d, "verdicts.%zu.base_median", i),
-			doc_num(d, "verdicts.%zu.cand_median", i), doc_num(d, "verdicts.%zu.delta", i),
-			doc_num(d, "verdicts.%zu.delta_pct", i), doc_num(d, "verdicts.%zu.ci.0", i),
-			doc_num(d, "verdicts.%zu.ci.1", i), doc_num(d, "verdicts.%zu.p", i),
-			doc_num(d, "verdicts.%zu.q", i), 0, 0,
-			(size_t)fmax(0, doc_num(d, "verdicts.%zu.n_base", i)),
-			(size_t)fmax(0, doc_num(d, "verdicts.%zu.n_cand", i)), false };
-		f->exact = bg_json_doc_bool(d, "verdicts.0.exact") == 1;
-		break;
+		p[i] = (struct bg_mail_patch){
+			.idx = q->idx, .subject = q->subject, .message_id = q->message_id,
+			.author = q->author, .status = q->status, .error = q->error,
+			.commit = q->commit, .verdict = q->verdict, .metric = q->metric,
+			.delta = q->delta,
+		};
 	}
-	bg_json_doc_free(d);
+	return p;
 }
 
 static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 {
-	struct row r = { { NULL }, false }, cmp = { { NULL }, false };
-	struct patches ps = { NULL, NULL, 0, 0 };
+	struct bg_stored_series ss;
+	struct bg_stored_patches ps = { NULL, 0, 0 };
+	struct bg_stored_comparison cmp;
+	struct bg_mail_patch *mp = NULL;
 	const struct bg_service_tree *t;
 	struct bg_mail_series se;
 	struct bg_strvec urls = BG_STRVEC_INIT;
 	struct made m;
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
 	struct bg_strbuf rerun = BG_STRBUF_INIT;
-	char *before = NULL, *after = NULL, *closes = NULL, *why = NULL;
-	const char *skip_why;
+	char *before = NULL, *after = NULL, *closes = NULL, *why = NULL, *branch = NULL;
+	char *tree_path = NULL;
+	const char *skip_why, *mode, *board;
 	size_t reply = 0;
 	bool regression = false;
 	int best;                   /* without a regression: the patch that helped most */
 	int64_t dup = 0;
-	int ret = -1;
+	int ret = -1, found;
 
 	memset(&m, 0, sizeof(m));
 	memset(&se, 0, sizeof(se));
-	if (bg_store_query(x->s, take_row, &r, "SELECT s.state, s.subject, s.base, "
-			   "coalesce(s.mode, 'timing'), coalesce(s.board, 'qemu-x86_64'), t.name, "
-			   "coalesce(t.branch, ''), t.path FROM series s LEFT JOIN trees t ON t.id = "
-			   "s.tree_id WHERE s.id = ?", "i", id) < 0 ||
-	    bg_store_query(x->s, take_patch, &ps, "SELECT idx, message_id, subject, author, mbox, "
-			   "commit_sha, status, error, comparison_id, verdict, metric, delta FROM "
-			   "series_patches WHERE series_id = ? ORDER BY idx", "i", id) < 0)
+	bg_stored_series_init(&ss);
+	bg_stored_comparison_init(&cmp);
+	found = bg_store_series_get(x->s, id, &ss);
+	if (found < 0 || (found && bg_store_series_patches(x->s, id, true, &ps) < 0))
 		goto out;
-	if (!r.got) {
+	if (!found) {
 		ret = skip(x, outbox, "series", id, "no such series in the store");
 		goto out;
 	}
-	skip_why = bg_mail_series_skip(r.v[0], ps.p, ps.n, &reply, &regression);
+	mp = mail_patches(&ps);
+	skip_why = bg_mail_series_skip(ss.state, mp, ps.n, &reply, &regression);
 	if (skip_why) {
 		ret = skip(x, outbox, "series", id, skip_why);
 		goto out;
 	}
-	t = r.v[5] ? bg_service_conf_tree(x->c, r.v[5]) : NULL;
+	t = ss.tree ? bg_service_conf_tree(x->c, ss.tree) : NULL;
 	if (!t) {
 		why = xasprintf("tree '%s' is not in the configuration: nobody to mail",
-				r.v[5] ? r.v[5] : "(none)");
+				ss.tree ? ss.tree : "(none)");
 		ret = skip(x, outbox, "series", id, why);
 		goto out;
 	}
@@ -807,59 +572,62 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 		ret = skip(x, outbox, "series", id, why);
 		goto out;
 	}
+	if (bg_store_text(x->s, &branch, "SELECT coalesce(branch, '') FROM trees WHERE id = ?",
+			  "i", ss.tree_id) < 0 ||
+	    bg_store_text(x->s, &tree_path, "SELECT path FROM trees WHERE id = ?", "i",
+			  ss.tree_id) < 0)
+		goto out;
+	mode = ss.mode ? ss.mode : "timing";
+	board = ss.board ? ss.board : "qemu-x86_64";
 	best = -1;
 	if (!regression) {
 		/* the quoted figures and lines go to the patch that helped most */
 		for (size_t i = 0; i < ps.n; i++)
-			if (ps.p[i].idx > 0 && ps.p[i].verdict && ps.p[i].metric &&
-			    !strcmp(ps.p[i].verdict, "improvement") &&
-			    (best < 0 || ps.p[i].delta < ps.p[best].delta))
+			if (mp[i].idx > 0 && mp[i].verdict && mp[i].metric &&
+			    !strcmp(mp[i].verdict, "improvement") &&
+			    (best < 0 || mp[i].delta < mp[best].delta))
 				best = (int)i;
 	}
 	if (regression || best >= 0) {
-		struct bg_mail_patch *p = &ps.p[regression ? reply : (size_t)best];
+		size_t k = regression ? reply : (size_t)best;
+		struct bg_mail_patch *p = &mp[k];
 
-		if (bg_store_query(x->s, take_row, &cmp, "SELECT c.base, c.cand, c.result FROM "
-				   "comparisons c JOIN series_patches p ON p.comparison_id = c.id "
-				   "WHERE p.series_id = ? AND p.idx = ?", "ii", id,
-				   (int64_t)p->idx) < 0)
+		if (ps.v[k].comparison_id &&
+		    bg_store_comparison_get(x->s, ps.v[k].comparison_id, &cmp) < 0)
 			goto out;
-		measure(x->s, &t->compare, cmp.v[0], cmp.v[1], r.v[4], r.v[3],
-			bg_console_name(t->console), p->metric, &p->fig,
-			&before, &after);
-		if (!p->fig.have)
-			figures_from_json(cmp.v[2], p->metric, &p->fig);
+		p->v = cmp.id ? bg_comparison_find(&cmp.cmp, p->metric) : NULL;
+		before = kernel_line(x->s, cmp.id, BG_BASE, p->metric);
+		after = kernel_line(x->s, cmp.id, BG_CAND, p->metric);
 		p->line_before = before;
 		p->line_after = after;
 	}
 	se.id = id;
-	se.tree = r.v[5];
-	se.branch = r.v[6];
-	se.base = r.v[2];
-	se.mode = r.v[3];
+	se.tree = ss.tree;
+	se.branch = branch;
+	se.base = ss.base;
+	se.mode = mode;
 	se.console = bg_console_name(t->console);
-	se.board = r.v[4];
-	se.p = ps.p;
+	se.board = board;
+	se.p = mp;
 	se.n = ps.n;
 	se.reply = reply;
 	se.regression = regression;
-	se.improved = !regression && best >= 0 ? &ps.p[best] : NULL;
+	se.improved = !regression && best >= 0 ? &mp[best] : NULL;
 	/* the boots of the base and of the tree after each patch, on the series' board */
 	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM boots o WHERE "
 			   "o.board = ?1 AND o.mode = ?2 AND o.job_url IS NOT NULL AND "
 			   "o.image_sha256 IN (SELECT image_sha256 FROM builds WHERE board = ?1 AND "
 			   "(commit_sha = ?3 OR commit_sha IN (SELECT commit_sha FROM series_patches "
 			   "WHERE series_id = ?4))) GROUP BY o.job_url ORDER BY min(o.id)", "sssi",
-			   r.v[4], r.v[3], r.v[2], id) < 0)
+			   board, mode, ss.base, id) < 0)
 		goto out;
 	se.job_urls = (const char *const *)urls.v;
 	se.njob_urls = urls.n;
-	repro_lines(t, r.v[4], r.v[3], t->console, &config, &make, &qemu);
-	shell_words(&rerun, "b4", "am", ps.p[reply].message_id ? ps.p[reply].message_id : "",
-		    NULL);
+	repro_lines(t, board, mode, t->console, &config, &make, &qemu);
+	shell_words(&rerun, "b4", "am", mp[reply].message_id ? mp[reply].message_id : "", NULL);
 	bg_strbuf_addstr(&rerun, " && ");
-	shell_words(&rerun, "bootgate", "series", "--tree", r.v[7] ? r.v[7] : ".", "--name",
-		    r.v[5], "--board", r.v[4], "--base", r.v[2] ? r.v[2] : "HEAD", "--mode", r.v[3],
+	shell_words(&rerun, "bootgate", "series", "--tree", tree_path ? tree_path : ".", "--name",
+		    ss.tree, "--board", board, "--base", ss.base ? ss.base : "HEAD", "--mode", mode,
 		    NULL);
 	bg_strbuf_addstr(&rerun, " ./*.mbx");
 	se.repro = (struct bg_mail_repro){ config.buf, rerun.buf, NULL,
@@ -869,23 +637,24 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.closes = closes;
 	se.reporter = x->reporter;
 
-	m.tree = r.v[5];
-	m.branch = r.v[6];
+	m.tree = ss.tree;
+	m.branch = branch;
 	m.kind = "series";
-	m.message_id = xasprintf("bootgate-series-%" PRId64 "-%d@%s", id, ps.p[reply].idx,
+	m.message_id = xasprintf("bootgate-series-%" PRId64 "-%d@%s", id, mp[reply].idx,
 				 x->domain);
-	if (bg_mail_msgid_ok(ps.p[reply].message_id))
-		m.in_reply_to = xstrdup(ps.p[reply].message_id);
+	if (bg_mail_msgid_ok(mp[reply].message_id))
+		m.in_reply_to = xstrdup(mp[reply].message_id);
 	/* the patch's author and its trailers, from the mail as it came */
-	recipients(&t->mail, ps.p[reply].author, ps.rows[reply].v[4], &m.to, &m.cc);
+	recipients(&t->mail, mp[reply].author, ps.v[reply].mbox, &m.to, &m.cc);
 	bg_mail_series_subject(&m.subject, &se);
 	bg_mail_series_body(&m.body, &se);
 	ret = deliver(x, outbox, id, &m);
 out:
-	patches_release(&ps);
+	free(mp);
+	bg_stored_patches_release(&ps);
+	bg_stored_series_release(&ss);
+	bg_stored_comparison_release(&cmp);
 	made_release(&m);
-	row_release(&r);
-	row_release(&cmp);
 	bg_strbuf_release(&config);
 	bg_strbuf_release(&make);
 	bg_strbuf_release(&qemu);
@@ -893,6 +662,8 @@ out:
 	free(after);
 	free(closes);
 	free(why);
+	free(branch);
+	free(tree_path);
 	bg_strbuf_release(&rerun);
 	bg_strvec_release(&urls);
 	return ret;

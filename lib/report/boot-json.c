@@ -44,7 +44,7 @@ static void put_initcall(struct bg_json *j, const struct bg_initcall *ic)
 {
 	struct bg_strbuf *o = &j->out;
 
-	bg_json_raw_begin(j, 160 + 6 * (strlen(ic->name) + (ic->module ? strlen(ic->module) : 0)));
+	bg_json_raw_begin(j, 200 + 6 * (strlen(ic->name) + (ic->module ? strlen(ic->module) : 0)));
 	PUT(o, "{\"name\":");
 	put_str(o, ic->name);
 	PUT(o, ",\"module\":");
@@ -57,6 +57,8 @@ static void put_initcall(struct bg_json *j, const struct bg_initcall *ic)
 	put_time(o, ic->start_us);
 	PUT(o, ",\"end_us\":");
 	put_time(o, ic->end_us);
+	PUT(o, ",\"line\":");
+	bg_strbuf_addint(o, (int64_t)ic->lineno);
 	PUT(o, "}");
 	bg_json_raw_end(j);
 }
@@ -65,7 +67,7 @@ static void put_probe(struct bg_json *j, const struct bg_probe *pr)
 {
 	struct bg_strbuf *o = &j->out;
 
-	bg_json_raw_begin(j, 160 + 6 * strlen(pr->device));
+	bg_json_raw_begin(j, 200 + 6 * strlen(pr->device));
 	PUT(o, "{\"device\":");
 	put_str(o, pr->device);
 	PUT(o, ",\"ret\":");
@@ -76,6 +78,8 @@ static void put_probe(struct bg_json *j, const struct bg_probe *pr)
 	put_time(o, pr->start_us);
 	PUT(o, ",\"end_us\":");
 	put_time(o, pr->end_us);
+	PUT(o, ",\"line\":");
+	bg_strbuf_addint(o, (int64_t)pr->lineno);
 	PUT(o, "}");
 	bg_json_raw_end(j);
 }
@@ -89,6 +93,8 @@ void bg_boot_write_json(struct bg_json *j, const struct bg_boot *b, const char *
 	bg_json_int(j, b->index);
 	bg_json_key(j, "kernel");
 	bg_json_str(j, b->kernel);
+	bg_json_key(j, "banner");
+	bg_json_str(j, b->banner);
 	bg_json_key(j, "cmdline");
 	bg_json_str(j, b->cmdline);
 	bg_json_key(j, "arch");
@@ -113,6 +119,11 @@ void bg_boot_write_json(struct bg_json *j, const struct bg_boot *b, const char *
 	bg_json_key(j, "milestones");
 	bg_json_object_begin(j);
 	time_or_null(j, "init_us", b->init_us);
+	bg_json_key(j, "init_line");
+	if (b->init_line)
+		bg_json_int(j, (int64_t)b->init_line);
+	else
+		bg_json_null(j);
 	time_or_null(j, "userspace_us", b->userspace_us);
 	time_or_null(j, "free_initmem_us", b->free_initmem_us);
 	bg_json_object_end(j);

@@ -15,50 +15,66 @@ void bg_comparison_write_json(struct bg_json *j, const struct bg_comparison *c,
 			      const struct bg_sample_set *base, const struct bg_sample_set *cand)
 {
 	bg_json_object_begin(j);
+	bg_comparison_write_boots(j, base->boots, base->excluded, cand->boots, cand->excluded);
+	bg_comparison_write_members(j, c);
+	bg_json_object_end(j);
+}
+
+void bg_comparison_write_boots(struct bg_json *j, unsigned base, unsigned base_excluded,
+			       unsigned cand, unsigned cand_excluded)
+{
 	bg_json_key(j, "boots");
 	bg_json_object_begin(j);
 	bg_json_key(j, "base");
-	bg_json_int(j, base->boots);
+	bg_json_int(j, base);
 	bg_json_key(j, "cand");
-	bg_json_int(j, cand->boots);
+	bg_json_int(j, cand);
 	bg_json_key(j, "base_excluded");
-	bg_json_int(j, base->excluded);
+	bg_json_int(j, base_excluded);
 	bg_json_key(j, "cand_excluded");
-	bg_json_int(j, cand->excluded);
+	bg_json_int(j, cand_excluded);
 	bg_json_object_end(j);
+}
+
+void bg_comparison_write_verdict(struct bg_json *j, const struct bg_verdict *v)
+{
+	bg_json_object_begin(j);
+	bg_json_key(j, "metric");
+	bg_json_str(j, v->metric);
+	bg_json_key(j, "unit");
+	bg_json_str(j, "us");
+	bg_json_key(j, "verdict");
+	bg_json_str(j, bg_verdict_name(v->verdict));
+	json_number(j, "base_median", v->base_median);
+	json_number(j, "cand_median", v->cand_median);
+	json_number(j, "mad_base", v->mad_base);
+	json_number(j, "mad_cand", v->mad_cand);
+	json_number(j, "delta", v->delta);
+	json_number(j, "delta_pct", v->delta_pct);
+	bg_json_key(j, "ci");
+	bg_json_array_begin(j);
+	bg_json_double(j, v->ci_lo);
+	bg_json_double(j, v->ci_hi);
+	bg_json_array_end(j);
+	json_number(j, "p", v->p);
+	json_number(j, "q", v->q);
+	bg_json_key(j, "n_base");
+	bg_json_int(j, (int64_t)v->n_base);
+	bg_json_key(j, "n_cand");
+	bg_json_int(j, (int64_t)v->n_cand);
+	bg_json_key(j, "more_boots");
+	bg_json_int(j, v->more_boots);
+	bg_json_key(j, "exact");
+	bg_json_bool(j, v->exact);
+	bg_json_object_end(j);
+}
+
+void bg_comparison_write_members(struct bg_json *j, const struct bg_comparison *c)
+{
 	bg_json_key(j, "verdicts");
 	bg_json_array_begin(j);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct bg_verdict *v = &c->v[i];
-
-		bg_json_object_begin(j);
-		bg_json_key(j, "metric");
-		bg_json_str(j, v->metric);
-		bg_json_key(j, "unit");
-		bg_json_str(j, "us");
-		bg_json_key(j, "verdict");
-		bg_json_str(j, bg_verdict_name(v->verdict));
-		json_number(j, "base_median", v->base_median);
-		json_number(j, "cand_median", v->cand_median);
-		json_number(j, "delta", v->delta);
-		json_number(j, "delta_pct", v->delta_pct);
-		bg_json_key(j, "ci");
-		bg_json_array_begin(j);
-		bg_json_double(j, v->ci_lo);
-		bg_json_double(j, v->ci_hi);
-		bg_json_array_end(j);
-		json_number(j, "p", v->p);
-		json_number(j, "q", v->q);
-		bg_json_key(j, "n_base");
-		bg_json_int(j, (int64_t)v->n_base);
-		bg_json_key(j, "n_cand");
-		bg_json_int(j, (int64_t)v->n_cand);
-		bg_json_key(j, "more_boots");
-		bg_json_int(j, v->more_boots);
-		bg_json_key(j, "exact");
-		bg_json_bool(j, v->exact);
-		bg_json_object_end(j);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		bg_comparison_write_verdict(j, &c->v[i]);
 	bg_json_array_end(j);
 	bg_json_key(j, "attribution");
 	bg_json_array_begin(j);
@@ -73,7 +89,6 @@ void bg_comparison_write_json(struct bg_json *j, const struct bg_comparison *c,
 		bg_json_object_end(j);
 	}
 	bg_json_array_end(j);
-	bg_json_object_end(j);
 }
 
 static void fmt(char *buf, size_t size, const char *f, double v)

@@ -571,14 +571,24 @@ static void subject_part(struct bg_strbuf *sb, const char *s)
 	bg_strbuf_release(&c);
 }
 
+/* The figure a report leads with: timing mode's when a deterministic bisection has it. */
+static void headline(const struct bg_mail_bisection *b, struct bg_headline *h)
+{
+	bg_headline_pick(b->step, b->mode && !strcmp(b->mode, "deterministic"), b->timing, h);
+}
+
 void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisection *b)
 {
+	struct bg_headline h;
+
+	headline(b, &h);
 	bg_strbuf_addf(sb, "[%s:%s] %.12s ", b->tree, b->branch, b->culprit);
 	subject_part(sb, nz(b->subject, "(no subject)"));
 	bg_strbuf_addstr(sb, ": ");
 	subject_part(sb, nz(b->metric, ""));
-	bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%+.1f%%) boot-time regression", b->fig.delta_us,
-		       b->fig.delta_pct);
+	if (h.paid && !isnan(h.paid->delta))
+		bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%+.1f%%)", h.paid->delta, h.paid->delta_pct);
+	bg_strbuf_addstr(sb, " boot-time regression");
 }
 
 void bg_mail_series_subject(struct bg_strbuf *sb, const struct bg_mail_series *s)
@@ -599,17 +609,17 @@ static void kernel_lines(struct bg_strbuf *sb, const char *before, const char *a
 	bg_mail_wrap(sb, "  \xe2\x86\x92 ", "        ", nz(after, "(absent)"));
 }
 
-static void figures(struct bg_strbuf *sb, const struct bg_mail_figures *f, const char *what)
+static void figures(struct bg_strbuf *sb, const struct bg_verdict *f, const char *what)
 {
-	if (!f->have)
+	if (!f)
 		return;
 	bg_strbuf_addf(sb, "\nFigures, %s:\n", what);
 	bg_strbuf_addf(sb, "  boots    %zu before, %zu after\n", f->n_base, f->n_cand);
-	bg_strbuf_addf(sb, "  median   %.0f -> %.0f \xc2\xb5s\n", f->base_us, f->cand_us);
+	bg_strbuf_addf(sb, "  median   %.0f -> %.0f \xc2\xb5s\n", f->base_median, f->cand_median);
 	bg_strbuf_addf(sb, "  spread   %.0f and %.0f \xc2\xb5s (median absolute deviation)\n",
-		       f->spread_base, f->spread_cand);
+		       f->mad_base, f->mad_cand);
 	bg_strbuf_addf(sb, "  change   %+.0f \xc2\xb5s (%+.1f%%), 95%% interval %+.0f to %+.0f\n",
-		       f->delta_us, f->delta_pct, f->ci_lo, f->ci_hi);
+		       f->delta, f->delta_pct, f->ci_lo, f->ci_hi);
 	if (f->exact)
 		bg_strbuf_addstr(sb, "  test     none needed: every boot repeated its value "
 			       "exactly\n");
@@ -685,14 +695,39 @@ static void signature(struct bg_strbuf *sb)
 			 "its evidence.\n");
 }
 
+/*
+ * The first paragraph: what a boot pays, in timing mode when a deterministic bisection
+ * was confirmed there, and then the deterministic figure as the exact evidence of where,
+ * with the ratio of the two (instructions are counted, so compute and waits are inflated).
+ */
+static void lead(struct bg_strbuf *t, const struct bg_mail_bisection *b)
+{
+	struct bg_headline h;
+
+	headline(b, &h);
+	bg_strbuf_addf(t, "bootgate bisected a boot-time regression of %s on %s:%s to this "
+		       "commit", b->metric, b->tree, b->branch);
+	if (!h.paid) {
+		bg_strbuf_addch(t, '.');
+		return;
+	}
+	bg_strbuf_addf(t, ": %s went from %.0f to %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %+.1f%%)%s.",
+		       b->metric, h.paid->base_median, h.paid->cand_median, h.paid->delta,
+		       h.paid->delta_pct, h.exact ? " in timing mode, what a boot pays" : "");
+	if (h.exact) {
+		bg_strbuf_addf(t, " Deterministic mode, which counts instructions, shows %+.0f "
+			       "\xc2\xb5s (%+.1f%%)", h.exact->delta, h.exact->delta_pct);
+		if (!isnan(h.ratio))
+			bg_strbuf_addf(t, ", %.1f times that", h.ratio);
+		bg_strbuf_addstr(t, ": the exact evidence of where the time goes.");
+	}
+}
+
 void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection *b)
 {
 	struct bg_strbuf t = BG_STRBUF_INIT;
 
-	bg_strbuf_addf(&t, "bootgate bisected a boot-time regression of %s on %s:%s to this "
-		       "commit: %s went from %.0f to %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %+.1f%%).",
-		       b->metric, b->tree, b->branch, b->metric, b->fig.base_us, b->fig.cand_us,
-		       b->fig.delta_us, b->fig.delta_pct);
+	lead(&t, b);
 	bg_mail_wrap(sb, "", "", t.buf);
 	bg_strbuf_addch(sb, '\n');
 	bg_strbuf_reset(&t);
@@ -713,31 +748,41 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 	bg_mail_wrap(sb, "board:  ", "        ", t.buf);
 
 	kernel_lines(sb, b->line_before, b->line_after);
-	figures(sb, &b->fig, "the culprit's parent against the culprit");
+	figures(sb, b->step, "the culprit's parent against the culprit");
 
 	bg_strbuf_reset(&t);
 	bg_strbuf_addf(&t, "Confidence: the bisection gives this commit a posterior "
 		       "probability of %.3f of being the first slow one.", b->confidence);
 	bg_strbuf_addch(sb, '\n');
 	bg_mail_wrap(sb, "", "", t.buf);
-	if (b->conf_verdict) {
+	if (b->timing) {
 		bg_strbuf_reset(&t);
-		bg_strbuf_addf(&t, "Timing mode %s it: %.0f boots a side, %+.0f \xc2\xb5s "
-			       "(%.0f -> %.0f), p = %.2g; boot.init %+.0f \xc2\xb5s (%s).",
-			       !strcmp(b->conf_verdict, "different") ? "confirmed" :
-			       "did not confirm", b->conf_boots, b->conf_delta, b->conf_base,
-			       b->conf_cand, b->conf_p, b->boot_init_delta,
-			       nz(b->boot_init_verdict, "-"));
+		bg_strbuf_addf(&t, "Timing mode %s it: %u boots a side, %+.0f \xc2\xb5s "
+			       "(%.0f -> %.0f), p = %.2g; boot.init ",
+			       b->timing->verdict == BG_DIFFERENT ? "confirmed" : "did not confirm",
+			       b->timing_boots, b->timing->delta, b->timing->base_median,
+			       b->timing->cand_median, b->timing->p);
+		if (b->timing_init)
+			bg_strbuf_addf(&t, "%+.0f \xc2\xb5s (%s).", b->timing_init->delta,
+				       bg_verdict_name(b->timing_init->verdict));
+		else
+			bg_strbuf_addstr(&t, "not measured.");
 		bg_mail_wrap(sb, "", "", t.buf);
-	} else {
+	} else if (!b->mode || strcmp(b->mode, "timing")) {
 		bg_mail_wrap(sb, "", "", "It was not measured again in timing mode.");
 	}
 	bg_strbuf_reset(&t);
-	if (b->revert_applies == 1)
-		bg_strbuf_addf(&t, "Reverting it on the bad tip restores %.0f \xc2\xb5s of "
-			       "%.0f (%s).", -b->revert_delta, b->revert_regression,
-			       nz(b->revert_verdict, "-"));
-	else if (b->revert_applies == 0)
+	if (b->revert_applies == 1) {
+		struct bg_restore r;
+
+		bg_revert_judge(b->revert, b->regression_us, true, &r);
+		bg_strbuf_addf(&t, "Reverting it on the bad tip restores %.0f \xc2\xb5s of %.0f",
+			       r.restored_us, r.regression_us);
+		if (!isnan(r.share))
+			bg_strbuf_addf(&t, " (%.0f%%)", 100 * r.share);
+		bg_strbuf_addf(&t, ": %s.", b->revert ? bg_verdict_name(b->revert->verdict) :
+			       "not measured");
+	} else if (b->revert_applies == 0)
 		bg_strbuf_addstr(&t, "A revert of it does not apply to the bad tip.");
 	if (t.len)
 		bg_mail_wrap(sb, "", "", t.buf);
@@ -761,6 +806,18 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 	tags(sb, b->reporter, b->closes, b->culprit, b->subject);
 	signature(sb);
 	bg_strbuf_release(&t);
+}
+
+/* "Patch 2/3 made METRIC slower: B -> C µs (+D µs, +P%)", its verdict's figures */
+static void patch_change(struct bg_strbuf *t, const struct bg_mail_patch *p, size_t total,
+			 const char *how)
+{
+	bg_strbuf_addf(t, "Patch %d/%zu made %s %s", p->idx, total, nz(p->metric, "?"), how);
+	if (p->v)
+		bg_strbuf_addf(t, ": %.0f -> %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %+.1f%%)",
+			       p->v->base_median, p->v->cand_median, p->v->delta, p->v->delta_pct);
+	else if (!isnan(p->delta))
+		bg_strbuf_addf(t, " by %+.0f \xc2\xb5s", p->delta);
 }
 
 void bg_mail_series_body(struct bg_strbuf *sb, const struct bg_mail_series *s)
@@ -789,26 +846,22 @@ void bg_mail_series_body(struct bg_strbuf *sb, const struct bg_mail_series *s)
 	bg_mail_wrap(sb, "", "", t.buf);
 	if (s->regression) {
 		bg_strbuf_reset(&t);
-		bg_strbuf_addf(&t, "Patch %d/%zu made %s slower: %.0f -> %.0f \xc2\xb5s "
-			       "(%+.0f \xc2\xb5s, %+.1f%%).", r->idx, total, nz(r->metric, "?"),
-			       r->fig.base_us, r->fig.cand_us, r->fig.have ? r->fig.delta_us : r->delta,
-			       r->fig.delta_pct);
+		patch_change(&t, r, total, "slower");
+		bg_strbuf_addch(&t, '.');
 		bg_strbuf_addch(sb, '\n');
 		bg_mail_wrap(sb, "", "", t.buf);
 		kernel_lines(sb, r->line_before, r->line_after);
-		figures(sb, &r->fig, "the tree before the patch against the tree after it");
+		figures(sb, r->v, "the tree before the patch against the tree after it");
 	} else if (s->improved) {
 		const struct bg_mail_patch *f = s->improved;
 
 		bg_strbuf_reset(&t);
-		bg_strbuf_addf(&t, "Patch %d/%zu made %s faster: %.0f -> %.0f \xc2\xb5s "
-			       "(%+.0f \xc2\xb5s, %+.1f%%), and no patch made boot slower.", f->idx,
-			       total, nz(f->metric, "?"), f->fig.base_us, f->fig.cand_us,
-			       f->fig.have ? f->fig.delta_us : f->delta, f->fig.delta_pct);
+		patch_change(&t, f, total, "faster");
+		bg_strbuf_addstr(&t, ", and no patch made boot slower.");
 		bg_strbuf_addch(sb, '\n');
 		bg_mail_wrap(sb, "", "", t.buf);
 		kernel_lines(sb, f->line_before, f->line_after);
-		figures(sb, &f->fig, "the tree before the patch against the tree after it");
+		figures(sb, f->v, "the tree before the patch against the tree after it");
 	}
 	bg_strbuf_addstr(sb, "\nPatch by patch (the metric that moved most):\n\n");
 	for (size_t i = 0; i < s->n; i++) {

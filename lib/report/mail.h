@@ -9,6 +9,7 @@
 
 #include "util/compat.h"
 #include "util/strbuf.h"
+#include "decide/verdict.h"
 
 #define BG_MAIL_BODY_COLUMNS 72
 #define BG_MAIL_HEADER_COLUMNS 78
@@ -80,18 +81,6 @@ void bg_mail_shell_word(struct bg_strbuf *sb, const char *s);
 
 /* ---- the reports ---- */
 
-/* The figures of one metric between two sets of boots, as compare gives them. */
-struct bg_mail_figures {
-	bool have;
-	double base_us, cand_us;      /* medians */
-	double delta_us, delta_pct;   /* Hodges-Lehmann shift */
-	double ci_lo, ci_hi;          /* its 95% interval */
-	double p, q;
-	double spread_base, spread_cand;  /* median absolute deviation, µs */
-	size_t n_base, n_cand;
-	bool exact;                   /* deterministic repeats: no test was needed */
-};
-
 struct bg_mail_step {
 	const char *commit, *subject; /* subject may be NULL */
 	const char *values;           /* "230080 230080" */
@@ -114,14 +103,19 @@ struct bg_mail_bisection {
 	const char *console;               /* "quiet" is said; NULL or "verbose" is not */
 	const char *good, *bad;
 	double confidence;
-	struct bg_mail_figures fig;
-	const char *line_before, *line_after;  /* the kernel's own, or NULL */
-	/* timing confirmation (conf_verdict NULL: none) and the revert (-1 none tried) */
-	const char *conf_mode, *conf_verdict, *boot_init_verdict;
-	double conf_boots, conf_base, conf_cand, conf_delta, conf_p, boot_init_delta;
+	/*
+	 * The metric's verdicts (decide/verdict.h), each as its stored comparison gives it:
+	 * step, the culprit against its parent in the bisection's mode; timing, the same in
+	 * timing mode after a deterministic bisection, with boot.init (timing_init) and the
+	 * boots a side; revert, the bad tip with the culprit reverted (its base) against the
+	 * bad tip, when it applied (revert_applies 1; 0 it did not, -1 not tried), judged
+	 * against regression_us. Any may be NULL.
+	 */
+	const struct bg_verdict *step, *timing, *timing_init, *revert;
+	unsigned timing_boots;
 	int revert_applies;
-	double revert_delta, revert_regression;
-	const char *revert_verdict;
+	double regression_us;
+	const char *line_before, *line_after;  /* the kernel's own, or NULL */
 	const struct bg_mail_step *steps;
 	size_t nsteps;
 	const char *const *job_urls;       /* the LAVA jobs of its boots, in order */
@@ -140,7 +134,7 @@ struct bg_mail_patch {
 	const char *verdict;               /* regression, improvement, same, unknown */
 	const char *metric;
 	double delta;
-	struct bg_mail_figures fig;        /* of metric, when the comparison has it */
+	const struct bg_verdict *v;        /* of metric in its comparison, or NULL */
 	const char *line_before, *line_after;
 };
 
@@ -176,7 +170,10 @@ const char *bg_mail_bisection_skip(const char *state, const char *outcome, const
 const char *bg_mail_series_skip(const char *state, const struct bg_mail_patch *p, size_t n,
 				size_t *reply, bool *regression);
 
-/* "[TREE:BRANCH] SHA12 SUBJECT: METRIC +N µs (+P%) boot-time regression" */
+/*
+ * "[TREE:BRANCH] SHA12 SUBJECT: METRIC +N µs (+P%) boot-time regression": the figure a
+ * boot pays (bg_headline_pick), without one when the bisection has none.
+ */
 void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisection *b);
 /* "Re: SUBJECT" of the patch answered (no second "Re:"). */
 void bg_mail_series_subject(struct bg_strbuf *sb, const struct bg_mail_series *s);

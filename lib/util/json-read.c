@@ -1,4 +1,4 @@
-/* The one file that includes jansson.h. */
+/* The one file that includes jansson.h (json-read.h). */
 #include <jansson.h>
 #include <math.h>
 
@@ -9,6 +9,10 @@
 struct bg_json_doc {
 	json_t *root;
 };
+
+/* a value is jansson's own, seen through our opaque name */
+#define J(v) ((const json_t *)(const void *)(v))
+#define V(j) ((const struct bg_json_value *)(const void *)(j))
 
 struct bg_json_doc *bg_json_doc_parse(const char *name, const char *text)
 {
@@ -33,64 +37,54 @@ void bg_json_doc_free(struct bg_json_doc *d)
 	free(d);
 }
 
-static json_t *walk(const struct bg_json_doc *d, const char *path)
+const struct bg_json_value *bg_json_doc_root(const struct bg_json_doc *d)
 {
-	char *copy = xstrdup(path), *p = copy, *dot;
-	json_t *v = d->root;
-
-	while (v && *p) {
-		if ((dot = strchr(p, '.')))
-			*dot = '\0';
-		if (json_is_array(v)) {
-			char *end;
-			unsigned long i = strtoul(p, &end, 10);
-
-			v = *end ? NULL : json_array_get(v, i);
-		} else {
-			v = json_object_get(v, p);
-		}
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-	free(copy);
-	return v;
+	return d ? V(d->root) : NULL;
 }
 
-const char *bg_json_doc_str(const struct bg_json_doc *d, const char *path)
+const struct bg_json_value *bg_json_get(const struct bg_json_value *v, const char *key)
 {
-	json_t *v = walk(d, path);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	return json_is_object(J(v)) ? V(json_object_get(J(v), key)) : NULL;
 }
 
-double bg_json_doc_num(const struct bg_json_doc *d, const char *path)
+size_t bg_json_len(const struct bg_json_value *v)
 {
-	json_t *v = walk(d, path);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	return json_is_array(J(v)) ? json_array_size(J(v)) : 0;
 }
 
-size_t bg_json_doc_len(const struct bg_json_doc *d, const char *path)
+const struct bg_json_value *bg_json_at(const struct bg_json_value *v, size_t i)
 {
-	json_t *v = walk(d, path);
-
-	return json_is_array(v) ? json_array_size(v) : 0;
+	return json_is_array(J(v)) ? V(json_array_get(J(v), i)) : NULL;
 }
 
-int bg_json_doc_bool(const struct bg_json_doc *d, const char *path)
+const char *bg_json_text(const struct bg_json_value *v)
 {
-	json_t *v = walk(d, path);
-
-	return json_is_true(v) ? 1 : json_is_false(v) ? 0 : -1;
+	return json_is_string(J(v)) ? json_string_value(J(v)) : NULL;
 }
 
-bool bg_json_doc_is_object(const struct bg_json_doc *d, const char *path)
+double bg_json_num(const struct bg_json_value *v)
 {
-	return json_is_object(walk(d, path));
+	return json_is_number(J(v)) ? json_number_value(J(v)) : NAN;
 }
 
-bool bg_json_doc_has(const struct bg_json_doc *d, const char *path)
+int bg_json_truth(const struct bg_json_value *v)
 {
-	return walk(d, path) != NULL;
+	return json_is_true(J(v)) ? 1 : json_is_false(J(v)) ? 0 : -1;
+}
+
+bool bg_json_is_object(const struct bg_json_value *v)
+{
+	return json_is_object(J(v));
+}
+
+bool bg_json_is_null(const struct bg_json_value *v)
+{
+	return !v || json_is_null(J(v));
+}
+
+char *bg_json_text_dup(const struct bg_json_value *v)
+{
+	const char *s = bg_json_text(v);
+
+	return s ? xstrdup(s) : NULL;
 }

@@ -14,6 +14,20 @@ test_expect_success 'JSON of an arm64 boot, every initcall in boot order' '
 	test_cmp "$EXPECT/parse-arm64-tiny-baseline-run1.json" out
 '
 
+test_expect_success 'each initcall, probe and init names the line that gave it, as sed reads the log' '
+	for f in x86_64-tiny-regressed-run1.log x86_64-debian-6.1.0-57-run1.log fresh-chroot-job1-boot.log.yaml; do
+		bootgate parse --json "$f" >j &&
+		jq -r ".logs[0] | (.initcalls[] | \"\(.line) initcall \(.name)\"),
+			(.probes[] | \"\(.line) probe of \(.device)\"),
+			\"\(.milestones.init_line) Run /\"" j >want &&
+		test "$(wc -l <want)" -gt 100 &&
+		while read -r n what; do
+			sed -n "${n}p" "$f" | grep -qF "$what" ||
+				{ echo "$f:$n: not \"$what\": $(sed -n "${n}p" "$f")"; return 1; }
+		done <want || return 1
+	done
+'
+
 # figures worked out independently of bootgate (see tests/unit/t-bootlog.c)
 cat >want <<\WANT
 arm64-tiny-baseline-run1.log 192 638672 862956 complete pty_init

@@ -11,6 +11,7 @@ BOOTGATED=$ROOT/bin/bootgated
 export BOOTGATE_MAIL_BACKOFF=1 BOOTGATE_CACHE=$SCRATCH/cache
 . "$ROOT/tests/e2e/lib-smtp.sh"
 . "$ROOT/tests/e2e/lib-daemon.sh"
+. "$ROOT/tests/e2e/lib-store.sh"
 PORT=$SMTP_PORT
 mkdir -p "$SCRATCH/state"
 
@@ -58,17 +59,6 @@ SQL() {
 	sqlite3 "$SCRATCH/state/bootgate.db" "$@"
 }
 
-# samples of one boot from the parser's own reading of a shipped log
-boot_sql() {
-	id=$1 image=$2 log=$3
-	echo "INSERT INTO boots (id, image_sha256, board, mode, outcome, console, created)" \
-		"VALUES ($id, '$image', 'qemu-x86_64', 'deterministic', 'complete', '$log', 0);"
-	bootgate parse --json "$log" | jq -r --arg id "$id" '.logs[0] |
-		([.initcalls[] | ["initcall." + .name, .usecs]] +
-		 [["boot.init", .milestones.init_us]]) | to_entries[] |
-		"INSERT INTO samples VALUES (\($id), \(.key), \u0027\(.value[0])\u0027, \(.value[1]));"'
-}
-
 test_expect_success 'setup: a tree whose culprit carries trailers and a hostile subject' '
 	git init -q tree &&
 	(cd tree &&
@@ -87,22 +77,34 @@ test_expect_success 'setup: a tree whose culprit carries trailers and a hostile 
 '
 read -r GOOD CULPRIT BAD <revs 2>/dev/null || true
 
-test_expect_success 'setup: the store holds a found bisection, its builds and boots' '
+BASELINE=$FIXTURES/bootlogs/x86_64-tiny-baseline-run
+REGRESSED=$FIXTURES/bootlogs/x86_64-tiny-regressed-run
+test_expect_success 'setup: the store holds a found bisection, its builds, boots and figures' '
 	{
 	echo "BEGIN;" &&
 	echo "INSERT INTO trees (id, name, path, url, branch) VALUES (1, '\''tracing'\'', '\''$SCRATCH/tree'\'', '\''git://127.0.0.1:1/none'\'', '\''for-next'\'');" &&
 	echo "INSERT INTO builds (commit_sha, board, status, image_sha256, created) VALUES ('\''$GOOD'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-good'\'', 0), ('\''$CULPRIT'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-bad'\'', 0);" &&
 	for i in 1 2 3; do
-		boot_sql "$i" img-good "$FIXTURES/bootlogs/x86_64-tiny-baseline-run$i.log" &&
-		boot_sql "$((i + 3))" img-bad "$FIXTURES/bootlogs/x86_64-tiny-regressed-run$i.log"
+		store_boot "$i" img-good "$BASELINE$i.log" &&
+		store_boot "$((i + 3))" img-bad "$REGRESSED$i.log"
 	done &&
-	RESULT=$(jq -nc --arg g "$GOOD" --arg c "$CULPRIT" --arg b "$BAD" "{id: 1, outcome: \"found\", culprit: \$c, confidence: 0.998, metric: \"initcall.init_kprobe_trace\", steps: [{commit: \$g, index: 0, built: true, values: [94, 94], verdict: \"good\"}, {commit: \$c, index: 1, built: true, values: [49882, 49882], verdict: \"culprit\"}, {commit: \$b, index: 2, built: true, values: [49882], verdict: \"bad\"}], confirmation: {mode: \"timing\", boots: 10, verdict: \"different\", base_us: 120, cand_us: 50110, delta_us: 49990, p: 0.0001, boot_init_delta_us: 50200, boot_init_verdict: \"different\", revert: {applies: true, commit: \"0000\", verdict: \"different\", delta_us: -49700, regression_us: 49788}}}") &&
-	echo "INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, culprit, confidence, result, created) VALUES (1, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''initcall.init_kprobe_trace'\'', '\''done'\'', '\''found'\'', '\''$CULPRIT'\'', 0.998, '\''$RESULT'\'', 0);" &&
+	echo "INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, culprit, confidence, created, finished, range_first, range_last, revert_applies, revert_commit, regression_us) VALUES (1, 1, '\''$GOOD'\'', '\''$BAD'\'', '\''qemu-x86_64'\'', '\''deterministic'\'', '\''initcall.init_kprobe_trace'\'', '\''done'\'', '\''found'\'', '\''$CULPRIT'\'', 0.998, 0, 1, 1, 1, 1, '\''0000'\'', 91978);" &&
+	echo "INSERT INTO bisection_commits VALUES (1, 0, '\''$GOOD'\''), (1, 1, '\''$CULPRIT'\''), (1, 2, '\''$BAD'\'');" &&
+	echo "INSERT INTO bisection_reports (bisection_id, seq, idx, kind, value) VALUES (1, 0, 0, '\''value'\'', 94), (1, 1, 0, '\''value'\'', 94), (1, 2, 1, '\''value'\'', 49882), (1, 3, 1, '\''value'\'', 49882), (1, 4, 2, '\''value'\'', 49882);" &&
+	store_comparison 1 step 1 "$GOOD" "$CULPRIT" different initcall.init_kprobe_trace \
+		"1:${BASELINE}1.log 2:${BASELINE}2.log 3:${BASELINE}3.log" \
+		"4:${REGRESSED}1.log 5:${REGRESSED}2.log 6:${REGRESSED}3.log" &&
+	store_comparison 2 timing 1 "$GOOD" "$CULPRIT" different initcall.init_kprobe_trace \
+		"1:${BASELINE}1.log 2:${BASELINE}2.log" "4:${REGRESSED}1.log 5:${REGRESSED}2.log" &&
+	store_comparison 3 revert 1 0000 "$BAD" different initcall.init_kprobe_trace \
+		"1:${BASELINE}1.log" "4:${REGRESSED}1.log" &&
+	echo "UPDATE comparisons SET mode = '\''timing'\'' WHERE id = 2;" &&
 	echo "INSERT INTO outbox (kind, ref, body, created) VALUES ('\''bisection'\'', 1, '\''{}'\'', 0);" &&
 	echo "COMMIT;"
 	} >setup.sql &&
 	SQL <setup.sql &&
-	test "$(SQL "SELECT count(*) FROM samples WHERE metric = '\''initcall.init_kprobe_trace'\''")" = 6
+	test "$(SQL "SELECT count(*) FROM samples WHERE metric = '\''initcall.init_kprobe_trace'\'' AND line > 0")" = 6 &&
+	test "$(SQL "SELECT count(*) FROM verdicts WHERE comparison_id = 1")" -gt 150
 '
 
 test_expect_success 'mail --dry-run: the mail as it would go, nothing stored' '
@@ -146,8 +148,20 @@ test_expect_success 'the body: the kernel lines, figures, log, reproduction, tag
 	test_grep "^  → initcall init_kprobe_trace+0x0/0x179 returned 0 after 92066 usecs" body &&
 	test_grep "^  boots    3 before, 3 after" body &&
 	test_grep "95% interval" body &&
-	test_grep "Timing mode confirmed it" body &&
-	test_grep "restores 49700 µs of 49788" body &&
+	: the figures are the stored comparisons of_ the step, the timing check and the revert &&
+	if [ "$(jq -r ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .verdict" compare-2.json)" = different ]; then
+		test_grep "Timing mode confirmed it" body
+	else
+		test_grep "Timing mode did not confirm it" body
+	fi &&
+	step=$(jq ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\")" compare-1.json) &&
+	timing=$(jq ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\")" compare-2.json) &&
+	restored=$(jq ".verdicts[] | select(.metric == \"initcall.init_kprobe_trace\") | .delta" compare-3.json) &&
+	tr "\n" " " <body | tr -s " " >flat &&
+	f() { printf "%.${2:-0}f" "$(echo "$timing" | jq ".$1")"; } &&
+	test_grep "went from $(f base_median) to $(f cand_median) µs (+$(f delta) µs, +$(f delta_pct 1)%) in timing mode" flat &&
+	test_grep "shows +$(printf %.0f "$(echo "$step" | jq .delta)") µs" flat &&
+	test_grep "restores $(printf %.0f "$restored") µs of 91978" flat &&
 	test_grep "^  $(echo $CULPRIT | cut -c1-12) culprit 49882 49882" body &&
 	test_grep "bootgate bisect --tree" body &&
 	test_grep "qemu-system-x86_64 -M pc" body &&
@@ -183,7 +197,9 @@ test_expect_success 'no mail for a failed bisection, an unknown one, a low confi
 series_sql() {
 	sid=$1 cover=$2 verdict2=$3
 	echo "INSERT INTO series (id, tree_id, message_id, version, total, subject, author, source, base, board, mode, state, created) VALUES ($sid, 1, '$cover', 2, 3, '[PATCH v2 0/3] tracing: faster probes', 'Ada Lovelace <ada@example.org>', 'cli', '$GOOD', 'qemu-x86_64', 'deterministic', 'done', 0);"
-	echo "INSERT INTO comparisons (id, base, cand, board, mode, verdict, metric, delta, result, created) VALUES ($sid, '$GOOD', '$CULPRIT', 'qemu-x86_64', 'deterministic', 'regression', 'initcall.init_kprobe_trace', 49942, '{}', 0);"
+	store_comparison $((10 + sid)) series 0 "$GOOD" "$CULPRIT" regression initcall.init_kprobe_trace \
+		"1:${BASELINE}1.log 2:${BASELINE}2.log 3:${BASELINE}3.log" \
+		"4:${REGRESSED}1.log 5:${REGRESSED}2.log 6:${REGRESSED}3.log"
 	echo "INSERT INTO series_patches (series_id, idx, message_id, subject, author, mbox, status) VALUES ($sid, 0, '$cover', '[PATCH v2 0/3] tracing: faster probes', 'Ada Lovelace <ada@example.org>', 'x', NULL);"
 	for i in 1 2 3; do
 		v=same
@@ -193,7 +209,7 @@ Subject: [PATCH v2 $i/3] tracing: step $i
 
 Cc: reviewer@example.org
 Signed-off-by: Bob Builder <bob@example.org>
-', 'applied', $sid, '$v', 'initcall.init_kprobe_trace', $([ "$v" = regression ] && echo 49942 || echo 3));"
+', 'applied', $((10 + sid)), '$v', 'initcall.init_kprobe_trace', $([ "$v" = regression ] && echo 49942 || echo 3));"
 	done
 	echo "INSERT INTO outbox (kind, ref, body, created) VALUES ('series', $sid, '{}', 0);"
 }

@@ -112,8 +112,19 @@ test_expect_success 'the store: rows of the series, its comparisons and one outb
 		series_patches WHERE series_id = 1 AND idx > 0 ORDER BY idx)")" = "same,improvement,regression" &&
 	test "$(sqlite3 "$DB" "SELECT count(*) FROM comparisons WHERE tree_id IS NOT NULL")" = 4 &&
 	test "$(sqlite3 "$DB" "SELECT count(*) FROM outbox WHERE kind = '"'series'"' AND ref = 1")" = 1 &&
+	: the outbox row names the series: the mailer reads the rest from the store &&
 	sqlite3 "$DB" "SELECT body FROM outbox WHERE kind = '"'series'"'" | jq -c . >body.json &&
-	test "$(jq -c . v2.json)" = "$(cat body.json)"
+	test "$(cat body.json)" = "{\"kind\":\"series\",\"id\":1}" &&
+	: each patch judged as its comparison says: the same figures, from the rows &&
+	for i in 1 2 3; do
+		c=$(jq ".patches[$((i - 1))].comparison" v2.json) &&
+		a=$(jq ".patches[$((i - 1))].delta_us" v2.json) &&
+		b=$(sqlite3 "$DB" "SELECT v.delta FROM verdicts v JOIN series_patches p ON
+			p.comparison_id = v.comparison_id AND p.metric = v.metric WHERE
+			p.series_id = 1 AND p.idx = $i") &&
+		if [ "$a" = null ]; then test -z "$b"; else test "$(printf %.3f "$a")" = "$(printf %.3f "$b")"; fi &&
+		test "$(sqlite3 "$DB" "SELECT role FROM comparisons WHERE id = $c")" = series || return 1
+	done
 '
 
 test_expect_success 'the same series again: nothing built, booted or reported twice' '

@@ -73,7 +73,7 @@ test_expect_success 'a superseded series: its job is skipped, nothing built' '
 	"$ROOT/bin/bootgate" trigger --socket "$SOCK" small >/dev/null &&
 	wait_for 30 "test \"\$(q \"SELECT state || error FROM jobs WHERE series_id = 1\")\" = donesuperseded" &&
 	test "$(q "SELECT count(*) FROM builds")" = "$builds" &&
-	test "$(q "SELECT coalesce(result, '"'none'"') FROM series WHERE id = 1")" = none &&
+	test "$(q "SELECT coalesce(finished, '"'none'"') FROM series WHERE id = 1")" = none &&
 	test_grep "series 1 superseded: job" daemon.log
 '
 

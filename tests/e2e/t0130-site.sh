@@ -11,53 +11,23 @@ NEXT=cccccccccccc000000000000000000000000000c
 EVIL="<script>document.title='pwned'</script> & \"quoted\""
 ARTIFACTS=$ROOT/build/test-artifacts
 export BOOTGATE_STATE="$SCRATCH/state"
+. "$ROOT/tests/e2e/lib-store.sh"
 
 sql() {
 	sqlite3 -batch -noheader store.db "$@"
 }
 
-# SQL for one boot: the boots row and its samples, named as parse/metrics.c names them
-boot_sql() {   # ID IMAGE LOG
-	bootgate parse --json "$3" >boot.json &&
-	jq -r --argjson id "$1" --arg img "$2" --arg log "$3" '
-		def q: "\u0027" + gsub("\u0027"; "\u0027\u0027") + "\u0027";
-		def named(p; f): reduce .[] as $x ({seen: {}, out: []};
-			.seen[$x | f] += 1 |
-			.out += [{m: (p + ($x | f) + (if .seen[$x | f] > 1
-				then "#\(.seen[$x | f])" else "" end)), v: $x.usecs}]) | .out;
-		.logs[0] as $b |
-		"INSERT INTO boots (id, image_sha256, board, mode, outcome, console, created) " +
-		"VALUES (\($id), \($img | q), \u0027qemu-x86_64\u0027, \u0027timing\u0027, " +
-		"\u0027complete\u0027, \($log | q), 0);",
-		(($b.initcalls | named("initcall."; .name)) + ($b.probes | named("probe."; .device)) +
-		 [{m: "boot.init", v: $b.milestones.init_us}] | to_entries[] |
-		 "INSERT INTO samples VALUES (\($id), \(.key), \(.value.m | q), \(.value.v));")
-	' boot.json
-}
-
-# result.json for a gate of cand against base: the measure JSON, as gate.c keeps it
-result_json() {   # BASE-PREFIX CAND-PREFIX
-	bootgate parse --json "$1"-run1.log "$1"-run2.log "$1"-run3.log >base.json &&
-	bootgate parse --json "$2"-run1.log "$2"-run2.log "$2"-run3.log >cand.json &&
-	b="$1-run1.log $1-run2.log $1-run3.log" && c="$2-run1.log $2-run2.log $2-run3.log" &&
-	bootgate compare --json --base $b $b $b --cand $c $c $c >cmp.json &&
-	jq -n --slurpfile b base.json --slurpfile c cand.json --slurpfile cmp cmp.json '
-		{mode: "timing", board: "qemu-x86_64", commit: {status: "built"},
-		 against: {status: "built"},
-		 boots: ([$b[0].logs[] | {side: "against", outcome: "complete", wall_seconds: 2,
-					  parsed: .}] +
-			 [$c[0].logs[] | {side: "commit", outcome: "complete", wall_seconds: 2,
-					  parsed: .}]),
-		 comparison: $cmp[0]}' >"$3"
-}
+B1=$LOGS/x86_64-tiny-baseline-run1.log B2=$LOGS/x86_64-tiny-baseline-run2.log
+B3=$LOGS/x86_64-tiny-baseline-run3.log R1=$LOGS/x86_64-tiny-regressed-run1.log
+R2=$LOGS/x86_64-tiny-regressed-run2.log R3=$LOGS/x86_64-tiny-regressed-run3.log
+BASES="1:$B1 2:$B2 3:$B3 4:$B1 5:$B2 6:$B3 7:$B1 8:$B2 9:$B3"
+CANDS="11:$R1 12:$R2 13:$R3 14:$R1 15:$R2 16:$R3 17:$R1 18:$R2 19:$R3"
 
 make_store() {
 	test -f store.db && return 0
 	n=$(ls "$ROOT"/schemas/[0-9][0-9][0-9]-*.sql | wc -l) &&
 	cat "$ROOT"/schemas/[0-9][0-9][0-9]-*.sql | sqlite3 store.db &&
 	sql "PRAGMA user_version = $n" &&
-	result_json "$LOGS/x86_64-tiny-baseline" "$LOGS/x86_64-tiny-regressed" r1.json &&
-	result_json "$LOGS/x86_64-tiny-regressed" "$LOGS/x86_64-tiny-baseline" r2.json &&
 	{
 		echo "BEGIN;" &&
 		echo "INSERT INTO trees (id, name, path, branch, last_good) VALUES
@@ -69,46 +39,47 @@ make_store() {
 			echo "INSERT INTO builds (commit_sha, board, status, image_sha256, created)
 				VALUES ('${c%%:*}', 'qemu-x86_64', 'built', 'img-${c#*:}', 0);" || return 1
 		done &&
-		boot_sql 1 img-base "$LOGS/x86_64-tiny-baseline-run1.log" &&
-		boot_sql 2 img-base "$LOGS/x86_64-tiny-baseline-run2.log" &&
-		boot_sql 3 img-base "$LOGS/x86_64-tiny-baseline-run3.log" &&
-		boot_sql 4 img-cand "$LOGS/x86_64-tiny-regressed-run1.log" &&
-		boot_sql 5 img-cand "$LOGS/x86_64-tiny-regressed-run2.log" &&
-		boot_sql 6 img-cand "$LOGS/x86_64-tiny-regressed-run3.log" &&
-		boot_sql 7 img-next "$LOGS/x86_64-tiny-baseline-run1.log" &&
-		boot_sql 8 img-next "$LOGS/x86_64-tiny-baseline-run2.log" &&
-		echo "INSERT INTO comparisons (id, tree_id, base, cand, board, mode, verdict, metric,
-			delta, result, created) VALUES
-			(1, 1, '$BASE', '$CAND', 'qemu-x86_64', 'timing', 'regression',
-			 'initcall.init_kprobe_trace', 49942, CAST(readfile('r1.json') AS TEXT), 1000),
-			(2, 1, '$CAND', '$NEXT', 'qemu-x86_64', 'timing', 'pass', NULL, 0,
-			 CAST(readfile('r2.json') AS TEXT), 2000);" &&
+		: each console booted three times: nine boots a side, enough for a verdict &&
+		for k in 0 3 6; do
+			store_boot $((k + 1)) img-base "$B1" qemu-x86_64 timing &&
+			store_boot $((k + 2)) img-base "$B2" qemu-x86_64 timing &&
+			store_boot $((k + 3)) img-base "$B3" qemu-x86_64 timing &&
+			store_boot $((k + 11)) img-cand "$R1" qemu-x86_64 timing &&
+			store_boot $((k + 12)) img-cand "$R2" qemu-x86_64 timing &&
+			store_boot $((k + 13)) img-cand "$R3" qemu-x86_64 timing || return 1
+		done &&
+		store_boot 21 img-next "$B1" qemu-x86_64 timing &&
+		store_boot 22 img-next "$B2" qemu-x86_64 timing &&
+		store_comparison 1 gate 0 "$BASE" "$CAND" regression initcall.init_kprobe_trace \
+			"$BASES" "$CANDS" &&
+		store_comparison 2 gate 0 "$CAND" "$NEXT" pass "" "$CANDS" "21:$B1 22:$B2" &&
+		echo "UPDATE comparisons SET mode = 'timing', metric = nullif(metric, ''),
+			delta = CASE id WHEN 2 THEN 0 ELSE delta END,
+			created = 1000 * id WHERE id IN (1, 2);" &&
 		echo "INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state,
-			outcome, culprit, confidence, result, created, finished) VALUES
+			outcome, culprit, confidence, created, finished, range_first, range_last,
+			builds, boots, wall_s, revert_applies, revert_commit, regression_us) VALUES
 			(1, 1, '$BASE', '$NEXT', 'qemu-x86_64', 'deterministic',
-			 'initcall.init_kprobe_trace', 'done', 'found', '$CAND', 0.9987,
-			 '{\"id\": 1, \"outcome\": \"found\", \"culprit\": \"$CAND\", \"confidence\": 0.9987,
-			   \"metric\": \"initcall.init_kprobe_trace\", \"step_pct\": 53000.5,
-			   \"builds\": 3, \"boots\": 6, \"wall_s\": 95,
-			   \"steps\": [{\"commit\": \"$BASE\", \"index\": 0, \"built\": true,
-					\"values\": [94, 95], \"verdict\": \"good\"},
-				       {\"commit\": \"$CAND\", \"index\": 1, \"built\": true,
-					\"values\": [50036, 50040], \"verdict\": \"culprit\"}],
-			   \"confirmation\": {\"mode\": \"timing\", \"boots\": 5, \"verdict\": \"different\",
-			     \"base_us\": 94, \"cand_us\": 50036, \"delta_us\": 49942, \"p\": 0.0079,
-			     \"boot_init_delta_us\": 49100, \"boot_init_verdict\": \"different\",
-			     \"revert\": {\"applies\": true, \"delta_us\": -49800,
-					  \"regression_us\": 49942, \"verdict\": \"different\"}}}',
-			 3000, 3100),
+			 'initcall.init_kprobe_trace', 'done', 'found', '$CAND', 0.9987, 3000, 3100,
+			 1, 1, 3, 6, 95, 1, '$NEXT', 49942),
 			(2, 1, '$CAND', '$NEXT', 'qemu-x86_64', 'deterministic', NULL, 'running',
-			 NULL, NULL, NULL, NULL, 4000, NULL);" &&
-		echo "INSERT INTO bisection_commits VALUES (2, 0, '$CAND'), (2, 1, '$NEXT');" &&
+			 NULL, NULL, NULL, 4000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);" &&
+		echo "INSERT INTO bisection_commits VALUES (1, 0, '$BASE'), (1, 1, '$CAND'),
+			(1, 2, '$NEXT'), (2, 0, '$CAND'), (2, 1, '$NEXT');" &&
 		echo "INSERT INTO bisection_reports (bisection_id, seq, idx, kind, value) VALUES
-			(2, 0, 0, 'value', 50036), (2, 1, 1, 'value', 94);" &&
+			(1, 0, 0, 'value', 94), (1, 1, 0, 'value', 95), (1, 2, 1, 'value', 50036),
+			(1, 3, 1, 'value', 50040), (2, 0, 0, 'value', 50036), (2, 1, 1, 'value', 94);" &&
+		store_comparison 3 step 1 "$BASE" "$CAND" different initcall.init_kprobe_trace \
+			"$BASES" "$CANDS" &&
+		store_comparison 4 timing 1 "$BASE" "$CAND" different initcall.init_kprobe_trace \
+			"$BASES" "$CANDS" &&
+		store_comparison 5 revert 1 "$NEXT" "$CAND" different initcall.init_kprobe_trace \
+			"21:$B1 22:$B2" "$CANDS" &&
+		echo "UPDATE comparisons SET mode = 'timing' WHERE id = 4;" &&
 		echo "INSERT INTO series (id, tree_id, message_id, version, total, subject, author,
-			source, base, state, created) VALUES (1, 1, 'cover@x', 2, 3,
+			source, base, state, created, finished) VALUES (1, 1, 'cover@x', 2, 3,
 			'[PATCH v2 0/3] tracing: faster probes', 'D <d@x>', 'inbox:linux-trace',
-			'$BASE', 'done', 5000);" &&
+			'$BASE', 'done', 5000, 5100);" &&
 		echo "INSERT INTO series_patches (series_id, idx, message_id, subject, mbox,
 			commit_sha, status, error, comparison_id, verdict, metric, delta) VALUES
 			(1, 0, 'cover@x', '[PATCH v2 0/3] tracing: faster probes', '', NULL, NULL,
@@ -135,7 +106,7 @@ count() {
 	grep -o -e "$1" "$2" | wc -l
 }
 
-test_expect_success 'site: every page and its JSON, the JSON the stored result' '
+test_expect_success 'site: every page and its JSON, the JSON the stored rows' '
 	make_store &&
 	bootgate site --db store.db --json site >out.json &&
 	test_jq ".ok == true and .written == (.files | length) and .unchanged == 0" out.json &&
@@ -144,10 +115,19 @@ test_expect_success 'site: every page and its JSON, the JSON the stored result' 
 		bisection/2.json series/1.html series/1.json; do
 		test -s "site/$f" || { echo "missing $f" >&2; return 1; }
 	done &&
-	sql "SELECT result FROM comparisons WHERE id = 1" >stored.json &&
-	cmp stored.json site/comparison/1.json &&
-	jq -e ".id == 2 and .state == \"running\" and .result == null" site/bisection/2.json &&
-	jq -e ".patches | length == 4" site/series/1.json &&
+	: the verdicts of_ the page are the rows of_ the store, in their order &&
+	sql "SELECT metric || \" \" || verdict || \" \" || coalesce(printf(\"%.17g\", delta), \"null\")
+		FROM verdicts WHERE comparison_id = 1 ORDER BY rank" >rows &&
+	jq -r ".verdicts[] | \"\(.metric) \(.verdict) \(.delta // \"null\")\"" site/comparison/1.json |
+		awk "{ if (\$3 == \"null\") print; else printf \"%s %s %.17g\\n\", \$1, \$2, \$3 }" >json-rows &&
+	test_cmp rows json-rows &&
+	jq -e ".id == 1 and .role == \"gate\" and .boots.base == 9 and
+		.boot_ids.cand == [11, 12, 13, 14, 15, 16, 17, 18, 19]" site/comparison/1.json &&
+	jq -e ".id == 2 and .state == \"running\" and .step == null and
+		([.steps[].verdict] == [\"unknown\", \"unknown\"])" site/bisection/2.json &&
+	jq -e ".id == 1 and .outcome == \"found\" and .confirmation.revert.applies and
+		.step.delta_us > 0 and .headline.mode == \"timing\"" site/bisection/1.json &&
+	jq -e "[.patches[].idx] == [1, 2, 3]" site/series/1.json &&
 	cmp "$ROOT/web-static/style.css" site/style.css &&
 	test ! -e site/evil.html && test "$(ls site/tree)" = tracing.html &&
 	! grep -q "<script" site/index.html site/comparison/1.html site/series/1.html
@@ -157,20 +137,27 @@ test_expect_success 'site: the comparison in Chromium: table rows, bars, inert s
 	make_store &&
 	bootgate site --db store.db site >/dev/null &&
 	chromium_dom site/comparison/1.html >dom.html &&
-	jq "[.comparison.verdicts[] | select(.metric | startswith(\"probe.\") | not)] | length" \
-		r1.json >want-rows &&
+	sql "SELECT count(*) FROM verdicts WHERE comparison_id = 1 AND metric NOT LIKE '\''probe.%'\''" \
+		>want-rows &&
 	sed -n "/<table class=\"metrics initcalls\">/,/<\/table>/p" dom.html >table.html &&
 	test "$(count "<tr" table.html)" = "$(($(cat want-rows) + 1))" &&
 	grep -q "<tr class=\"v-different regressed\"><td class=\"metric\">initcall.init_kprobe_trace</td>" table.html &&
-	jq "[.boots[] | select(.side == \"against\") | .parsed] | sort_by(.milestones.init_us) | .[1] |
-		[.initcalls[] | select(.start_us != null and .end_us != null)] | length" r1.json >nb &&
-	jq "[.boots[] | select(.side == \"commit\") | .parsed] | sort_by(.milestones.init_us) | .[1] |
-		[.initcalls[] | select(.start_us != null and .end_us != null)] | length" r1.json >nc &&
+	: each side draws its boot with the median time to init, its initcalls with both times &&
+	for side in "1, 2, 3, 4, 5, 6, 7, 8, 9" "11, 12, 13, 14, 15, 16, 17, 18, 19"; do
+		sql "SELECT count(*) FROM samples WHERE metric LIKE '\''initcall.%'\'' AND
+			start_us IS NOT NULL AND end_us IS NOT NULL AND boot_id = (SELECT boot_id
+			FROM samples WHERE metric = '\''boot.init'\'' AND boot_id IN ($side)
+			ORDER BY value, boot_id LIMIT 1 OFFSET 4)" || return 1
+	done >bars &&
+	read -r nb nc <<-EOF &&
+	$(tr "\n" " " <bars)
+	EOF
+	echo "$nb" >nb && echo "$nc" >nc &&
 	want=$(($(cat nb) + $(cat nc))) &&
 	test "$(count "<rect class=\"ic" dom.html)" = "$want" &&
 	test_note "comparison 1: $(cat want-rows) metric rows, $want initcall bars" &&
-	jq "[.comparison.verdicts[] | select(.verdict == \"different\" and .delta > 0 and
-		(.metric | startswith(\"initcall.\")))] | length" r1.json >nreg &&
+	sql "SELECT count(*) FROM verdicts WHERE comparison_id = 1 AND verdict = '\''different'\''
+		AND delta > 0 AND metric LIKE '\''initcall.%'\''" >nreg &&
 	test "$(cat nreg)" -ge 1 &&
 	test "$(count "<rect class=\"ic regressed" dom.html)" = "$(($(cat nreg) * 2))" &&
 	test "$(count "<path class=\"critpath\"" dom.html)" = 2 &&
@@ -213,15 +200,18 @@ test_expect_success 'site: index, tree, bisection and series pages in Chromium' 
 	test "$(count "<circle class=\"pt\"" tree.html)" = 18 &&
 	sed -n "/<table class=\"trend-commits\">/,/<\/table>/p" tree.html >tc.html &&
 	test "$(count "<tr>" tc.html)" = 4 &&
-	sql "SELECT value FROM samples WHERE metric = '\''boot.init'\'' AND boot_id IN (4, 5, 6)
-		ORDER BY value LIMIT 1 OFFSET 1" >median &&
+	sql "SELECT value FROM samples WHERE metric = '\''boot.init'\'' AND boot_id BETWEEN 11 AND 19
+		ORDER BY value LIMIT 1 OFFSET 4" >median &&
 	grep -q "<td class=\"num\">$(printf %.0f "$(cat median)")</td>" tc.html &&
 	chromium_dom site/bisection/1.html >b1.html &&
 	test "$(count "<tr class=\"s-" b1.html)" = 2 &&
 	grep -q "<tr class=\"s-culprit\">" b1.html &&
 	grep -q "50036 50040" b1.html &&
 	grep -q "<dt>posterior</dt><dd>0.9987</dd>" b1.html &&
-	grep -q "Reverting it on the bad tip restores 49800 us of 49942" b1.html &&
+	restored=$(sql "SELECT printf(\"%.0f\", delta) FROM verdicts WHERE comparison_id = 5 AND
+		metric = '\''initcall.init_kprobe_trace'\''") &&
+	grep -q "Reverting it on the bad tip restores $restored us of 49942" b1.html &&
+	grep -q "<dt>what a boot pays (timing mode)</dt>" b1.html &&
 	chromium_dom site/bisection/2.html >b2.html &&
 	sed -n "/<table class=\"reports\">/,/<\/table>/p" b2.html >reports.html &&
 	test "$(count "<tr>" reports.html)" = 3 &&
@@ -246,7 +236,7 @@ test_expect_success 'site: a second run writes nothing; a file changed by hand i
 	test_jq "[.files[] | select(.status == \"written\") | .path] == [\"comparison/1.html\"]" third.json &&
 	grep -q "Comparison 1" site/comparison/1.html &&
 	ls -a site/comparison | grep -v "^\.\.*$" | sort >files &&
-	printf "%s\n" 1.html 1.json 2.html 2.json >want &&
+	printf "%s\n" 1.html 1.json 2.html 2.json 3.html 3.json 4.html 4.json 5.html 5.json >want &&
 	test_cmp want files &&
 	cp store.db fewer.db &&
 	sqlite3 fewer.db "DELETE FROM comparisons WHERE id = 2;
@@ -255,9 +245,11 @@ test_expect_success 'site: a second run writes nothing; a file changed by hand i
 		UPDATE commits SET subject = '\''tracing: the base, reworded'\''
 			WHERE sha = '\''$BASE'\''" &&
 	bootgate site --db fewer.db --json site >fourth.json &&
+	jq -c "[.files[] | select(.status == \"written\") | .path]" fourth.json &&
+	: the pages that name the reworded commit, the running bisection, the tree, the index &&
 	test_jq "[.files[] | select(.status == \"written\") | .path] ==
-		[\"comparison/1.html\", \"bisection/2.html\", \"tree/tracing.html\",
-		 \"index.html\"]" fourth.json &&
+		[\"comparison/1.html\", \"comparison/3.html\", \"comparison/4.html\",
+		 \"bisection/2.json\", \"bisection/2.html\", \"tree/tracing.html\", \"index.html\"]" fourth.json &&
 	grep -q "tracing: the base, reworded" site/comparison/1.html &&
 	grep -q "50040" site/bisection/2.html &&
 	test -s site/comparison/2.html &&
@@ -290,26 +282,30 @@ test_expect_success 'site: OUTDIR a file, a missing store, bad arguments' '
 	test -L site/index.html
 '
 
-test_expect_success 'site: hostile rows: not JSON, huge, CR/LF, bytes that are not UTF-8' '
+test_expect_success 'site: hostile rows: NaN and absurd figures, huge, CR/LF, bytes that are not UTF-8' '
 	make_store &&
 	cp store.db hostile.db &&
 	big=$(head -c 65536 /dev/zero | tr "\0" "<") &&
-	sqlite3 hostile.db "UPDATE comparisons SET result = '\''{\"truncated'\'' WHERE id = 2;
+	sqlite3 hostile.db "UPDATE verdicts SET delta = NULL, delta_pct = 1e308, ci_lo = -1e308,
+			verdict = '\''bogus'\'' WHERE comparison_id = 2 AND rank = 0;
+		UPDATE verdicts SET metric = CAST(X'\''696e697463616c6c2e0d0a3c623e'\'' AS TEXT)
+			WHERE comparison_id = 2 AND rank = 1;
 		UPDATE commits SET subject = '\''$big'\'' WHERE sha = '\''$BASE'\'';
 		UPDATE commits SET subject = CAST(X'\''61ff0d0a42'\'' || '\''cc: x@y'\'' AS TEXT),
 			author = CAST(X'\''c3'\'' AS TEXT) WHERE sha = '\''$NEXT'\'';
-		UPDATE bisections SET result = '\''[1, 2'\'' WHERE id = 1;
-		UPDATE series SET result = '\''not json'\'' WHERE id = 1;" &&
+		UPDATE bisections SET range_first = 7, range_last = -3 WHERE id = 1;
+		UPDATE series SET whole_comparison_id = 999 WHERE id = 1;" &&
 	bootgate site --db hostile.db hsite >/dev/null &&
-	jq -e ".id == 2 and .verdict == \"pass\" and .result == null" hsite/comparison/2.json &&
+	jq -e ".id == 2 and .verdict == \"pass\" and .verdicts[0].delta == null" \
+		hsite/comparison/2.json &&
 	jq -e ".outcome == \"found\"" hsite/bisection/1.json &&
-	jq -e ".patches | length == 4" hsite/series/1.json &&
-	test_grep "No result to show: comparison/2.json:1:" hsite/comparison/2.html &&
+	jq -e ".patches | length == 3" hsite/series/1.json &&
 	test "$(count "&lt;" hsite/comparison/1.html)" -ge 65536 &&
 	! grep -q "<<" hsite/comparison/1.html &&
 	iconv -f UTF-8 -t UTF-8 hsite/comparison/2.html >/dev/null &&
 	grep -q "a$(printf "\357\277\275\357\277\275")" hsite/comparison/2.html &&
 	! grep -q "$(printf "\r")" hsite/comparison/2.html &&
+	! grep -q "<b>" hsite/comparison/2.html &&
 	chromium_dom hsite/comparison/2.html >dom2.html &&
 	grep -q "<title>Comparison 2: cccccccccccc against bbbbbbbbbbbb - bootgate</title>" dom2.html
 '

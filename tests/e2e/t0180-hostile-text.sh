@@ -11,6 +11,7 @@
 # DEL as \uXXXX, the same code points), and every table checked for control bytes.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-smtp.sh"
+. "$ROOT/tests/e2e/lib-store.sh"
 trap 'stop_sink; [ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
 
 export BOOTGATE_CACHE="$SCRATCH/cache" BOOTGATE_STATE="$SCRATCH/state"
@@ -169,62 +170,41 @@ test_expect_success 'the real paths: gate records the commits, series the mail' 
 
 # What only a kernel build and a QEMU boot would make, written as those would: two
 # boots whose samples are the parser's reading of the hostile logs, a comparison whose
-# result is "bootgate compare --json" of them, a bisection that found the hostile
-# commit, an event, and the outbox asking for both mails.
+# verdicts are "bootgate compare --json" of them (lib-store.sh), two bisections that
+# found the hostile commits with their steps, an event, and the outbox asking for the
+# mails.
 test_expect_success 'setup: boots, a comparison, a bisection and mails of the hostile text' '
 	BASE=$(git -C tree rev-parse HEAD~2) && EVIL=$(git -C tree rev-parse evil) &&
 	LONG=$(git -C tree rev-parse master) &&
 	METRIC="initcall.<script>document.title='\''pwned'\''</script>" &&
-	bootgate parse --json a.log >pa.json && bootgate parse --json b.log >pb.json &&
-	bootgate compare --json --all --base a.log --cand b.log >cmp.json &&
-	jq -an --slurpfile b pa.json --slurpfile c pb.json --slurpfile cmp cmp.json "
-		{mode: \"timing\", board: \"qemu-x86_64\", commit: {status: \"built\"},
-		 against: {status: \"built\"},
-		 boots: ([\$b[0].logs[] | {side: \"against\", outcome: \"complete\",
-			  wall_seconds: 2, parsed: .}] +
-			 [\$c[0].logs[] | {side: \"commit\", outcome: \"complete\",
-			  wall_seconds: 2, parsed: .}]),
-		 comparison: \$cmp[0]}" >r1.json &&
-	jq -nc --arg g "$BASE" --arg c "$EVIL" --arg m "$METRIC" "{id: 1, outcome: \"found\",
-		culprit: \$c, confidence: 0.998, metric: \$m, builds: 2, boots: 4, wall_s: 9,
-		steps: [{commit: \$g, index: 0, built: true, values: [100], verdict: \"good\"},
-			{commit: \$c, index: 1, built: true, values: [900], verdict: \"culprit\"}]}" \
-		>b1.json &&
-	jq -c --arg c "$LONG" ".id = 2 | .culprit = \$c | .steps[1].commit = \$c" b1.json >b2.json &&
+	M=$(echo "$METRIC" | sed "s/'\''/'\'''\''/g") &&
 	{
 		echo "BEGIN;" &&
 		echo "INSERT INTO builds (commit_sha, board, status, image_sha256, created) VALUES
 			('\''$BASE'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-base'\'', 0),
 			('\''$EVIL'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-evil'\'', 0),
 			('\''$LONG'\'', '\''qemu-x86_64'\'', '\''built'\'', '\''img-evil'\'', 0);" &&
-		for b in "1 img-base pa.json a.log" "2 img-evil pb.json b.log"; do
-			set -- $b &&
-			echo "INSERT INTO boots (id, image_sha256, board, mode, console_mode, outcome,
-				console, created) VALUES ($1, '\''$2'\'', '\''qemu-x86_64'\'',
-				'\''deterministic'\'', '\''verbose'\'', '\''complete'\'', '\''$SCRATCH/$4'\'', 0);" &&
-			jq -r --argjson id "$1" "
-				def q: \"'\''\" + gsub(\"'\''\"; \"'\'''\''\") + \"'\''\";
-				.logs[0] | ([.initcalls[] | [\"initcall.\" + .name, .usecs]] +
-					    [.probes[] | [\"probe.\" + .device, .usecs]] +
-					    [[\"boot.init\", .milestones.init_us]]) | to_entries[] |
-				\"INSERT INTO samples VALUES (\(\$id), \(.key), \(.value[0] | q),
-					\(.value[1]));\"" "$3" || return 1
-		done &&
-		echo "INSERT INTO comparisons (id, tree_id, base, cand, board, mode, verdict, metric,
-			delta, result, created) VALUES (1, (SELECT id FROM trees WHERE name = '\''hostile'\''),
-			'\''$BASE'\'', '\''$EVIL'\'', '\''qemu-x86_64'\'', '\''timing'\'', '\''regression'\'',
-			'\''$(echo "$METRIC" | sed "s/'\''/'\'''\''/g")'\'', 800,
-			CAST(readfile('\''r1.json'\'') AS TEXT), 1000);" &&
+		store_boot 1 img-base "$SCRATCH/a.log" &&
+		store_boot 2 img-evil "$SCRATCH/b.log" &&
+		store_comparison 1 gate 0 "$BASE" "$EVIL" regression "$METRIC" "1:a.log" "2:b.log" &&
+		echo "UPDATE comparisons SET mode = '\''timing'\'', delta = 800, created = 1000
+			WHERE id = 1;" &&
 		echo "INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state,
-			outcome, culprit, confidence, result, created, finished) VALUES (1,
+			outcome, culprit, confidence, created, finished, range_first, range_last,
+			builds, boots, wall_s) VALUES (1,
 			(SELECT id FROM trees WHERE name = '\''hostile'\''), '\''$BASE'\'', '\''$EVIL'\'',
-			'\''qemu-x86_64'\'', '\''deterministic'\'',
-			'\''$(echo "$METRIC" | sed "s/'\''/'\'''\''/g")'\'', '\''done'\'', '\''found'\'',
-			'\''$EVIL'\'', 0.998, CAST(readfile('\''b1.json'\'') AS TEXT), 3000, 3100),
+			'\''qemu-x86_64'\'', '\''deterministic'\'', '\''$M'\'', '\''done'\'', '\''found'\'',
+			'\''$EVIL'\'', 0.998, 3000, 3100, 1, 1, 2, 4, 9),
 			(2, (SELECT id FROM trees WHERE name = '\''hostile'\''), '\''$BASE'\'', '\''$LONG'\'',
-			'\''qemu-x86_64'\'', '\''deterministic'\'',
-			'\''$(echo "$METRIC" | sed "s/'\''/'\'''\''/g")'\'', '\''done'\'', '\''found'\'',
-			'\''$LONG'\'', 0.998, CAST(readfile('\''b2.json'\'') AS TEXT), 3200, 3300);" &&
+			'\''qemu-x86_64'\'', '\''deterministic'\'', '\''$M'\'', '\''done'\'', '\''found'\'',
+			'\''$LONG'\'', 0.998, 3200, 3300, 1, 1, 2, 4, 9);" &&
+		echo "INSERT INTO bisection_commits VALUES (1, 0, '\''$BASE'\''), (1, 1, '\''$EVIL'\''),
+			(2, 0, '\''$BASE'\''), (2, 1, '\''$LONG'\'');" &&
+		echo "INSERT INTO bisection_reports (bisection_id, seq, idx, kind, value) VALUES
+			(1, 0, 0, '\''value'\'', 100), (1, 1, 1, '\''value'\'', 900),
+			(2, 0, 0, '\''value'\'', 100), (2, 1, 1, '\''value'\'', 900);" &&
+		store_comparison 2 step 1 "$BASE" "$EVIL" different "$METRIC" "1:a.log" "2:b.log" &&
+		store_comparison 3 step 2 "$BASE" "$LONG" different "$METRIC" "1:a.log" "2:b.log" &&
 		echo "INSERT INTO events (at, level, tree_id, message) VALUES (5000, '\''warning'\'', 1,
 			CAST(X'\''3c623e1b5b324a0d0a4263633a20784065766996c0af07'\'' AS TEXT) || '\''$BIG'\'');" &&
 		echo "INSERT INTO outbox (kind, ref, body, created) VALUES
@@ -244,7 +224,7 @@ dom() {
 
 test_expect_success 'site: in Chromium no payload runs, the text shows, the rows stay' '
 	bootgate site --db "$DB" --json site >site.json 2>site.err && json_ok site.json &&
-	test_jq ".ok == true and .written == 11" site.json &&
+	test_jq ".ok == true and .written == 15" site.json &&
 	for f in $(find site -type f); do
 		no_control "$f" &&
 		test "$(LC_ALL=C.UTF-8 grep -c -a -x -v ".*" "$f")" = 0 || return 1
@@ -340,7 +320,8 @@ test_expect_success 'tables: show, status, log without control bytes, one line a
 	test_grep "message=<b>\\\\x1b\\[2J\\\\x0d\\\\x0aBcc: x@evi" log.out &&
 	bootgate show --db "$DB" 1 >show.out && no_control show.out &&
 	test_grep "^culprit: $EVIL <script>document.title=.pwned.</script> " show.out &&
-	test "$(wc -l <show.out)" = 7 &&
+	test_grep "^the step: +800 µs (+800.0%), 100 -> 900 µs$" show.out &&
+	test "$(wc -l <show.out)" = 8 &&
 	bootgate show --db "$DB" "$EVIL" >show.out && no_control show.out &&
 	test_grep "esc\\\\x1b\\[2Jclear osc\\\\x1b\\]8;;" show.out &&
 	bootgate mail --config bootgate.yaml --dry-run >dry.out && no_control dry.out

@@ -395,15 +395,14 @@ struct perf_values {
 	unsigned n, others;
 };
 
-static void keep_perf(const char *metric, int64_t usecs, const char *line, void *data)
+static void keep_perf(const struct bg_metric *m, void *data)
 {
 	struct perf_values *pv = data;
 
-	(void)line;
-	if (strcmp(metric, "perf.trace_startup") != 0)
+	if (strcmp(m->name, "perf.trace_startup") != 0)
 		pv->others++;
 	else if (pv->n < 8)
-		pv->v[pv->n++] = usecs;
+		pv->v[pv->n++] = m->usecs;
 }
 
 static void test_perf_runs(void **state)

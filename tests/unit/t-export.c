@@ -15,6 +15,29 @@
 #define P1 "3333333333333333333333333333333333333333"
 #define HASH "903638c087335b10293663c682b9aa0076f9f7be478a8e7828bc22e12d301b42"
 
+
+/*
+ * The test's own way into the export it checks: a value of d by a path of keys and array
+ * indexes ("checkouts.0.id"), NULL when it is not there. The library walks values.
+ */
+static const struct bg_json_value *at(const struct bg_json_doc *d, const char *path)
+{
+	const struct bg_json_value *v = bg_json_doc_root(d);
+	char *copy = xstrdup(path), *p = copy, *dot;
+
+	for (; v && p; p = dot ? dot + 1 : NULL) {
+		char *end;
+		unsigned long i;
+
+		if ((dot = strchr(p, '.')))
+			*dot = '\0';
+		i = strtoul(p, &end, 10);
+		v = *p && !*end ? bg_json_at(v, i) : bg_json_get(v, p);
+	}
+	free(copy);
+	return v;
+}
+
 static char *dir;
 
 static void test_origin(void **state)
@@ -148,64 +171,64 @@ static void test_kcidb(void **state)
 	(void)state;
 	fill(s, "/nonexistent");
 	d = kcidb(s);
-	assert_int_equal(bg_json_doc_num(d, "version.major"), 5);
-	assert_int_equal(bg_json_doc_num(d, "version.minor"), 3);
+	assert_int_equal(bg_json_num(at(d, "version.major")), 5);
+	assert_int_equal(bg_json_num(at(d, "version.minor")), 3);
 
 	/* the series first: its base, patchset and cover letter; a patch applied: valid */
-	assert_string_equal(bg_json_doc_str(d, "checkouts.0.id"), "lab_1:series:cover@x.org");
-	assert_string_equal(bg_json_doc_str(d, "checkouts.0.git_commit_hash"), A);
-	assert_string_equal(bg_json_doc_str(d, "checkouts.0.patchset_hash"), HASH);
-	assert_string_equal(bg_json_doc_str(d, "checkouts.0.message_id"), "cover@x.org");
-	assert_int_equal(bg_json_doc_bool(d, "checkouts.0.valid"), 1);
+	assert_string_equal(bg_json_text(at(d, "checkouts.0.id")), "lab_1:series:cover@x.org");
+	assert_string_equal(bg_json_text(at(d, "checkouts.0.git_commit_hash")), A);
+	assert_string_equal(bg_json_text(at(d, "checkouts.0.patchset_hash")), HASH);
+	assert_string_equal(bg_json_text(at(d, "checkouts.0.message_id")), "cover@x.org");
+	assert_int_equal(bg_json_truth(at(d, "checkouts.0.valid")), 1);
 	/* a git:// URL is no KCIDB v5 repository URL: left out, the tree named */
-	assert_false(bg_json_doc_has(d, "checkouts.0.git_repository_url"));
-	assert_string_equal(bg_json_doc_str(d, "checkouts.0.tree_name"), "tracing");
+	assert_false((at(d, "checkouts.0.git_repository_url") != NULL));
+	assert_string_equal(bg_json_text(at(d, "checkouts.0.tree_name")), "tracing");
 	/* the tree's commits, by the jobs and the tip that name them */
-	assert_string_equal(bg_json_doc_str(d, "checkouts.1.id"), "lab_1:tracing:" A);
-	assert_string_equal(bg_json_doc_str(d, "checkouts.1.comment"), "base");
-	assert_string_equal(bg_json_doc_str(d, "checkouts.2.id"), "lab_1:tracing:" B);
-	assert_string_equal(bg_json_doc_str(d, "checkouts.2.git_repository_branch"), "next");
+	assert_string_equal(bg_json_text(at(d, "checkouts.1.id")), "lab_1:tracing:" A);
+	assert_string_equal(bg_json_text(at(d, "checkouts.1.comment")), "base");
+	assert_string_equal(bg_json_text(at(d, "checkouts.2.id")), "lab_1:tracing:" B);
+	assert_string_equal(bg_json_text(at(d, "checkouts.2.git_repository_branch")), "next");
 	/* a commit of no tree has one of its own; a hash that is none is not claimed */
-	assert_string_equal(bg_json_doc_str(d, "checkouts.3.id"), "lab_1:commit:not-a-sha");
-	assert_false(bg_json_doc_has(d, "checkouts.3.git_commit_hash"));
+	assert_string_equal(bg_json_text(at(d, "checkouts.3.id")), "lab_1:commit:not-a-sha");
+	assert_false((at(d, "checkouts.3.git_commit_hash") != NULL));
 
-	assert_string_equal(bg_json_doc_str(d, "builds.0.status"), "PASS");
-	assert_int_equal(bg_json_doc_num(d, "builds.0.duration"), 30);
-	assert_string_equal(bg_json_doc_str(d, "builds.0.start_time"),
+	assert_string_equal(bg_json_text(at(d, "builds.0.status")), "PASS");
+	assert_int_equal(bg_json_num(at(d, "builds.0.duration")), 30);
+	assert_string_equal(bg_json_text(at(d, "builds.0.start_time")),
 			    "2025-12-01T11:54:30.000000+00:00");
-	assert_false(bg_json_doc_has(d, "builds.1.duration"));
-	assert_string_equal(bg_json_doc_str(d, "builds.3.status"), "MISS");
-	assert_string_equal(bg_json_doc_str(d, "builds.4.checkout_id"), "lab_1:series:cover@x.org");
-	assert_int_equal(bg_json_doc_num(d, "builds.4.misc.patch"), 1);
-	assert_string_equal(bg_json_doc_str(d, "builds.5.status"), "FAIL");
+	assert_false((at(d, "builds.1.duration") != NULL));
+	assert_string_equal(bg_json_text(at(d, "builds.3.status")), "MISS");
+	assert_string_equal(bg_json_text(at(d, "builds.4.checkout_id")), "lab_1:series:cover@x.org");
+	assert_int_equal(bg_json_num(at(d, "builds.4.misc.patch")), 1);
+	assert_string_equal(bg_json_text(at(d, "builds.5.status")), "FAIL");
 	/* no lab given: no architecture guessed */
-	assert_false(bg_json_doc_has(d, "builds.0.architecture"));
+	assert_false((at(d, "builds.0.architecture") != NULL));
 
 	/* build 2 carries img-b's boots (build 3 rebuilt the same image): per mode */
-	assert_string_equal(bg_json_doc_str(d, "tests.0.build_id"), "lab_1:build:2");
-	assert_string_equal(bg_json_doc_str(d, "tests.0.id"), "lab_1:build:2:deterministic");
-	assert_string_equal(bg_json_doc_str(d, "tests.0.path"), "boot");
-	assert_string_equal(bg_json_doc_str(d, "tests.0.status"), "PASS");
-	assert_string_equal(bg_json_doc_str(d, "tests.1.path"), "boot.init");
-	assert_string_equal(bg_json_doc_str(d, "tests.1.status"), "DONE");
-	assert_true(fabs(bg_json_doc_num(d, "tests.1.number.value") - 1.1572) < 1e-12);
-	assert_string_equal(bg_json_doc_str(d, "tests.1.number.unit"), "s");
-	assert_string_equal(bg_json_doc_str(d, "tests.1.number.prefix"), "metric");
-	assert_string_equal(bg_json_doc_str(d, "tests.1.environment.comment"), "qemu-x86_64");
+	assert_string_equal(bg_json_text(at(d, "tests.0.build_id")), "lab_1:build:2");
+	assert_string_equal(bg_json_text(at(d, "tests.0.id")), "lab_1:build:2:deterministic");
+	assert_string_equal(bg_json_text(at(d, "tests.0.path")), "boot");
+	assert_string_equal(bg_json_text(at(d, "tests.0.status")), "PASS");
+	assert_string_equal(bg_json_text(at(d, "tests.1.path")), "boot.init");
+	assert_string_equal(bg_json_text(at(d, "tests.1.status")), "DONE");
+	assert_true(fabs(bg_json_num(at(d, "tests.1.number.value")) - 1.1572) < 1e-12);
+	assert_string_equal(bg_json_text(at(d, "tests.1.number.unit")), "s");
+	assert_string_equal(bg_json_text(at(d, "tests.1.number.prefix")), "metric");
+	assert_string_equal(bg_json_text(at(d, "tests.1.environment.comment")), "qemu-x86_64");
 	/* a hang among the timing boots: the boot test fails, the figures are the others' */
-	assert_string_equal(bg_json_doc_str(d, "tests.2.id"), "lab_1:build:2:timing");
-	assert_string_equal(bg_json_doc_str(d, "tests.2.status"), "FAIL");
-	assert_int_equal(bg_json_doc_num(d, "tests.2.misc.boots"), 3);
-	assert_int_equal(bg_json_doc_num(d, "tests.2.misc.complete"), 2);
-	assert_string_equal(bg_json_doc_str(d, "tests.3.path"), "boot.initcall.init_kprobe_trace");
-	assert_string_equal(bg_json_doc_str(d, "tests.3.id"),
+	assert_string_equal(bg_json_text(at(d, "tests.2.id")), "lab_1:build:2:timing");
+	assert_string_equal(bg_json_text(at(d, "tests.2.status")), "FAIL");
+	assert_int_equal(bg_json_num(at(d, "tests.2.misc.boots")), 3);
+	assert_int_equal(bg_json_num(at(d, "tests.2.misc.complete")), 2);
+	assert_string_equal(bg_json_text(at(d, "tests.3.path")), "boot.initcall.init_kprobe_trace");
+	assert_string_equal(bg_json_text(at(d, "tests.3.id")),
 			    "lab_1:build:2:timing:initcall.init_kprobe_trace");
 	/* the median of 49882 and 92066 µs, in seconds */
-	assert_true(fabs(bg_json_doc_num(d, "tests.3.number.value") - 0.070974) < 1e-12);
-	assert_int_equal(bg_json_doc_num(d, "tests.3.misc.boots"), 2);
-	assert_int_equal(bg_json_doc_num(d, "tests.3.misc.min_us"), 49882);
-	assert_string_equal(bg_json_doc_str(d, "tests.4.path"), "boot.probe.0000_00_1f_2");
-	assert_string_equal(bg_json_doc_str(d, "tests.4.misc.metric"), "probe.0000:00:1f.2");
+	assert_true(fabs(bg_json_num(at(d, "tests.3.number.value")) - 0.070974) < 1e-12);
+	assert_int_equal(bg_json_num(at(d, "tests.3.misc.boots")), 2);
+	assert_int_equal(bg_json_num(at(d, "tests.3.misc.min_us")), 49882);
+	assert_string_equal(bg_json_text(at(d, "tests.4.path")), "boot.probe.0000_00_1f_2");
+	assert_string_equal(bg_json_text(at(d, "tests.4.misc.metric")), "probe.0000:00:1f.2");
 	bg_json_doc_free(d);
 	bg_store_close(s);
 }

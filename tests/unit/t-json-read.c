@@ -1,4 +1,4 @@
-/* Unit tests of reading JSON (jansson behind lab/json-read.h) and of the workers' results. */
+/* Unit tests of reading JSON (jansson behind util/json-read.h) and of the workers' results. */
 #include <math.h>
 
 #include "unit.h"
@@ -7,33 +7,39 @@
 #include "util/error.h"
 #include "util/json.h"
 
-static void test_paths(void **state)
+static void test_values(void **state)
 {
 	struct bg_json_doc *d = bg_json_doc_parse("r.json",
 		"{\"a\": {\"b\": [10, {\"c\": \"x\"}, true, null]}, \"n\": 2.5, \"s\": \"t\"}");
+	const struct bg_json_value *root = bg_json_doc_root(d), *b;
 
 	(void)state;
 	assert_non_null(d);
-	assert_true(bg_json_doc_num(d, "a.b.0") == 10);
-	assert_string_equal(bg_json_doc_str(d, "a.b.1.c"), "x");
-	assert_true(bg_json_doc_num(d, "n") == 2.5);
-	assert_int_equal(bg_json_doc_len(d, "a.b"), 4);
-	assert_int_equal(bg_json_doc_bool(d, "a.b.2"), 1);
-	assert_int_equal(bg_json_doc_bool(d, "a.b.3"), -1);
-	assert_true(bg_json_doc_is_object(d, ""));
-	assert_true(bg_json_doc_is_object(d, "a"));
-	assert_false(bg_json_doc_is_object(d, "a.b"));
+	b = bg_json_get(bg_json_get(root, "a"), "b");
+	assert_true(bg_json_num(bg_json_at(b, 0)) == 10);
+	assert_string_equal(bg_json_text(bg_json_get(bg_json_at(b, 1), "c")), "x");
+	assert_true(bg_json_num(bg_json_get(root, "n")) == 2.5);
+	assert_int_equal(bg_json_len(b), 4);
+	assert_int_equal(bg_json_truth(bg_json_at(b, 2)), 1);
+	assert_int_equal(bg_json_truth(bg_json_at(b, 3)), -1);
+	assert_true(bg_json_is_object(root));
+	assert_true(bg_json_is_object(bg_json_get(root, "a")));
+	assert_false(bg_json_is_object(b));
 	/* a null is there, of no type asked for; a missing key is not there */
-	assert_true(bg_json_doc_has(d, "a.b.3"));
-	assert_true(bg_json_doc_has(d, "n"));
-	assert_false(bg_json_doc_has(d, "a.b.4"));
-	assert_false(bg_json_doc_has(d, "m"));
-	/* missing or of another type: NULL, NaN, 0 */
-	assert_null(bg_json_doc_str(d, "n"));
-	assert_null(bg_json_doc_str(d, "a.b.9.c"));
-	assert_null(bg_json_doc_str(d, "a.b.-1"));
-	assert_true(isnan(bg_json_doc_num(d, "s")));
-	assert_int_equal(bg_json_doc_len(d, "s"), 0);
+	assert_non_null(bg_json_at(b, 3));
+	assert_non_null(bg_json_get(root, "n"));
+	assert_null(bg_json_at(b, 4));
+	assert_null(bg_json_get(root, "m"));
+	/* missing or of another type: NULL, NaN, 0; and no walking into what is not there */
+	assert_null(bg_json_text(bg_json_get(root, "n")));
+	assert_null(bg_json_text(bg_json_get(bg_json_at(b, 9), "c")));
+	assert_null(bg_json_get(b, "0"));
+	assert_null(bg_json_at(root, 0));
+	assert_true(isnan(bg_json_num(bg_json_get(root, "s"))));
+	assert_int_equal(bg_json_len(bg_json_get(root, "s")), 0);
+	assert_null(bg_json_get(NULL, "a"));
+	assert_int_equal(bg_json_truth(NULL), -1);
+	assert_null(bg_json_text_dup(bg_json_at(b, 0)));
 	bg_json_doc_free(d);
 }
 
@@ -129,7 +135,7 @@ static void test_boot_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_build_result),
 		cmocka_unit_test(test_boot_run),

@@ -99,13 +99,15 @@ static void test_boot_json(void **state)
 	(void)state;
 	bg_json_init(&j, -1, 0);
 	bg_boot_write_json(&j, p->boots[0], "x.log");
+	/* the initcall's line of the log is its third, the probe's its fourth */
 	assert_string_equal(j.out.buf,
-		"{\"file\":\"x.log\",\"boot\":0,\"kernel\":\"6.1.0\",\"cmdline\":null,\"arch\":null,"
+		"{\"file\":\"x.log\",\"boot\":0,\"kernel\":\"6.1.0\","
+		"\"banner\":\"Linux version 6.1.0 (x)\",\"cmdline\":null,\"arch\":null,"
 		"\"outcome\":\"truncated\",\"panic\":null,\"initcalls\":[{\"name\":\"a_init\","
-		"\"module\":\"m\\\"od\",\"ret\":-19,\"usecs\":50,\"start_us\":100000,\"end_us\":100050}],"
-		"\"probes\":[{\"device\":\"d0\",\"ret\":0,\"usecs\":7,\"start_us\":199993,"
-		"\"end_us\":200000}],\"milestones\":{\"init_us\":null,\"userspace_us\":null,"
-		"\"free_initmem_us\":null},\"problems\":[],\"problems_total\":0,"
+		"\"module\":\"m\\\"od\",\"ret\":-19,\"usecs\":50,\"start_us\":100000,\"end_us\":100050,"
+		"\"line\":3}],\"probes\":[{\"device\":\"d0\",\"ret\":0,\"usecs\":7,\"start_us\":199993,"
+		"\"end_us\":200000,\"line\":4}],\"milestones\":{\"init_us\":null,\"init_line\":null,"
+		"\"userspace_us\":null,\"free_initmem_us\":null},\"problems\":[],\"problems_total\":0,"
 		"\"unparsed_lines\":0,\"log_lines\":[1,4]}");
 	bg_strbuf_release(&j.out);
 	parsed_free(p);

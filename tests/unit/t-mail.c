@@ -249,6 +249,7 @@ static void kprobe_bisection(struct bg_mail_bisection *b)
 static void test_subject_and_message(void **state)
 {
 	struct bg_mail_bisection b = { 0 };
+	struct bg_verdict step = { .delta = 230077, .delta_pct = 7669233.3 };
 	struct bg_mail_addrs to = { NULL, 0, 0 };
 	struct bg_mail_head h = { { "bootgate", "bot@ci.example.org" }, &to, NULL, NULL,
 				  "bootgate-bisection-7-0123456789ab@ci.example.org",
@@ -258,8 +259,7 @@ static void test_subject_and_message(void **state)
 	(void)state;
 	kprobe_bisection(&b);
 	b.subject = "tracing: slow";
-	b.fig.delta_us = 230077;
-	b.fig.delta_pct = 7669233.3;
+	b.step = &step;
 	bg_mail_bisection_subject(&subj, &b);
 	assert_string_equal(subj.buf, "[tracing:for-next] 0123456789ab tracing: slow: "
 			    "initcall.init_kprobe_trace +230077 \xc2\xb5s (+7669233.3%) "
@@ -296,8 +296,9 @@ static void test_long_text(void **state)
 	b.metric = long_text.buf;
 	bg_mail_bisection_subject(&subj, &b);
 	/* 200 bytes of each, whole characters, then "..." */
+	/* no step measured: no figure in it */
 	assert_int_equal(subj.len, strlen("[tracing:for-next] 0123456789ab : ") + 2 * 203 +
-			 strlen(" +0 \xc2\xb5s (+0.0%) boot-time regression"));
+			 strlen(" boot-time regression"));
 	assert_non_null(strstr(subj.buf, "\xc3\xa9...: \xc3\xa9"));
 	/* a C1 control (U+0085) across the cut: cut whole, as the space it is cleaned to */
 	bg_strbuf_reset(&msg);
@@ -428,14 +429,12 @@ static void test_series_improvement(void **state)
 		{ .idx = 2, .subject = "[PATCH v2 2/2] b", .status = "applied", .verdict = "same" },
 	};
 	struct bg_mail_series se = { 0 };
+	struct bg_verdict v = { .base_median = 770344, .cand_median = 37486, .delta = -732858,
+				.delta_pct = -95.1 };
 	struct bg_strbuf body = BG_STRBUF_INIT;
 
 	(void)state;
-	p[1].fig.have = true;
-	p[1].fig.base_us = 770344;
-	p[1].fig.cand_us = 37486;
-	p[1].fig.delta_us = -732858;
-	p[1].fig.delta_pct = -95.1;
+	p[1].v = &v;
 	se.tree = "tracing";
 	se.branch = "for-next";
 	se.base = "f922d84648fce4f25c2c35b03ccecbc97d184871";
@@ -460,6 +459,66 @@ static void test_series_improvement(void **state)
 	bg_strbuf_release(&body);
 }
 
+/*
+ * A deterministic bisection confirmed in timing mode leads with what a boot pays: the
+ * timing figure in the subject and the first line, the deterministic one named as the
+ * exact evidence, with the ratio (the demo's tracing culprit: +723 878 µs under -icount,
+ * +47 785 µs in timing mode). A full revert reads as what it restores of the regression.
+ */
+static void test_headline_from_timing(void **state)
+{
+	struct bg_mail_bisection b;
+	struct bg_verdict step = { .verdict = BG_DIFFERENT, .base_median = 46110,
+				   .cand_median = 769988, .delta = 723878, .delta_pct = 1569.9,
+				   .exact = true };
+	struct bg_verdict timing = { .verdict = BG_DIFFERENT, .base_median = 3120,
+				     .cand_median = 50905, .delta = 47785, .delta_pct = 1531.6,
+				     .p = 1e-6 };
+	struct bg_verdict revert = { .verdict = BG_DIFFERENT, .base_median = 174211,
+				     .cand_median = 183124, .delta = 8913, .delta_pct = 5.1 };
+	struct bg_strbuf subj = BG_STRBUF_INIT, body = BG_STRBUF_INIT;
+
+	(void)state;
+	kprobe_bisection(&b);
+	b.subject = "tracing: slow";
+	b.mode = "deterministic";
+	b.step = &step;
+	b.timing = &timing;
+	b.timing_boots = 10;
+	b.revert = &revert;
+	b.revert_applies = 1;
+	b.regression_us = 8913;
+	bg_mail_bisection_subject(&subj, &b);
+	assert_string_equal(subj.buf, "[tracing:for-next] 0123456789ab tracing: slow: "
+			    "initcall.init_kprobe_trace +47785 \xc2\xb5s (+1531.6%) "
+			    "boot-time regression");
+	bg_mail_bisection_body(&body, &b);
+	assert_body_width(body.buf);
+	/* the paragraphs as sentences: wrapping aside */
+	for (char *c = body.buf; *c; c++)
+		if (*c == '\n' && c[1] != '\n' && c > body.buf && c[-1] != '\n')
+			*c = ' ';
+	assert_non_null(strstr(body.buf, "initcall.init_kprobe_trace went from 3120 to 50905 "
+			       "\xc2\xb5s (+47785 \xc2\xb5s, +1531.6%) in timing mode, what a boot"));
+	assert_non_null(strstr(body.buf, "Deterministic mode, which counts instructions, shows "
+			       "+723878 \xc2\xb5s (+1569.9%), 15.1 times that: the exact"));
+	assert_non_null(strstr(body.buf, "restores 8913 \xc2\xb5s of 8913 (100%): different."));
+	/* in timing mode the step itself is what a boot pays: no second figure */
+	b.mode = "timing";
+	b.timing = NULL;
+	b.step = &timing;
+	bg_strbuf_reset(&body);
+	bg_mail_bisection_body(&body, &b);
+	for (char *c = body.buf; *c; c++)
+		if (*c == '\n' && c[1] != '\n' && c > body.buf && c[-1] != '\n')
+			*c = ' ';
+	assert_non_null(strstr(body.buf, "went from 3120 to 50905 \xc2\xb5s (+47785 \xc2\xb5s, "
+			       "+1531.6%)."));
+	assert_null(strstr(body.buf, "Deterministic mode"));
+	bg_strbuf_release(&subj);
+	bg_strbuf_release(&body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_long_text),
 		cmocka_unit_test(test_lab_jobs),
 		cmocka_unit_test(test_series_improvement),
+		cmocka_unit_test(test_headline_from_timing),
 	};
 
 	return cmocka_run_group_tests_name("mail", tests, NULL, NULL);

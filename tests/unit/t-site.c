@@ -1,6 +1,8 @@
-/* Unit tests of the static site's generation (lab/site.c) on stores made here. */
+/* Unit tests of the static site's generation (publish/site*.c) on stores made here. */
 #include "unit.h"
 #include "publish/site.h"
+#include "store/results.h"
+#include "util/xmalloc.h"
 #include "util/error.h"
 
 static void test_url(void **state)
@@ -118,18 +120,28 @@ static void test_boots(void **state)
 	struct bg_store *s = scratch_store("site-boots", &dir, &db, &out);
 	struct bg_site_opts o = { NULL, NULL, NULL, NULL };
 	struct bg_site_stats st;
+	struct bg_stored_comparison c;
 
 	(void)state;
 	o.outdir = out;
 	/* a comparison whose base booted on LAVA; the candidate's job URL is no http(s) */
-	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (id, tree_id, base, cand, board, "
-		"mode, verdict, result, created) VALUES (1, 1, ?, ?, 'lava-qemu-x86_64', "
-		"'deterministic', 'pass', ?, 1)", "sss", SHA_A, SHA_B,
-		"{\"board\": \"lava-qemu-x86_64\", \"boots\": ["
-		"{\"side\": \"commit\", \"outcome\": \"complete\", \"wall_seconds\": 14.25, "
-		"\"job_url\": \"javascript:alert(1)\", \"parsed\": null},"
-		"{\"side\": \"against\", \"outcome\": \"complete\", \"wall_seconds\": 12.5, "
-		"\"job_url\": \"" JOB17 "\", \"parsed\": null}], \"comparison\": null}"), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (id, image_sha256, board, mode, "
+		"outcome, wall_s, job_url, created) VALUES (3, 'i3', 'lava-qemu-x86_64', "
+		"'deterministic', 'complete', 14.25, 'javascript:alert(1)', 1), (4, 'i4', "
+		"'lava-qemu-x86_64', 'deterministic', 'complete', 12.5, ?, 1)", "s", JOB17), 0);
+	bg_stored_comparison_init(&c);
+	c.tree_id = 1;
+	c.base = xstrdup(SHA_A);
+	c.cand = xstrdup(SHA_B);
+	c.board = xstrdup("lava-qemu-x86_64");
+	c.mode = xstrdup("deterministic");
+	c.verdict = xstrdup("pass");
+	c.created = 1;
+	bg_stored_comparison_add_boot(&c, BG_CAND, 3);
+	bg_stored_comparison_add_boot(&c, BG_BASE, 4);
+	assert_int_equal(bg_store_comparison_add(s, &c), 0);
+	assert_int_equal(c.id, 1);
+	bg_stored_comparison_release(&c);
 	/* a bisection told of a LAVA boot and a QEMU boot */
 	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (id, image_sha256, board, mode, "
 		"outcome, wall_s, job_url, created) VALUES (1, 'i1', 'lava-qemu-x86_64', "

@@ -392,12 +392,11 @@ static void test_many_metrics(void **state)
 }
 
 /* The names a boot's metrics get: repeated initcall names are numbered in boot order. */
-static void collect_name(const char *metric, int64_t usecs, const char *line, void *data)
+static void collect_name(const struct bg_metric *m, void *data)
 {
 	char *buf = data;
 
-	(void)line;
-	snprintf(buf + strlen(buf), 1024 - strlen(buf), "%s=%" PRId64 " ", metric, usecs);
+	snprintf(buf + strlen(buf), 1024 - strlen(buf), "%s=%" PRId64 " ", m->name, m->usecs);
 }
 
 static void test_metric_names(void **state)
@@ -478,29 +477,43 @@ static void test_deterministic(void **state)
 	bg_compare_config_release(&cfg);
 }
 
-/* the metric's verdict, the bad tip (a) against the tip with a culprit reverted (b) */
-static bool revert_restores(const double *a, const double *b, size_t n, bool deterministic)
+/*
+ * A revert as the bisection judges it: the tip with the culprit reverted (b) is the base,
+ * the bad tip (a) the candidate, the threshold the share of regression_us it must take
+ * back (NAN: the defaults). *out: what it restores.
+ */
+static void judge_revert(const double *a, const double *b, size_t n, bool deterministic,
+			 double regression_us, struct bg_restore *out)
 {
-	struct bg_compare_config cfg;
+	struct bg_compare_config defaults, cfg;
 	struct bg_sample_set sa, sb;
 	struct bg_comparison c;
-	bool restores;
 
-	bg_compare_config_init(&cfg);
-	cfg.deterministic = deterministic;
+	bg_compare_config_init(&defaults);
+	defaults.deterministic = deterministic;
+	bg_compare_config_for_revert(&cfg, &defaults, "initcall.init_kprobe_trace", regression_us);
 	bg_sample_set_init(&sa);
 	bg_sample_set_init(&sb);
 	for (size_t i = 0; i < n; i++) {
 		bg_sample_set_add(&sa, "initcall.init_kprobe_trace", a[i]);
 		bg_sample_set_add(&sb, "initcall.init_kprobe_trace", b[i]);
 	}
-	assert_int_equal(bg_compare(&sa, &sb, &cfg, &c), 0);
-	restores = bg_verdict_restores(find(&c, "initcall.init_kprobe_trace"));
+	assert_int_equal(bg_compare(&sb, &sa, &cfg, &c), 0);
+	bg_revert_judge(bg_comparison_find(&c, "initcall.init_kprobe_trace"), regression_us, true,
+			out);
 	bg_comparison_release(&c);
 	bg_sample_set_release(&sa);
 	bg_sample_set_release(&sb);
 	bg_compare_config_release(&cfg);
-	return restores;
+	bg_compare_config_release(&defaults);
+}
+
+static bool revert_restores(const double *a, const double *b, size_t n, bool deterministic)
+{
+	struct bg_restore r;
+
+	judge_revert(a, b, n, deterministic, NAN, &r);
+	return r.restores;
 }
 
 /* A culprit is confirmed only by a revert that takes the time back. */
@@ -521,13 +534,95 @@ static void test_revert_restores(void **state)
 	};
 	/* the planted culprit reverted on the uniprocessor board, -icount */
 	static const double exact_tip[] = { 770344, 770344 }, exact_reverted[] = { 46466, 46466 };
+	struct bg_restore r;
 
 	(void)state;
 	assert_false(revert_restores(tip, reverted, ARRAY_SIZE(tip), false));
+	judge_revert(tip, reverted, ARRAY_SIZE(tip), false, 40000, &r);
+	assert_false(r.restores);
+	assert_true(r.contradicts);
 	assert_true(revert_restores(exact_tip, exact_reverted, 2, true));
 	/* a revert that made it slower still, or changed nothing, takes nothing back */
 	assert_false(revert_restores(exact_reverted, exact_tip, 2, true));
 	assert_false(revert_restores(exact_tip, exact_tip, 2, true));
+	judge_revert(exact_tip, exact_tip, 2, true, 723878, &r);
+	assert_false(r.restores);
+	assert_true(r.contradicts);
+	assert_true(r.restored_us == 0);
+}
+
+/*
+ * A full revert of a regression just over the threshold of the good side: 9 ms planted in
+ * pty_init, 174 211 -> 183 124 µs exact (+5.1 % of the good side). Reverted on the bad tip
+ * it takes the whole 8 913 µs back, which is 4.87 % of the bad tip: judged against the
+ * tip's 5 % that read "same" and left a right culprit unconfirmed. Judged by what it
+ * restores of the regression, it is different and restores 8 913 of 8 913.
+ */
+static void test_full_revert_near_threshold(void **state)
+{
+	static const double tip[] = { 183124, 183124 }, reverted[] = { 174211, 174211 };
+	struct bg_restore r;
+
+	(void)state;
+	judge_revert(tip, reverted, 2, true, 8913, &r);
+	assert_true(r.restores);
+	assert_false(r.contradicts);
+	assert_true(r.restored_us == 8913);
+	assert_true(r.regression_us == 8913);
+	assert_true(r.share == 1);
+	/* half of it back is enough; less is not */
+	{
+		static const double half[] = { 178667, 178667 }, little[] = { 182000, 182000 };
+
+		judge_revert(tip, half, 2, true, 8913, &r);
+		assert_true(r.restores);
+		judge_revert(tip, little, 2, true, 8913, &r);
+		assert_false(r.restores);
+		assert_true(r.contradicts);
+	}
+	/* the percentage printed is of the good side, the revert: +5.1 %, as the regression's */
+	{
+		struct bg_compare_config cfg;
+		struct bg_sample_set sa, sb;
+		struct bg_comparison c;
+
+		bg_compare_config_init(&cfg);
+		cfg.deterministic = true;
+		bg_sample_set_init(&sa);
+		bg_sample_set_init(&sb);
+		for (int i = 0; i < 2; i++) {
+			bg_sample_set_add(&sa, "initcall.pty_init", reverted[i]);
+			bg_sample_set_add(&sb, "initcall.pty_init", tip[i]);
+		}
+		assert_int_equal(bg_compare(&sa, &sb, &cfg, &c), 0);
+		assert_true(fabs(find(&c, "initcall.pty_init")->delta_pct - 5.116) < 0.001);
+		assert_true(fabs(bg_change_pct(8913, 174211) - 5.116) < 0.001);
+		bg_comparison_release(&c);
+		bg_sample_set_release(&sa);
+		bg_sample_set_release(&sb);
+		bg_compare_config_release(&cfg);
+	}
+}
+
+/* The headline: timing mode's figure when a deterministic bisection has one, and the ratio. */
+static void test_headline(void **state)
+{
+	struct bg_verdict step = { .delta = 723878 }, timing = { .delta = 47785 };
+	struct bg_headline h;
+
+	(void)state;
+	bg_headline_pick(&step, true, &timing, &h);
+	assert_ptr_equal(h.paid, &timing);
+	assert_ptr_equal(h.exact, &step);
+	assert_true(fabs(h.ratio - 15.149) < 0.001);
+	bg_headline_pick(&step, true, NULL, &h);
+	assert_ptr_equal(h.paid, &step);
+	assert_null(h.exact);
+	assert_true(isnan(h.ratio));
+	/* a timing bisection's step is already what a boot pays */
+	bg_headline_pick(&timing, false, &step, &h);
+	assert_ptr_equal(h.paid, &timing);
+	assert_null(h.exact);
 }
 
 int main(void)
@@ -545,6 +640,8 @@ int main(void)
 		cmocka_unit_test(test_boot_repeats),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_revert_restores),
+		cmocka_unit_test(test_full_revert_near_threshold),
+		cmocka_unit_test(test_headline),
 	};
 
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);

@@ -1,0 +1,271 @@
+/* The site's tree/NAME.html: trends of boot.init and the slowest initcalls (site-page.h). */
+#include <math.h>
+
+#include "decide/stats.h"
+#include "publish/site-page.h"
+#include "report/svg.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+/* Initcalls charted per tree, beside boot.init. */
+#define TOP_INITCALLS 5
+
+struct ids {
+	int64_t *v;
+	size_t n, alloc;
+};
+
+static int take_id(const struct bg_store_row *r, void *data)
+{
+	struct ids *ids = data;
+
+	ALLOC_GROW(ids->v, ids->n + 1, ids->alloc);
+	ids->v[ids->n++] = bg_row_int(r, 0);
+	return 0;
+}
+
+struct trend_commit {
+	char *sha, *board, *mode, *subject;
+	int64_t comparison;       /* where it was the candidate; 0 for the first base */
+};
+
+struct trend_metric {
+	char *name;
+	double *median;           /* per commit; NAN where it has no boot */
+	double *vals;             /* the commit being read */
+	size_t nvals, alloc;
+	double peak;
+};
+
+struct trend {
+	struct trend_commit *c;
+	size_t nc, calloc_;
+	struct trend_metric *m;
+	size_t nm, malloc_;
+	struct bg_strmap index;
+};
+
+static int take_commit(const struct bg_store_row *r, void *data)
+{
+	struct trend *t = data;
+	struct trend_commit *c;
+
+	if (t->nc == t->calloc_) {
+		t->calloc_ = t->calloc_ ? 2 * t->calloc_ : 64;
+		t->c = xrealloc(t->c, t->calloc_ * sizeof(*t->c));
+	}
+	c = &t->c[t->nc++];
+	c->sha = xstrdup(bg_row_text(r, 0));
+	c->board = xstrdup(bg_row_text(r, 1));
+	c->mode = xstrdup(bg_row_text(r, 2));
+	c->comparison = bg_row_null(r, 3) ? 0 : bg_row_int(r, 3);
+	c->subject = bg_row_null(r, 4) ? NULL : xstrdup(bg_row_text(r, 4));
+	return 0;
+}
+
+static int take_sample(const struct bg_store_row *r, void *data)
+{
+	struct trend *t = data;
+	const char *name = bg_row_text(r, 0);
+	ssize_t i = bg_strmap_get(&t->index, name);
+	struct trend_metric *m;
+
+	if (i < 0) {
+		if (t->nm == t->malloc_) {
+			t->malloc_ = t->malloc_ ? 2 * t->malloc_ : 64;
+			/* the keys are the metrics' own strings, which do not move with them */
+			t->m = xrealloc(t->m, t->malloc_ * sizeof(*t->m));
+		}
+		m = &t->m[t->nm];
+		memset(m, 0, sizeof(*m));
+		m->name = xstrdup(name);
+		m->median = xmalloc(t->nc * sizeof(*m->median));
+		for (size_t k = 0; k < t->nc; k++)
+			m->median[k] = NAN;
+		i = (ssize_t)bg_strmap_put(&t->index, m->name, t->nm++);
+	}
+	m = &t->m[i];
+	if (m->nvals == m->alloc) {
+		m->alloc = m->alloc ? 2 * m->alloc : 16;
+		m->vals = xrealloc(m->vals, m->alloc * sizeof(*m->vals));
+	}
+	m->vals[m->nvals++] = bg_row_double(r, 1);
+	return 0;
+}
+
+static void trend_release(struct trend *t)
+{
+	for (size_t i = 0; i < t->nc; i++) {
+		free(t->c[i].sha);
+		free(t->c[i].board);
+		free(t->c[i].mode);
+		free(t->c[i].subject);
+	}
+	for (size_t i = 0; i < t->nm; i++) {
+		free(t->m[i].name);
+		free(t->m[i].median);
+		free(t->m[i].vals);
+	}
+	free(t->c);
+	free(t->m);
+	bg_strmap_release(&t->index);
+}
+
+/* The medians of boot.init and every initcall, per commit, from the boots of its image. */
+static int trend_read(struct site *w, int64_t tree, struct trend *t)
+{
+	if (bg_store_query(w->s, take_commit, t, "SELECT x.sha, x.board, x.mode, max(x.cid), "
+			   "cm.subject FROM (SELECT base sha, board, mode, created - 1e-6 t, NULL cid "
+			   "FROM comparisons WHERE tree_id = ? AND role IN ('gate', 'series') UNION "
+			   "ALL SELECT cand, board, mode, created, id FROM comparisons WHERE "
+			   "tree_id = ? AND role IN ('gate', 'series')) x LEFT JOIN commits cm "
+			   "ON cm.sha = x.sha GROUP BY x.sha ORDER BY min(x.t), x.sha", "ii", tree,
+			   tree) < 0)
+		return -1;
+	for (size_t i = 0; i < t->nc; i++) {
+		const struct trend_commit *c = &t->c[i];
+
+		if (bg_store_query(w->s, take_sample, t, "SELECT s.metric, s.value FROM boots o "
+				   "JOIN samples s ON s.boot_id = o.id WHERE o.image_sha256 IN "
+				   "(SELECT image_sha256 FROM builds WHERE commit_sha = ? AND board = ? "
+				   "AND status = 'built') AND o.board = ? AND o.mode = ? AND "
+				   "o.outcome = 'complete' AND (s.metric = 'boot.init' OR "
+				   "s.metric GLOB 'initcall.*')", "ssss", c->sha, c->board, c->board,
+				   c->mode) < 0)
+			return -1;
+		for (size_t k = 0; k < t->nm; k++) {
+			struct trend_metric *m = &t->m[k];
+
+			if (!m->nvals)
+				continue;
+			m->median[i] = bg_stats_median(m->vals, m->nvals);
+			if (m->median[i] > m->peak)
+				m->peak = m->median[i];
+			m->nvals = 0;
+		}
+	}
+	return 0;
+}
+
+static int by_peak(const void *a, const void *b, void *data)
+{
+	const struct trend *t = data;
+	const struct trend_metric *x = &t->m[*(const size_t *)a], *y = &t->m[*(const size_t *)b];
+
+	if (x->peak != y->peak)
+		return x->peak > y->peak ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void trend_chart(struct bg_strbuf *p, const struct trend *t, const struct trend_metric *m)
+{
+	struct bg_svg_point *pts = xcalloc(t->nc ? t->nc : 1, sizeof(*pts));
+
+	for (size_t i = 0; i < t->nc; i++) {
+		pts[i].label = t->c[i].sha;
+		pts[i].v = m->median[i];
+	}
+	bg_strbuf_addstr(p, "<figure>");
+	bg_svg_trend(p, m->name, pts, t->nc);
+	bg_strbuf_addstr(p, "</figure>\n");
+	free(pts);
+}
+
+static int tree_page(struct site *w, int64_t id, const char *name)
+{
+	struct bg_strbuf *p = &w->page, rel = BG_STRBUF_INIT, title = BG_STRBUF_INIT;
+	struct trend t;
+	const struct trend_metric *init = NULL;
+	size_t *order = NULL, nic = 0;
+	int ret = -1;
+
+	memset(&t, 0, sizeof(t));
+	if (trend_read(w, id, &t) < 0)
+		goto out;
+	bg_strbuf_addf(&rel, "tree/%s.html", name);
+	bg_strbuf_addf(&title, "Tree %s", name);
+	site_page_begin(w, rel.buf, title.buf);
+	order = xmalloc((t.nm ? t.nm : 1) * sizeof(*order));
+	for (size_t k = 0; k < t.nm; k++) {
+		if (!strcmp(t.m[k].name, "boot.init"))
+			init = &t.m[k];
+		else
+			order[nic++] = k;
+	}
+	qsort_r(order, nic, sizeof(*order), by_peak, &t);
+	if (!t.nc) {
+		bg_strbuf_addstr(p, "<p>No commit of this tree has been gated yet.</p>\n");
+	} else {
+		bg_strbuf_addf(p, "<p>%zu commits, in the order they were gated; each point is the "
+			       "median of the commit's boots. The initcalls shown are the %zu "
+			       "slowest.</p>\n<h2>boot.init</h2>\n", t.nc,
+			       nic < TOP_INITCALLS ? nic : (size_t)TOP_INITCALLS);
+		if (init)
+			trend_chart(p, &t, init);
+		else
+			bg_strbuf_addstr(p, "<p>No boot reached init.</p>\n");
+		bg_strbuf_addstr(p, "<h2>Slowest initcalls</h2>\n");
+		for (size_t k = 0; k < nic && k < TOP_INITCALLS; k++)
+			trend_chart(p, &t, &t.m[order[k]]);
+	}
+	bg_strbuf_addstr(p, "<h2>Commits</h2>\n<table class=\"trend-commits\">\n<thead><tr>"
+			 "<th>#</th><th>commit</th><th>subject</th><th>boot.init us</th>"
+			 "<th>comparison</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < t.nc; i++) {
+		bg_strbuf_addf(p, "<tr><td class=\"num\">%zu</td><td>", i + 1);
+		site_sha(p, t.c[i].sha);
+		bg_strbuf_addstr(p, "</td>");
+		site_td(p, "subject", t.c[i].subject);
+		bg_strbuf_addstr(p, "<td class=\"num\">");
+		site_us(p, init ? init->median[i] : NAN, false);
+		bg_strbuf_addstr(p, "</td><td>");
+		if (t.c[i].comparison)
+			site_link_id(p, "../", "comparison", t.c[i].comparison);
+		else
+			bg_strbuf_addstr(p, "base");
+		bg_strbuf_addstr(p, "</td></tr>\n");
+	}
+	bg_strbuf_addstr(p, "</tbody></table>\n");
+	site_page_end(w, NULL);
+	ret = site_put_page(w, rel.buf);
+out:
+	free(order);
+	trend_release(&t);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&title);
+	return ret;
+}
+
+struct tree_list {
+	struct ids ids;
+	char **names;
+};
+
+static int take_tree(const struct bg_store_row *r, void *data)
+{
+	struct tree_list *l = data;
+
+	take_id(r, &l->ids);
+	l->names = xrealloc(l->names, l->ids.alloc * sizeof(*l->names));
+	l->names[l->ids.n - 1] = xstrdup(bg_row_text(r, 1));
+	return 0;
+}
+
+int site_tree_pages(struct site *w)
+{
+	struct tree_list l = { { NULL, 0, 0 }, NULL };
+	int ret = 0;
+
+	if (bg_store_query(w->s, take_tree, &l, "SELECT id, name FROM trees ORDER BY id", "") < 0)
+		return -1;
+	for (size_t i = 0; i < l.ids.n; i++) {
+		/* a name that cannot be a file name has no page (the index shows it unlinked) */
+		if (!ret && bg_path_name_ok(l.names[i]))
+			ret = tree_page(w, l.ids.v[i], l.names[i]);
+		free(l.names[i]);
+	}
+	free(l.names);
+	free(l.ids.v);
+	return ret;
+}
+
