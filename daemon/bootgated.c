@@ -254,7 +254,7 @@ static int trigger_inbox(struct daemon *d, const char *name)
 static void start_inbox(struct daemon *d, struct inbox *b)
 {
 	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, STDERR_FILENO };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = STDERR_FILENO };
 
 	bg_strvec_pushv(&argv, (char *const[]){ d->self, "inbox", "--config", (char *)d->conf_path,
 						"--db", d->db, NULL });
@@ -676,7 +676,7 @@ static void start_fetch(struct daemon *d, struct tree *t)
 {
 	const struct bg_service_tree *c = tree_conf(d, t);
 	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, BG_PROC_PIPE, STDERR_FILENO };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = BG_PROC_PIPE, .err_fd = STDERR_FILENO };
 
 	if (!c)
 		return;
@@ -925,7 +925,7 @@ static int start_job(struct daemon *d, const struct job_row *jr)
 	struct tree *t = tree_by_id(d, jr->tree);
 	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
 	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct job *j = NULL;
 	char *logpath;
 	int fd, ret = 0;
@@ -1027,7 +1027,7 @@ static void start_logged(struct daemon *d, struct bg_proc *p, bool *running, con
 			 char **argv)
 {
 	struct bg_strbuf log = BG_STRBUF_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, BG_PROC_SAME };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = BG_PROC_SAME };
 
 	bg_strbuf_addf(&log, "%s/%s.log", d->conf.state, what);
 	o.argv = argv;
