@@ -12,14 +12,7 @@
 #include "util/log.h"
 #include "util/path.h"
 #include "util/strvec.h"
-#include "util/text.h"
 #include "util/xmalloc.h"
-
-static void progress(const char *line, void *data)
-{
-	(void)data;
-	bg_text_printf(stderr, "bisect: %s\n", line);
-}
 
 int cmd_bisect(int argc, char **argv)
 {
@@ -56,7 +49,8 @@ int cmd_bisect(int argc, char **argv)
 	int opt, ret = 1;
 
 	bg_compare_config_init(&cmp);
-	o.progress = progress;
+	o.progress = bg_progress_stderr;
+	o.progress_data = "bisect";
 	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:O:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;

@@ -11,14 +11,7 @@
 #include "util/log.h"
 #include "util/path.h"
 #include "util/strvec.h"
-#include "util/text.h"
 #include "util/xmalloc.h"
-
-static void progress(const char *line, void *data)
-{
-	(void)data;
-	bg_text_printf(stderr, "gate: %s\n", line);
-}
 
 int cmd_gate(int argc, char **argv)
 {
@@ -52,7 +45,8 @@ int cmd_gate(int argc, char **argv)
 	int opt, ret = 1;
 
 	bg_compare_config_init(&cmp);
-	o.progress = progress;
+	o.progress = bg_progress_stderr;
+	o.progress_data = "gate";
 	while ((opt = getopt_long(argc, argv, "t:N:r:a:b:m:n:T:w:d:l:K:F:C:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;

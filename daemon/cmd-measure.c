@@ -13,12 +13,6 @@
 #include "util/strvec.h"
 #include "util/text.h"
 
-static void progress(const char *line, void *data)
-{
-	(void)data;
-	bg_text_printf(stderr, "measure: %s\n", line);
-}
-
 int cmd_measure(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -49,7 +43,8 @@ int cmd_measure(int argc, char **argv)
 	int opt, ret = 1;
 
 	o.boots = 3;
-	o.progress = progress;
+	o.progress = bg_progress_stderr;
+	o.progress_data = "measure";
 	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:C:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;

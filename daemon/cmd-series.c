@@ -24,12 +24,6 @@
 /* An mbox larger than this is not one series. */
 #define MBOX_MAX (64u << 20)
 
-static void progress(const char *line, void *data)
-{
-	(void)data;
-	bg_text_printf(stderr, "series: %s\n", line);
-}
-
 static char *read_input(const char *path, size_t *len)
 {
 	struct bg_strbuf sb;
@@ -236,7 +230,8 @@ int cmd_series(int argc, char **argv)
 	int opt, ret = 1;
 
 	bg_compare_config_init(&cmp);
-	o.progress = progress;
+	o.progress = bg_progress_stderr;
+	o.progress_data = "series";
 	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:jC:R:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': o.tree = optarg; break;

@@ -71,8 +71,6 @@ struct run {
 	struct bg_reuse reuse;    /* its builds and boots */
 };
 
-#define progress(r, ...) bg_progress((r)->o->progress, (r)->o->progress_data, __VA_ARGS__)
-
 /* ---- the bisection's row ---- */
 
 static int add_chain(const struct bg_store_row *row, void *data)
@@ -283,8 +281,9 @@ static int choose_metric(struct run *r, unsigned n0)
 	}
 	if (best) {
 		r->metric = xstrdup(best->metric);
-		progress(r, "bisecting %s: %.0f -> %.0f us (%+.1f%%) between the endpoints",
-			 best->metric, best->base_median, best->cand_median, best->delta_pct);
+		bg_progress_to(r->o, "bisecting %s: %.0f -> %.0f us (%+.1f%%) between the "
+			       "endpoints", best->metric, best->base_median, best->cand_median,
+			       best->delta_pct);
 	}
 	bg_comparison_release(&cmp);
 	ret = 0;
@@ -361,8 +360,8 @@ static int endpoints(struct run *r)
 		if (choose_metric(r, n0) < 0)
 			return -1;
 		if (!r->metric) {
-			progress(r, "no metric is slower at %.12s than at %.12s: nothing to bisect",
-				 r->c[r->n - 1].sha, r->c[0].sha);
+			bg_progress_to(r->o, "no metric is slower at %.12s than at %.12s: nothing "
+				       "to bisect", r->c[r->n - 1].sha, r->c[0].sha);
 			return 1;
 		}
 		if (bg_store_exec(r->s, "UPDATE bisections SET metric = ? WHERE id = ?", "si",
@@ -428,7 +427,7 @@ static int do_build(struct run *r, int idx)
 		return -1;
 	tell(r, idx, &live);
 	if (p->unbuildable)
-		progress(r, "%.12s does not build: skipped", p->sha);
+		bg_progress_to(r->o, "%.12s does not build: skipped", p->sha);
 	return 0;
 }
 
@@ -492,10 +491,11 @@ static void lead_progress(struct run *r, struct bg_strvec *round, bool done)
 	}
 	for (size_t i = 0; i < round->n; i++) {
 		if (first > 0 && first < r->n && last >= first && last < r->n)
-			progress(r, "%s; leading %.12s%s%.12s p=%.3f", round->v[i], r->c[first].sha,
-				 last > first ? ".." : "", last > first ? r->c[last].sha : "", p);
+			bg_progress_to(r->o, "%s; leading %.12s%s%.12s p=%.3f", round->v[i],
+				       r->c[first].sha, last > first ? ".." : "",
+				       last > first ? r->c[last].sha : "", p);
 		else
-			progress(r, "%s", round->v[i]);
+			bg_progress_to(r->o, "%s", round->v[i]);
 	}
 	bg_strvec_release(round);
 }
@@ -659,9 +659,10 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *
 	bg_json_key(j, "confirmation");
 	bg_json_object_begin(j);
 	if (r->o->deterministic && c.nparents) {
-		progress(r, "confirming %.12s against its parent in timing mode", culprit);
+		bg_progress_to(r->o, "confirming %.12s against its parent in timing mode", culprit);
 		if (measure_pair(r, culprit, c.parents[0], false, j, NULL) < 0)
-			progress(r, "warning: the timing confirmation failed: %s", bg_error_last());
+			bg_progress_to(r->o, "warning: the timing confirmation failed: %s",
+				       bg_error_last());
 	}
 	bg_json_key(j, "revert");
 	bg_json_object_begin(j);
@@ -671,12 +672,13 @@ static int confirm(struct run *r, const char *culprit, struct bg_json *j, bool *
 	if (applies == 0) {
 		double good, bad;
 
-		progress(r, "measuring the bad tip with %.12s reverted", culprit);
+		bg_progress_to(r->o, "measuring the bad tip with %.12s reverted", culprit);
 		bg_json_key(j, "commit");
 		bg_json_str(j, revert);
 		if (measure_pair(r, revert, r->c[r->n - 1].sha, r->o->deterministic, j,
 				 contradicted) < 0) {
-			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
+			bg_progress_to(r->o, "warning: measuring the revert failed: %s",
+				       bg_error_last());
 		} else if (median_value(r, 0, &good) == 0 && median_value(r, r->n - 1, &bad) == 0) {
 			bg_json_key(j, "regression_us");
 			bg_json_double(j, bad - good);
@@ -755,8 +757,8 @@ static int inside_merge(struct run *r, const char *merge, struct inner *in)
 	}
 	if (bg_git_merge_base(r->tree.real, c.parents[0], c.parents[1], base) < 0)
 		goto out;
-	progress(r, "%.12s is a merge: bisecting the branch it brought, %.12s..%.12s", merge,
-		 base, c.parents[1]);
+	bg_progress_to(r->o, "%.12s is a merge: bisecting the branch it brought, %.12s..%.12s",
+		       merge, base, c.parents[1]);
 	so.good = base;
 	so.bad = c.parents[1];
 	so.metric = r->metric;
@@ -849,7 +851,7 @@ static int conclude(struct run *r)
 		/* the branch's own revert check speaks for the merge's */
 		contradicted = inner.outcome && !strcmp(inner.outcome, BG_BISECT_UNCONFIRMED);
 	} else if (culprit && !r->o->no_confirm && confirm(r, culprit, &j, &contradicted) < 0) {
-		progress(r, "warning: %s", bg_error_last());
+		bg_progress_to(r->o, "warning: %s", bg_error_last());
 	}
 	/* a culprit its own revert contradicts is never reported as found (nor mailed) */
 	outcome = contradicted ? BG_BISECT_UNCONFIRMED : bg_bisect_outcome_name(res->outcome);
@@ -861,12 +863,12 @@ static int conclude(struct run *r)
 	ret = finish(r, outcome, culprit, res->probability, j.out.buf);
 	bg_strbuf_release(&j.out);
 	if (contradicted)
-		progress(r, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip takes "
-			 "nothing back", culprit, res->probability);
+		bg_progress_to(r->o, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip "
+			       "takes nothing back", culprit, res->probability);
 	else if (culprit)
-		progress(r, "culprit: %.12s (p=%.3f)", culprit, res->probability);
+		bg_progress_to(r->o, "culprit: %.12s (p=%.3f)", culprit, res->probability);
 	else
-		progress(r, "no single culprit: %s", outcome);
+		bg_progress_to(r->o, "no single culprit: %s", outcome);
 	free(inner.culprit);
 	free(inner.outcome);
 	return ret;
@@ -912,7 +914,7 @@ static int lock(struct run *r, const char *good, const char *bad)
 		goto out;
 	}
 	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		progress(r, "another process runs this bisection: waiting for it");
+		bg_progress_to(r->o, "another process runs this bisection: waiting for it");
 		if (flock(r->lock_fd, LOCK_EX) < 0) {
 			bg_error_errno("cannot lock '%s'", path);
 			goto out;
@@ -978,13 +980,13 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 	if (bg_store_text(s, &state, "SELECT state FROM bisections WHERE id = ?", "i", r.id) < 0)
 		goto out;
 	if (state && !strcmp(state, "done")) {
-		progress(&r, "bisection %" PRId64 " is done", r.id);
+		bg_progress_to(r.o, "bisection %" PRId64 " is done", r.id);
 		ret = 0;
 		goto out;
 	}
-	progress(&r, "bisection %" PRId64 ": %d commits from %.12s to %.12s (%s, %s)%s", r.id,
-		 r.n, r.c[0].sha, r.c[r.n - 1].sha, r.board, r.mode,
-		 r.seq ? ", continuing" : "");
+	bg_progress_to(r.o, "bisection %" PRId64 ": %d commits from %.12s to %.12s (%s, %s)%s",
+		       r.id, r.n, r.c[0].sha, r.c[r.n - 1].sha, r.board, r.mode,
+		       r.seq ? ", continuing" : "");
 	if ((e = endpoints(&r)) < 0)
 		goto out;
 	if (e > 0) {
@@ -993,7 +995,8 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 		goto out;
 	}
 	if (r.exact)
-		progress(&r, "%s repeats exactly at both endpoints: one boot per probe", r.metric);
+		bg_progress_to(r.o, "%s repeats exactly at both endpoints: one boot per probe",
+			       r.metric);
 	if (drive(&r) < 0)
 		goto out;
 	ret = conclude(&r);

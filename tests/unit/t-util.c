@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -200,6 +201,61 @@ static void test_text(void **state)
 	assert_true(bg_text_has_control("tab\there"));
 	assert_true(bg_text_has_control("del\177"));
 	assert_false(bg_text_has_control(""));
+}
+
+/* What a job's options carry: the callback and its argument, as bg_progress_to wants. */
+struct progress_opts {
+	bg_progress_fn progress;
+	void *progress_data;
+};
+
+static void keep_line(const char *line, void *data)
+{
+	struct bg_strbuf *sb = data;
+
+	bg_strbuf_addf(sb, "[%s]", line);
+}
+
+/* What fn(line, data) writes to stderr, read back from a file standing in for it. */
+static char *stderr_of(bg_progress_fn fn, const char *line, void *data)
+{
+	char tmpl[] = "/tmp/bootgate-t-util-err.XXXXXX";
+	int fd = mkstemp(tmpl), saved = dup(STDERR_FILENO);
+	char *text;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	fn(line, data);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	close(fd);
+	text = bg_read_file(tmpl, 4096, NULL);
+	assert_non_null(text);
+	unlink(tmpl);
+	return text;
+}
+
+static void test_progress(void **state)
+{
+	struct bg_strbuf got = BG_STRBUF_INIT;
+	struct progress_opts o = { keep_line, &got }, none = { NULL, &got };
+	char *err;
+
+	(void)state;
+	/* through the options' own callback and argument, formatted */
+	bg_progress_to(&o, "building %.12s", "0123456789abcdef");
+	bg_progress_to(&o, "boot %d of %d", 2, 3);
+	assert_string_equal(got.buf, "[building 0123456789ab][boot 2 of 3]");
+	/* no callback: nothing, and nothing formatted */
+	bg_progress_to(&none, "%s", "lost");
+	assert_string_equal(got.buf, "[building 0123456789ab][boot 2 of 3]");
+	bg_strbuf_release(&got);
+	/* the CLI's: the command's name first, and what the line quotes escaped */
+	err = stderr_of(bg_progress_stderr, "culprit: \033[2Jabc", "bisect");
+	assert_string_equal(err, "bisect: culprit: \\x1b[2Jabc\n");
+	free(err);
 }
 
 static char *scratch_dir(void)
@@ -402,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_strvec),
 		cmocka_unit_test(test_strmap),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_fs),
 		cmocka_unit_test(test_retime),
 	};
