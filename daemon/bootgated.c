@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <netdb.h>
-#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -641,25 +640,23 @@ static int open_socket(struct daemon *d)
 /* One daemon per state directory: a second one would run the first one's jobs again. */
 static int lock_state(struct daemon *d)
 {
-	char *path = bg_path_join(d->conf.state, "bootgated.lock");
+	char *path = bg_path_join(d->conf.state, "bootgated.lock"), *other;
 	char pid[32];
-	int n;
+	int n, ret;
 
-	if (bg_mkdirs(d->conf.state) < 0) {
+	if (bg_mkdirs(d->conf.state) < 0 ||
+	    (ret = bg_lock_file(path, false, NULL, NULL, &d->lock_fd)) == -1) {
 		free(path);
 		return -1;
 	}
-	d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (d->lock_fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
-		free(path);
-		return -1;
-	}
-	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		n = (int)read(d->lock_fd, pid, sizeof(pid) - 1);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		bg_error("another bootgated (pid %s) runs on %s", pid[0] ? pid : "?", d->conf.state);
+	if (ret == BG_LOCK_BUSY) {
+		/* the holder wrote its pid there; an empty or unreadable file is a "?" */
+		other = bg_read_file(path, sizeof(pid), NULL);
+		if (other)
+			other[strcspn(other, "\n")] = '\0';
+		bg_error("another bootgated (pid %s) runs on %s", other && *other ? other : "?",
+			 d->conf.state);
+		free(other);
 		free(path);
 		return -1;
 	}

@@ -12,7 +12,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -1643,24 +1642,20 @@ static int perf_arch_check(const struct build *b)
 	return 0;
 }
 
+static void build_waiting(void *data)
+{
+	(void)data;
+	log_info("waiting for another build to finish");
+}
+
 /* One kernel build at a time on this machine: more only thrash the cores. */
 static int take_build_lock(const struct build *b)
 {
 	char *lock = bg_path_join(b->cache, ".build-lock");
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd, ret = bg_lock_file(lock, true, build_waiting, NULL, &fd);
 
-	if (fd < 0) {
-		bg_error_errno("cannot open '%s'", lock);
-		free(lock);
-		return -1;
-	}
 	free(lock);
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		log_info("waiting for another build to finish");
-		if (flock(fd, LOCK_EX) < 0)
-			return bg_error_errno("cannot lock the build");
-	}
-	return 0;   /* the descriptor stays open: the lock lasts as long as we do */
+	return ret;   /* the descriptor stays open: the lock lasts as long as we do */
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,5 @@
 /* Bisections of real kernels (bisection.h). */
-#include <fcntl.h>
 #include <math.h>
-#include <sys/file.h>
 
 #include "ci/bisection.h"
 #include "decide/bisect.h"
@@ -894,6 +892,11 @@ static void release(struct run *r)
 		bg_bisect_free(r->engine);
 }
 
+static void lock_waiting(void *r)
+{
+	bg_progress_to(((struct run *)r)->o, "another process runs this bisection: waiting for it");
+}
+
 /*
  * One process per bisection: a second one (its daemon restarted while the first was
  * still ending) waits here until the first is gone, then replays what it stored.
@@ -906,20 +909,8 @@ static int lock(struct run *r, const char *good, const char *bad)
 	char *path = xasprintf("%s/bisection-%016" PRIx64, dir, bg_hash64(key, strlen(key)));
 	int ret = -1;
 
-	if (bg_mkdirs(dir) < 0)
+	if (bg_mkdirs(dir) < 0 || bg_lock_file(path, true, lock_waiting, r, &r->lock_fd) < 0)
 		goto out;
-	r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (r->lock_fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
-		goto out;
-	}
-	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		bg_progress_to(r->o, "another process runs this bisection: waiting for it");
-		if (flock(r->lock_fd, LOCK_EX) < 0) {
-			bg_error_errno("cannot lock '%s'", path);
-			goto out;
-		}
-	}
 	ret = 0;
 out:
 	free(key);

@@ -1,9 +1,10 @@
 /*
  * Unit tests of the basics of lib/util: the last error, strict numbers, names that must
- * stay one path component, argument vectors, the string table, terminal-safe text and
- * the file helpers.
+ * stay one path component, argument vectors, the string table, terminal-safe text, the
+ * progress callbacks, the file helpers and lock files.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -361,6 +362,87 @@ static void test_fs(void **state)
 	free(dir);
 }
 
+/* The waiting callback of the lock test: counts, and lets the holder go. */
+struct lock_holder {
+	int fd, calls;
+};
+
+static void let_go(void *data)
+{
+	struct lock_holder *h = data;
+
+	h->calls++;
+	close(h->fd);
+	h->fd = -1;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void test_lock_file(void **state)
+{
+	char *dir = scratch_dir(), *path = xasprintf("%s/x.lock", dir);
+	char *lnk = xasprintf("%s/link.lock", dir), *target = xasprintf("%s/target", dir);
+	char *want;
+	struct lock_holder h = { -1, 0 };
+	struct sigaction sa = { .sa_handler = on_alarm };   /* no SA_RESTART: EINTR */
+	int fd = -2;
+
+	(void)state;
+	/* a wait that goes wrong ends in a second, not never */
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	/* free: taken at once, the file made, waiting never said */
+	assert_int_equal(bg_lock_file(path, true, let_go, &h, &h.fd), 0);
+	assert_true(h.fd >= 0);
+	assert_int_equal(h.calls, 0);
+	assert_int_equal(access(path, F_OK), 0);
+	/* held (flock: by another open file, as another process would): busy at once */
+	assert_int_equal(bg_lock_file(path, false, let_go, &h, &fd), BG_LOCK_BUSY);
+	assert_int_equal(fd, -1);
+	assert_int_equal(h.calls, 0);
+	want = xasprintf("'%s' is held by another process", path);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	/* held, and waited for: a signal ends the wait, as a stop must */
+	alarm(1);
+	assert_int_equal(bg_lock_file(path, true, NULL, NULL, &fd), -1);
+	alarm(0);
+	assert_int_equal(fd, -1);
+	want = xasprintf("cannot lock '%s': %s", path, strerror(EINTR));
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	/* held, and waited for: said once, then taken when the holder lets go */
+	alarm(5);
+	assert_int_equal(bg_lock_file(path, true, let_go, &h, &fd), 0);
+	alarm(0);
+	assert_int_equal(h.calls, 1);
+	assert_int_equal(h.fd, -1);
+	assert_true(fd >= 0);
+	close(fd);
+	/* a symbolic link is never opened: neither locked nor its target made */
+	assert_int_equal(symlink(target, lnk), 0);
+	fd = -2;
+	assert_int_equal(bg_lock_file(lnk, false, NULL, NULL, &fd), -1);
+	assert_int_equal(fd, -1);
+	want = xasprintf("cannot open '%s': %s", lnk, strerror(ELOOP));
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	assert_int_equal(access(target, F_OK), -1);
+	/* nowhere to make it */
+	assert_int_equal(bg_lock_file("/nonexistent/x.lock", true, NULL, NULL, &fd), -1);
+	assert_string_equal(bg_error_last(),
+			    "cannot open '/nonexistent/x.lock': No such file or directory");
+	unlink(lnk);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+	free(target);
+	free(lnk);
+	free(path);
+	free(dir);
+}
+
 /* the time of file below dir, in nanoseconds */
 static long long mtime_at(const char *dir, const char *file)
 {
@@ -460,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_fs),
+		cmocka_unit_test(test_lock_file),
 		cmocka_unit_test(test_retime),
 	};
 
