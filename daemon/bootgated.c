@@ -35,6 +35,7 @@
 #include "util/num.h"
 #include "util/path.h"
 #include "util/proc.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 #include "util/text.h"
@@ -328,24 +329,19 @@ static int start_webhook(struct daemon *d)
 
 	if (!d->conf.webhook_host)
 		return 0;
-	secret = bg_read_file(d->conf.webhook_secret_file, 4096, &len);
+	/* read as scripts/webhook-sign.sh reads it, which signs the pushes */
+	secret = bg_secret_read(d->conf.webhook_secret_file, 4096, &len);
 	if (!secret)
 		return -1;
-	len = strcspn(secret, "\r\n");   /* the first line, as webhook-sign.sh reads it */
-	if (!len) {
-		free(secret);
-		return bg_error("%s: the secret is empty", d->conf.webhook_secret_file);
-	}
 	listen = numeric_listen("webhook", d->conf.webhook_host, d->conf.webhook_port);
 	if (!listen) {
-		free(secret);
+		bg_secret_free(secret);
 		return -1;
 	}
 	ret = bg_webhook_start(listen, secret, len, hook_push, d, &d->hook);
 	if (!ret)
 		log_info("webhook on %s", listen);
-	explicit_bzero(secret, len);
-	free(secret);
+	bg_secret_free(secret);
 	free(listen);
 	return ret;
 }
