@@ -181,6 +181,11 @@ static void test_text(void **state)
 	expect_escaped("\xc0\xaf", 2, "\\xc0\\xaf");
 	expect_escaped("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
 	expect_escaped("\xe2\x86", 2, "\\xe2\\x86");
+	/* no bidirectional control reaches the terminal: it would reorder what follows */
+	expect_escaped("a\xe2\x80\xae" "b", 5, "a\\xe2\\x80\\xaeb");
+	expect_escaped("\xe2\x81\xa6x\xe2\x81\xa9", 7, "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+	expect_escaped("\xd8\x9c", 2, "\\xd8\\x9c");
+	expect_escaped("\xe2\x80\xaf", 3, "\xe2\x80\xaf");
 	{
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 
@@ -191,6 +196,11 @@ static void test_text(void **state)
 		bg_strbuf_addch(&sb, '|');
 		bg_text_cell(&sb, "too wide", 3);
 		assert_string_equal(sb.buf, "a\\x1bb  |\xc3\xa9t\xc3\xa9 |too wide");
+		bg_strbuf_reset(&sb);
+		/* an override inside a cell is escaped and counted as its escapes */
+		bg_text_cell(&sb, "\xe2\x80\xae" "ab", 16);
+		bg_strbuf_addch(&sb, '|');
+		assert_string_equal(sb.buf, "\\xe2\\x80\\xaeab  |");
 		bg_strbuf_release(&sb);
 	}
 	/* a backslash is doubled, so that no escape can be forged */
@@ -202,6 +212,63 @@ static void test_text(void **state)
 	assert_true(bg_text_has_control("tab\there"));
 	assert_true(bg_text_has_control("del\177"));
 	assert_false(bg_text_has_control(""));
+}
+
+/* What the walker reads at the start of s (len bytes): kind, bytes and code point. */
+static void expect_unit(const char *s, size_t len, enum bg_text_kind kind, size_t n,
+			uint32_t cp)
+{
+	struct bg_text_unit u = bg_text_next(s, len);
+
+	assert_int_equal(u.kind, kind);
+	assert_int_equal(u.len, n);
+	assert_int_equal(u.cp, cp);
+}
+
+static void test_text_walker(void **state)
+{
+	(void)state;
+	expect_unit("a", 1, BG_TEXT_CHAR, 1, 'a');
+	expect_unit(" ", 1, BG_TEXT_CHAR, 1, ' ');
+	expect_unit("~", 1, BG_TEXT_CHAR, 1, '~');
+	/* C0 and DEL: one byte each, newline and tab too (each output says what to keep) */
+	expect_unit("\n", 1, BG_TEXT_C0, 1, '\n');
+	expect_unit("\t", 1, BG_TEXT_C0, 1, '\t');
+	expect_unit("\033[2J", 4, BG_TEXT_C0, 1, 0x1b);
+	expect_unit("", 1, BG_TEXT_C0, 1, 0);
+	expect_unit("\177", 1, BG_TEXT_C0, 1, 0x7f);
+	/* valid UTF-8, decoded, from 2 to 4 bytes */
+	expect_unit("\xc3\xa9t\xc3\xa9", 5, BG_TEXT_CHAR, 2, 0xe9);
+	expect_unit("\xe2\x86\x92", 3, BG_TEXT_CHAR, 3, 0x2192);
+	expect_unit("\xf0\x9f\x98\x80", 4, BG_TEXT_CHAR, 4, 0x1f600);
+	expect_unit("\xf4\x8f\xbf\xbf", 4, BG_TEXT_CHAR, 4, 0x10ffff);
+	/* C1: valid, two bytes, a control; U+00A0 just past it is not */
+	expect_unit("\xc2\x80", 2, BG_TEXT_C1, 2, 0x80);
+	expect_unit("\xc2\x9b" "31m", 5, BG_TEXT_C1, 2, 0x9b);
+	expect_unit("\xc2\x9f", 2, BG_TEXT_C1, 2, 0x9f);
+	expect_unit("\xc2\xa0", 2, BG_TEXT_CHAR, 2, 0xa0);
+	/* the bidirectional formatting characters, and neighbours that are not */
+	expect_unit("\xe2\x80\xae", 3, BG_TEXT_BIDI, 3, 0x202e);      /* RLO */
+	expect_unit("\xe2\x80\xaa", 3, BG_TEXT_BIDI, 3, 0x202a);      /* LRE */
+	expect_unit("\xe2\x81\xa6", 3, BG_TEXT_BIDI, 3, 0x2066);      /* LRI */
+	expect_unit("\xe2\x81\xa9", 3, BG_TEXT_BIDI, 3, 0x2069);      /* PDI */
+	expect_unit("\xe2\x80\x8f", 3, BG_TEXT_BIDI, 3, 0x200f);      /* RLM */
+	expect_unit("\xd8\x9c", 2, BG_TEXT_BIDI, 2, 0x061c);          /* ALM */
+	expect_unit("\xe2\x80\xa9", 3, BG_TEXT_CHAR, 3, 0x2029);
+	expect_unit("\xe2\x80\xaf", 3, BG_TEXT_CHAR, 3, 0x202f);
+	expect_unit("\xe2\x81\xaa", 3, BG_TEXT_CHAR, 3, 0x206a);
+	/* invalid: one byte at a time, the byte itself as cp */
+	expect_unit("\xff", 1, BG_TEXT_INVALID, 1, 0xff);
+	expect_unit("\x80", 1, BG_TEXT_INVALID, 1, 0x80);
+	expect_unit("\xc0\xaf", 2, BG_TEXT_INVALID, 1, 0xc0);         /* overlong '/' */
+	expect_unit("\xe0\x80\xaf", 3, BG_TEXT_INVALID, 1, 0xe0);     /* overlong too */
+	expect_unit("\xed\xa0\x80", 3, BG_TEXT_INVALID, 1, 0xed);     /* a surrogate */
+	expect_unit("\xf4\x90\x80\x80", 4, BG_TEXT_INVALID, 1, 0xf4); /* past U+10FFFF */
+	expect_unit("\xc3(", 2, BG_TEXT_INVALID, 1, 0xc3);
+	/* cut short by the end of the text, not by the bytes that follow it */
+	expect_unit("\xe2\x80\xae", 2, BG_TEXT_INVALID, 1, 0xe2);
+	assert_int_equal(bg_text_columns("\xc3\xa9t\xc3\xa9 \xe2\x86\x92", 9), 5);
+	assert_int_equal(bg_text_columns("", 0), 0);
 }
 
 /* What a job's options carry: the callback and its argument, as bg_progress_to wants. */
@@ -540,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_strvec),
 		cmocka_unit_test(test_strmap),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_text_walker),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_fs),
 		cmocka_unit_test(test_lock_file),
