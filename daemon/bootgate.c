@@ -25,13 +25,15 @@ static const struct bg_cmd commands[] = {
 	  "--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
 	  "[--console verbose|quiet] [--boots N] [--against REV2] [--parallel N] [--top N] "
 	  "[--config BASE] [--fragment FILE]... [--perf-runs R] [--lab DIR] [--json]",
-	  "build a commit, boot it N times, and compare it with another (QEMU)" },
+	  "build a commit, boot it N times, and compare it with another (QEMU)",
+	  cmd_measure_help },
 	{ "bisect", cmd_bisect,
 	  "--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
 	  "[--console verbose|quiet] [--metric M] [--parallel K] [--threshold P=PCT%[:US]]... "
 	  "[--no-confirm] [--name TREE] [--config BASE] [--fragment FILE]... [--perf-runs R] "
 	  "[--db FILE] [--lab DIR] [--json]",
-	  "find the commit that made boot slower, building and booting real kernels" },
+	  "find the commit that made boot slower, building and booting real kernels",
+	  cmd_bisect_help },
 	{ "show", cmd_show, "[--db FILE] [--json] BISECTION|COMMIT",
 	  "a bisection's steps, values and confirmation, or a commit's builds and boots" },
 	{ "status", cmd_status, "[--db FILE] [--json]",
@@ -55,12 +57,14 @@ static const struct bg_cmd commands[] = {
 	  "--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--console C] "
 	  "[--boots N] [--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] "
 	  "[--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR]",
-	  "a tip against the tree's last good commit; a regression queues a bisection" },
+	  "a tip against the tree's last good commit; a regression queues a bisection",
+	  cmd_gate_help },
 	{ "series", cmd_series,
 	  "MBOX|- [--tree DIR] [--name TREE] [--base REV] --arch ARCH|--board NAME [--mode M] "
 	  "[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] "
 	  "[--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR] [--json] | --id N [...]",
-	  "apply a patch series from its mails and measure it patch by patch" },
+	  "apply a patch series from its mails and measure it patch by patch",
+	  cmd_series_help },
 	{ "fetch", cmd_fetch, "--mirror DIR --url URL --branch BRANCH [--reference REPO]",
 	  "fetch a tree's branch into its mirror and print the tip" },
 	{ "inbox", cmd_inbox, "[--config FILE] [--db FILE] [--inbox NAME] [--drop] [--json]",
@@ -95,7 +99,9 @@ int cmd_print_help(const char *name)
 	if (!c)
 		return cmd_usage_error("help", "unknown command '%s'", name);
 	printf("usage: bootgate %s %s\n\n%s\n", c->name, c->usage, c->summary);
-	if (!strcmp(name, "parse"))
+	if (c->help)
+		c->help();
+	else if (!strcmp(name, "parse"))
 		printf("\n"
 		       "  --json      one JSON document: {\"logs\": [one object per boot]}\n"
 		       "  --summary   one line per boot\n"
@@ -116,67 +122,6 @@ int cmd_print_help(const char *name)
 		       "\nexit: 0 compared, 1 a log could not be read (the others are compared) or\n"
 		       "the boots cannot be compared (no boot reached init on a side, arches\n"
 		       "mixed), 2 usage\n");
-	else if (!strcmp(name, "measure"))
-		printf("\n"
-		       "  --tree DIR      a kernel git tree\n"
-		       "  --commit REV    what to measure; with --against REV2, the candidate\n"
-		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME of lab-configs/boards)\n"
-		       "  --mode M        timing (wall clock, statistics; the default) or\n"
-		       "                  deterministic (-icount: repeatable guest time)\n"
-		       "  --console C     verbose (initcall_debug at loglevel=8, the default) or quiet\n"
-		       "                  (a user's console; initcalls read from the ring buffer)\n"
-		       "  --boots N       boots per commit (3)\n"
-		       "  --parallel N    boots at once (the number of cores)\n"
-		       "  --json          the builds, every parsed boot, and the comparison\n"
-		       "  --lab DIR       the lab-configs directory (boards, config fragments)\n"
-		       "  --config BASE   tinyconfig (the default), a defconfig target such as\n"
-		       "                  x86_64_defconfig, or a .config file; the board's fragments\n"
-		       "                  and each --fragment FILE are merged on top\n"
-		       "  --perf-runs R   build the tree's perf too (static) and time\n"
-		       "                  `perf trace -C 0 -- true` R times in each boot:\n"
-		       "                  perf.trace_startup (the same option for gate, bisect, series)\n"
-		       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
-		       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"
-		       "The tree, the commits and the board are checked before any work.\n"
-		       "\nexit: 0 measured, 1 a build failed or a boot did not reach userspace,\n"
-		       "2 usage (a bad tree, commit, board or option)\n");
-	else if (!strcmp(name, "series"))
-		printf("\n"
-		       "  MBOX            the series' mails (an mbox, or one message; - is stdin):\n"
-		       "                  a cover letter and [PATCH vN M/N] patches, one whole series\n"
-		       "  --tree DIR      the kernel git tree the patches are applied to\n"
-		       "  --base REV      the base when no mail has a base-commit: line (HEAD)\n"
-		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME)\n"
-		       "  --mode M        deterministic (the default) or timing\n"
-		       "  --console C     verbose (the default) or quiet, as measure's\n"
-		       "  --boots N       boots of each commit (2 deterministic, 5 timing)\n"
-		       "  --name TREE     the tree's name in the store (its path's identity)\n"
-		       "  --id N          run series N of the store (its tree, board and mode unless\n"
-		       "                  given); a series that ended prints its stored result\n"
-		       "  --json          the result: the base, every patch's status and verdict\n"
-		       "\nEach patch is committed as git am would, built and booted, and compared with\n"
-		       "the tree before it; the last also with the base. Progress on stderr.\n"
-		       "\nexit: 0 measured (regressions too), 1 an error or a patch that does not\n"
-		       "apply, 2 usage\n");
-	else if (!strcmp(name, "bisect"))
-		printf("\n"
-		       "  --tree DIR      a kernel git tree; --good and --bad: revisions of it\n"
-		       "  --arch ARCH     x86_64, arm64, ppc64le (or --board NAME)\n"
-		       "  --mode M        deterministic (the default: -icount, exact values) or timing\n"
-		       "  --console C     verbose (the default) or quiet, as measure's\n"
-		       "  --metric M      the metric to bisect; default: the endpoints' largest\n"
-		       "                  standardised regression\n"
-		       "  --parallel K    probes per round (1)\n"
-		       "  --threshold P=PCT%%[:US]  the smallest regression that counts (compare's)\n"
-		       "  --no-confirm    no timing confirmation of the culprit, no revert\n"
-		       "  --name TREE     the tree's name in the store (its path's identity)\n"
-		       "  --db FILE       the store ($BOOTGATE_STATE/bootgate.db)\n"
-		       "  --json          the result as one JSON object\n"
-		       "\nEvery build, boot and step is kept in the store: the same command after a\n"
-		       "kill continues the bisection; after its end it prints the result again.\n"
-		       "Progress, one line per step, on stderr.\n"
-		       "\nexit: 0 the bisection ended (with a culprit or not: see the result), 1 it\n"
-		       "could not go on (run it again to continue), 2 usage\n");
 	else if (!strcmp(name, "show") || !strcmp(name, "status") || !strcmp(name, "log"))
 		printf("\n"
 		       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), opened read-only:\n"

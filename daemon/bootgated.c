@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <netdb.h>
-#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,6 +35,7 @@
 #include "util/num.h"
 #include "util/path.h"
 #include "util/proc.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 #include "util/text.h"
@@ -254,7 +254,7 @@ static int trigger_inbox(struct daemon *d, const char *name)
 static void start_inbox(struct daemon *d, struct inbox *b)
 {
 	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, STDERR_FILENO };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = STDERR_FILENO };
 
 	bg_strvec_pushv(&argv, (char *const[]){ d->self, "inbox", "--config", (char *)d->conf_path,
 						"--db", d->db, NULL });
@@ -329,24 +329,19 @@ static int start_webhook(struct daemon *d)
 
 	if (!d->conf.webhook_host)
 		return 0;
-	secret = bg_read_file(d->conf.webhook_secret_file, 4096, &len);
+	/* read as scripts/webhook-sign.sh reads it, which signs the pushes */
+	secret = bg_secret_read(d->conf.webhook_secret_file, 4096, &len);
 	if (!secret)
 		return -1;
-	len = strcspn(secret, "\r\n");   /* the first line, as webhook-sign.sh reads it */
-	if (!len) {
-		free(secret);
-		return bg_error("%s: the secret is empty", d->conf.webhook_secret_file);
-	}
 	listen = numeric_listen("webhook", d->conf.webhook_host, d->conf.webhook_port);
 	if (!listen) {
-		free(secret);
+		bg_secret_free(secret);
 		return -1;
 	}
 	ret = bg_webhook_start(listen, secret, len, hook_push, d, &d->hook);
 	if (!ret)
 		log_info("webhook on %s", listen);
-	explicit_bzero(secret, len);
-	free(secret);
+	bg_secret_free(secret);
 	free(listen);
 	return ret;
 }
@@ -641,25 +636,23 @@ static int open_socket(struct daemon *d)
 /* One daemon per state directory: a second one would run the first one's jobs again. */
 static int lock_state(struct daemon *d)
 {
-	char *path = bg_path_join(d->conf.state, "bootgated.lock");
+	char *path = bg_path_join(d->conf.state, "bootgated.lock"), *other;
 	char pid[32];
-	int n;
+	int n, ret;
 
-	if (bg_mkdirs(d->conf.state) < 0) {
+	if (bg_mkdirs(d->conf.state) < 0 ||
+	    (ret = bg_lock_file(path, false, NULL, NULL, &d->lock_fd)) == -1) {
 		free(path);
 		return -1;
 	}
-	d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (d->lock_fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
-		free(path);
-		return -1;
-	}
-	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		n = (int)read(d->lock_fd, pid, sizeof(pid) - 1);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		bg_error("another bootgated (pid %s) runs on %s", pid[0] ? pid : "?", d->conf.state);
+	if (ret == BG_LOCK_BUSY) {
+		/* the holder wrote its pid there; an empty or unreadable file is a "?" */
+		other = bg_read_file(path, sizeof(pid), NULL);
+		if (other)
+			other[strcspn(other, "\n")] = '\0';
+		bg_error("another bootgated (pid %s) runs on %s", other && *other ? other : "?",
+			 d->conf.state);
+		free(other);
 		free(path);
 		return -1;
 	}
@@ -676,7 +669,7 @@ static void start_fetch(struct daemon *d, struct tree *t)
 {
 	const struct bg_service_tree *c = tree_conf(d, t);
 	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, BG_PROC_PIPE, STDERR_FILENO };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = BG_PROC_PIPE, .err_fd = STDERR_FILENO };
 
 	if (!c)
 		return;
@@ -925,7 +918,7 @@ static int start_job(struct daemon *d, const struct job_row *jr)
 	struct tree *t = tree_by_id(d, jr->tree);
 	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
 	struct bg_strvec argv = BG_STRVEC_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct job *j = NULL;
 	char *logpath;
 	int fd, ret = 0;
@@ -1027,7 +1020,7 @@ static void start_logged(struct daemon *d, struct bg_proc *p, bool *running, con
 			 char **argv)
 {
 	struct bg_strbuf log = BG_STRBUF_INIT;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, BG_PROC_SAME };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = BG_PROC_SAME };
 
 	bg_strbuf_addf(&log, "%s/%s.log", d->conf.state, what);
 	o.argv = argv;

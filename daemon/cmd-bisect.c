@@ -3,91 +3,67 @@
  * kernels (lib/ci/bisection.c). Every step is kept in the store, so that running the
  * same command again after a kill continues the bisection where it was.
  */
-#include <getopt.h>
-
 #include "cmd.h"
 #include "ci/bisection.h"
 #include "publish/results.h"
 #include "net/git.h"
 #include "util/error.h"
 #include "util/log.h"
-#include "util/path.h"
 #include "util/strvec.h"
-#include "util/text.h"
-#include "util/xmalloc.h"
 
-static void progress(const char *line, void *data)
+/* The run options bisect takes, and its own: --good, --bad, --metric and --no-confirm. */
+static const char shortopts[] = CMD_RUN_SHORTOPTS "N:T:d:jP:" "g:B:M:";
+/* --no-confirm has no letter: -C is --console, as in gate, series and measure */
+#define OPT_NO_CONFIRM 256
+
+void cmd_bisect_help(void)
 {
-	(void)data;
-	bg_text_printf(stderr, "bisect: %s\n", line);
+	printf("\n"
+	       "  -g, --good REV        a commit before the regression\n"
+	       "  -B, --bad REV         a commit after it (the two of --tree)\n");
+	cmd_print_run_help(shortopts);
+	printf("  -M, --metric M        the metric to bisect; default: the endpoints' largest\n"
+	       "                        standardised regression\n"
+	       "  -P, --parallel K      probes per round (1)\n"
+	       "      --no-confirm      no timing confirmation of the culprit, no revert\n"
+	       "  -j, --json            the result as one JSON object\n"
+	       "\nDefaults: --mode deterministic. Every build, boot and step is kept in the\n"
+	       "store: the same command after a kill continues the bisection; after its end it\n"
+	       "prints the result again. Progress, one line per step, on stderr.\n"
+	       "\nexit: 0 the bisection ended (with a culprit or not: see the result), 1 it\n"
+	       "could not go on (run it again to continue), 2 usage\n");
 }
 
 int cmd_bisect(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "tree", required_argument, NULL, 't' },
-		{ "name", required_argument, NULL, 'N' },
+		CMD_RUN_OPTIONS,
+		CMD_OPT_NAME,
+		CMD_OPT_THRESHOLD,
+		CMD_OPT_DB,
+		CMD_OPT_JSON,
+		CMD_OPT_PARALLEL,
 		{ "good", required_argument, NULL, 'g' },
 		{ "bad", required_argument, NULL, 'B' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "board", required_argument, NULL, 'b' },
-		{ "mode", required_argument, NULL, 'm' },
 		{ "metric", required_argument, NULL, 'M' },
-		{ "parallel", required_argument, NULL, 'P' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "no-confirm", no_argument, NULL, 'C' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "lab", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "config", required_argument, NULL, 'K' },
-		{ "fragment", required_argument, NULL, 'F' },
-		{ "console", required_argument, NULL, 'O' },
-		{ "perf-runs", required_argument, NULL, 'R' },
+		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_bisection_opts o = { 0 };
-	struct bg_build_config kc = { 0 };
-	struct bg_strvec frags = BG_STRVEC_INIT;
-	struct bg_compare_config cmp;
+	struct cmd_run_opts r;
 	struct bg_store *s = NULL;
-	const char *mode = "deterministic";
-	char *db = NULL;
-	bool json = false;
 	int64_t id = 0;
 	int opt, ret = 1;
 
-	bg_compare_config_init(&cmp);
-	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:g:B:a:b:m:M:P:T:Cd:l:jK:F:O:R:", opts, NULL)) != -1) {
+	cmd_run_opts_init(&r);
+	o.progress = bg_progress_stderr;
+	o.progress_data = "bisect";
+	while ((opt = cmd_run_getopt("bisect", argc, argv, shortopts, opts, &r)) != -1) {
 		switch (opt) {
-		case 't': o.tree = optarg; break;
-		case 'N': o.tree_name = optarg; break;
 		case 'g': o.good = optarg; break;
 		case 'B': o.bad = optarg; break;
-		case 'a':
-		case 'b': o.board = optarg; break;
-		case 'm': mode = optarg; break;
 		case 'M': o.metric = optarg; break;
-		case 'P':
-			o.parallel = cmd_parse_count("bisect", "--parallel", optarg, 1, 64);
-			break;
-		case 'T':
-			if (bg_compare_config_add_threshold(&cmp, optarg) < 0) {
-				ret = cmd_usage_error("bisect", "--threshold: %s", bg_error_last());
-				goto out;
-			}
-			break;
-		case 'C': o.no_confirm = true; break;
-		case 'd': free(db); db = xstrdup(optarg); break;
-		case 'l': o.lab = optarg; break;
-		case 'j': json = true; break;
-		case 'O': o.console = cmd_parse_console("bisect", optarg); break;
-		case 'K': kc.base = optarg; break;
-		case 'F': bg_strvec_push(&frags, optarg); break;
-		case 'R':
-			kc.perf_runs = (unsigned)cmd_parse_count("bisect", "--perf-runs", optarg, 0,
-								 100);
-			break;
+		case OPT_NO_CONFIRM: o.no_confirm = true; break;
 		default:
 			ret = cmd_option_error("bisect", argv);
 			goto out;
@@ -97,23 +73,17 @@ int cmd_bisect(int argc, char **argv)
 		ret = cmd_usage_error("bisect", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
-	if (!o.tree || !o.good || !o.bad || !o.board) {
+	if (!r.tree || !o.good || !o.bad || !r.board) {
 		ret = cmd_usage_error("bisect", "--tree, --good, --bad and --arch (or --board) are "
 				      "needed");
 		goto out;
 	}
-	if (strcmp(mode, "timing") != 0 && strcmp(mode, "deterministic") != 0) {
-		ret = cmd_usage_error("bisect", "--mode is deterministic or timing, not '%s'", mode);
-		goto out;
-	}
-	if (o.tree_name && !bg_path_name_ok(o.tree_name)) {
-		ret = cmd_usage_error("bisect", "--name '%s' is not a name", o.tree_name);
-		goto out;
-	}
-	kc.fragments = frags.v;
-	kc.nfragments = frags.n;
+	cmd_run_give(&o, &r);
+	o.tree_name = r.name;
+	o.parallel = r.parallel;
+	o.deterministic = !r.mode || !strcmp(r.mode, "deterministic");
 	if ((ret = cmd_check_inputs("bisect", o.tree, (const char *[]){ o.good, o.bad }, 2,
-				    o.board, !strcmp(mode, "deterministic"), o.lab, &kc)) != 0)
+				    o.board, o.deterministic, o.lab, &r.config)) != 0)
 		goto out;
 	if (o.metric && (!*o.metric || strcspn(o.metric, " \t\r\n") != strlen(o.metric))) {
 		ret = cmd_usage_error("bisect", "--metric '%s' is not a metric's name", o.metric);
@@ -132,14 +102,10 @@ int cmd_bisect(int argc, char **argv)
 			goto out;
 	}
 	ret = 1;
-	o.deterministic = !strcmp(mode, "deterministic");
-	o.compare = &cmp;
-	kc.fragments = frags.v;
-	kc.nfragments = frags.n;
-	o.config = &kc;
-	if (!db)
-		db = bg_store_default_path();
-	if (bg_store_open(db, &s) < 0) {
+	o.compare = &r.compare;
+	if (!r.db)
+		r.db = bg_store_default_path();
+	if (bg_store_open(r.db, &s) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
@@ -148,7 +114,7 @@ int cmd_bisect(int argc, char **argv)
 		goto out;
 	}
 	ret = 0;
-	if (json) {
+	if (r.json) {
 		struct bg_json j;
 
 		fflush(stdout);
@@ -165,8 +131,6 @@ int cmd_bisect(int argc, char **argv)
 	}
 out:
 	bg_store_close(s);
-	bg_compare_config_release(&cmp);
-	bg_strvec_release(&frags);
-	free(db);
+	cmd_run_opts_release(&r);
 	return ret;
 }

@@ -3,17 +3,16 @@
  * into a mail kept in the store (or printed, --dry-run); --send sends the mails whose
  * time has come, once each, and leaves those the server did not take for a later try.
  */
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <sys/file.h>
 
 #include "cmd.h"
 #include "conf/board.h"
 #include "publish/mailer.h"
 #include "conf/service-conf.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -113,19 +112,12 @@ static void on_stop(int sig)
 static int lock_sending(const char *db)
 {
 	char *path = xasprintf("%s-mail.lock", db);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd, ret = bg_lock_file(path, false, NULL, NULL, &fd);
 
-	if (fd < 0)
-		log_warn("cannot open '%s'", path);
-	else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK)
-			log_warnx("another 'bootgate mail --send' holds '%s': its mails are its own",
-				  path);
-		else
-			log_warn("cannot lock '%s'", path);
-		close(fd);
-		fd = -1;
-	}
+	if (ret == BG_LOCK_BUSY)
+		log_warnx("another 'bootgate mail --send' holds '%s': its mails are its own", path);
+	else if (ret < 0)
+		log_warnx("%s", bg_error_last());
 	free(path);
 	return fd;
 }

@@ -3,102 +3,90 @@
  * it with another commit booted in the same run (interleaved). The work is the pipeline
  * of lib/lab/pipeline.c, which the daemon shares; this file reads options and prints.
  */
-#include <getopt.h>
-
 #include "cmd.h"
 #include "lab/pipeline.h"
 #include "report/comparison.h"
 #include "util/error.h"
 #include "util/log.h"
-#include "util/strvec.h"
 #include "util/text.h"
 
-static void progress(const char *line, void *data)
+/* The run options measure takes, and its own: --commit, --against and --top. */
+static const char shortopts[] = CMD_RUN_SHORTOPTS "n:jP:" "c:A:";
+/* --top has no letter: -T is --threshold in gate, series and bisect */
+#define OPT_TOP 256
+
+void cmd_measure_help(void)
 {
-	(void)data;
-	bg_text_printf(stderr, "measure: %s\n", line);
+	printf("\n"
+	       "  -c, --commit REV      what to measure; with --against REV2, the candidate\n"
+	       "  -A, --against REV2    the base, booted in the same run, interleaved\n");
+	cmd_print_run_help(shortopts);
+	printf("  -P, --parallel N      boots at once (the number of cores)\n"
+	       "  -j, --json            the builds, every parsed boot, and the comparison\n"
+	       "      --top N           rows of the comparison shown (20)\n"
+	       "\nDefaults: --mode timing, --boots 3.\n"
+	       "\nBuilds go through bootgate-build (incremental, ccache, sandboxed), boots\n"
+	       "through bootgate-boot (the two commits interleaved). Progress on stderr.\n"
+	       "The tree, the commits and the board are checked before any work.\n"
+	       "\nexit: 0 measured, 1 a build failed or a boot did not reach userspace,\n"
+	       "2 usage (a bad tree, commit, board or option)\n");
 }
 
 int cmd_measure(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "tree", required_argument, NULL, 't' },
+		CMD_RUN_OPTIONS,
+		CMD_OPT_BOOTS,
+		CMD_OPT_JSON,
+		CMD_OPT_PARALLEL,
 		{ "commit", required_argument, NULL, 'c' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "board", required_argument, NULL, 'b' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "boots", required_argument, NULL, 'n' },
 		{ "against", required_argument, NULL, 'A' },
-		{ "lab", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "parallel", required_argument, NULL, 'P' },
-		{ "config", required_argument, NULL, 'K' },
-		{ "fragment", required_argument, NULL, 'F' },
-		{ "console", required_argument, NULL, 'C' },
-		{ "perf-runs", required_argument, NULL, 'R' },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_measure_opts o = { 0 };
-	struct bg_build_config kc = { 0 };
-	struct bg_strvec frags = BG_STRVEC_INIT;
+	struct cmd_run_opts r;
 	struct bg_measure m;
-	const char *mode = "timing";
 	unsigned long top = 20;
-	bool json = false;
-	int opt, ret = 1;
+	int opt, ret = 2;
 
-	o.boots = 3;
-	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:c:a:b:m:n:A:l:jT:P:K:F:C:R:", opts, NULL)) != -1) {
+	cmd_run_opts_init(&r);
+	bg_measure_init(&m);
+	o.progress = bg_progress_stderr;
+	o.progress_data = "measure";
+	while ((opt = cmd_run_getopt("measure", argc, argv, shortopts, opts, &r)) != -1) {
 		switch (opt) {
-		case 't': o.tree = optarg; break;
 		case 'c': o.commit = optarg; break;
-		case 'a':
-		case 'b': o.board = optarg; break;
-		case 'm': mode = optarg; break;
-		case 'n': o.boots = cmd_parse_count("measure", "--boots", optarg, 1, 1000); break;
 		case 'A': o.against = optarg; break;
-		case 'l': o.lab = optarg; break;
-		case 'j': json = true; break;
-		case 'T': top = cmd_parse_count("measure", "--top", optarg, 1, 1000000); break;
-		case 'P':
-			o.parallel = cmd_parse_count("measure", "--parallel", optarg, 1, 64);
-			break;
-		case 'K': kc.base = optarg; break;
-		case 'F': bg_strvec_push(&frags, optarg); break;
-		case 'C': o.console = cmd_parse_console("measure", optarg); break;
-		case 'R':
-			kc.perf_runs = (unsigned)cmd_parse_count("measure", "--perf-runs", optarg, 0,
-								 100);
-			break;
-		default: return cmd_option_error("measure", argv);
+		case OPT_TOP: top = cmd_parse_count("measure", "--top", optarg, 1, 1000000); break;
+		default:
+			ret = cmd_option_error("measure", argv);
+			goto out;
 		}
 	}
-	if (optind < argc)
-		return cmd_usage_error("measure", "unexpected argument '%s'", argv[optind]);
-	if (!o.tree || !o.commit || !o.board)
-		return cmd_usage_error("measure", "--tree, --commit and --arch (or --board) are "
-				       "needed");
-	if (strcmp(mode, "timing") != 0 && strcmp(mode, "deterministic") != 0)
-		return cmd_usage_error("measure", "--mode is timing or deterministic, not '%s'", mode);
-	o.deterministic = !strcmp(mode, "deterministic");
-	kc.fragments = frags.v;
-	kc.nfragments = frags.n;
-	o.config = &kc;
-
-	/* the tree, the commits and the board are checked before anything is built */
-	bg_measure_init(&m);
-	if (bg_measure_check(&o, &m) < 0) {
-		ret = cmd_usage_error("measure", "%s", bg_error_last());
-		bg_measure_release(&m);
-		return ret;
+	if (optind < argc) {
+		cmd_usage_error("measure", "unexpected argument '%s'", argv[optind]);
+		goto out;
 	}
+	if (!r.tree || !o.commit || !r.board) {
+		cmd_usage_error("measure", "--tree, --commit and --arch (or --board) are needed");
+		goto out;
+	}
+	cmd_run_give(&o, &r);
+	o.boots = r.boots ? r.boots : 3;
+	o.parallel = r.parallel;
+	o.deterministic = r.mode && !strcmp(r.mode, "deterministic");
+	/* the tree, the commits and the board are checked before anything is built */
+	if (bg_measure_check(&o, &m) < 0) {
+		cmd_usage_error("measure", "%s", bg_error_last());
+		goto out;
+	}
+	ret = 1;
 	if (bg_measure_run(&o, &m) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
-	if (json) {
+	if (r.json) {
 		struct bg_json j;
 
 		fflush(stdout);
@@ -110,8 +98,8 @@ int cmd_measure(int argc, char **argv)
 		}
 	} else if (m.compared) {
 		bg_text_printf(stdout, "%s against %s, %s mode, %s console, board %s\n", o.commit,
-			       o.against, mode, bg_console_name(o.console),
-			       m.run.board ? m.run.board : o.board);
+			       o.against, o.deterministic ? "deterministic" : "timing",
+			       bg_console_name(o.console), m.run.board ? m.run.board : o.board);
 		bg_comparison_print(stdout, &m.cmp, &m.set[BG_SIDE_AGAINST], &m.set[BG_SIDE_COMMIT],
 				    top, false);
 	} else {
@@ -131,6 +119,6 @@ int cmd_measure(int argc, char **argv)
 	ret = m.boots_failed ? 1 : 0;
 out:
 	bg_measure_release(&m);
-	bg_strvec_release(&frags);
+	cmd_run_opts_release(&r);
 	return ret;
 }

@@ -3,7 +3,6 @@
  * tree and measured patch by patch; with --id, a series the store already has (what the
  * daemon runs for a series job).
  */
-#include <getopt.h>
 #include <math.h>
 
 #include "cmd.h"
@@ -16,20 +15,12 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
-#include "util/path.h"
 #include "util/strbuf.h"
-#include "util/strvec.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
 /* An mbox larger than this is not one series. */
 #define MBOX_MAX (64u << 20)
-
-static void progress(const char *line, void *data)
-{
-	(void)data;
-	bg_text_printf(stderr, "series: %s\n", line);
-}
 
 static char *read_input(const char *path, size_t *len)
 {
@@ -200,68 +191,57 @@ static int take_stored(const struct bg_store_row *row, void *data)
 	return 1;
 }
 
+/* The run options series takes, and its own: --base and --id. */
+static const char shortopts[] = CMD_RUN_SHORTOPTS "N:n:T:d:j" "B:i:";
+
+void cmd_series_help(void)
+{
+	printf("\n"
+	       "  MBOX                  the series' mails (an mbox, or one message; - is stdin):\n"
+	       "                        a cover letter and [PATCH vN M/N] patches, one whole\n"
+	       "                        series\n"
+	       "  -B, --base REV        the base when no mail has a base-commit: line (HEAD)\n"
+	       "  -i, --id N            run series N of the store (its tree, board and mode\n"
+	       "                        unless given); a series that ended prints its stored\n"
+	       "                        result\n");
+	cmd_print_run_help(shortopts);
+	printf("  -j, --json            the result: the base, every patch's status and verdict\n"
+	       "\nDefaults: --mode deterministic; --boots 2 deterministic, 5 timing. Each patch\n"
+	       "is committed as git am would, built and booted, and compared with the tree\n"
+	       "before it; the last also with the base. Progress on stderr.\n"
+	       "\nexit: 0 measured (regressions too), 1 an error or a patch that does not\n"
+	       "apply, 2 usage\n");
+}
+
 int cmd_series(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "tree", required_argument, NULL, 't' },
-		{ "name", required_argument, NULL, 'N' },
+		CMD_RUN_OPTIONS,
+		CMD_OPT_NAME,
+		CMD_OPT_BOOTS,
+		CMD_OPT_THRESHOLD,
+		CMD_OPT_DB,
+		CMD_OPT_JSON,
 		{ "base", required_argument, NULL, 'B' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "board", required_argument, NULL, 'b' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "boots", required_argument, NULL, 'n' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "config", required_argument, NULL, 'K' },
-		{ "fragment", required_argument, NULL, 'F' },
-		{ "perf-runs", required_argument, NULL, 'R' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "lab", required_argument, NULL, 'l' },
 		{ "id", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "console", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bg_series_opts o = { 0 };
-	struct bg_build_config kc = { 0 };
-	struct bg_strvec frags = BG_STRVEC_INIT;
-	struct bg_compare_config cmp;
+	struct cmd_run_opts r;
 	struct stored st = { 0 };
 	struct bg_store *s = NULL;
-	const char *mode = NULL;
-	char *db = NULL;
+	const char *mode;
 	struct bg_json j = { BG_STRBUF_INIT, -1, 0, 0, { false }, false, 0 };
 	int64_t id = 0, done = 0;
-	bool json = false;
 	int opt, ret = 1;
 
-	bg_compare_config_init(&cmp);
-	o.progress = progress;
-	while ((opt = getopt_long(argc, argv, "t:N:B:a:b:m:n:T:K:F:d:l:i:jC:R:", opts, NULL)) != -1) {
+	cmd_run_opts_init(&r);
+	o.progress = bg_progress_stderr;
+	o.progress_data = "series";
+	while ((opt = cmd_run_getopt("series", argc, argv, shortopts, opts, &r)) != -1) {
 		switch (opt) {
-		case 't': o.tree = optarg; break;
-		case 'N': o.tree_name = optarg; break;
 		case 'B': o.base = optarg; break;
-		case 'a':
-		case 'b': o.board = optarg; break;
-		case 'm': mode = optarg; break;
-		case 'n': o.boots = cmd_parse_count("series", "--boots", optarg, 1, 1000); break;
-		case 'T':
-			if (bg_compare_config_add_threshold(&cmp, optarg) < 0) {
-				ret = cmd_usage_error("series", "--threshold: %s", bg_error_last());
-				goto out;
-			}
-			break;
-		case 'K': kc.base = optarg; break;
-		case 'F': bg_strvec_push(&frags, optarg); break;
-		case 'R':
-			kc.perf_runs = (unsigned)cmd_parse_count("series", "--perf-runs", optarg, 0,
-								 100);
-			break;
-		case 'd': free(db); db = xstrdup(optarg); break;
-		case 'l': o.lab = optarg; break;
 		case 'i': id = (int64_t)cmd_parse_count("series", "--id", optarg, 1, INT64_MAX); break;
-		case 'j': json = true; break;
-		case 'C': o.console = cmd_parse_console("series", optarg); break;
 		default:
 			ret = cmd_option_error("series", argv);
 			goto out;
@@ -272,17 +252,12 @@ int cmd_series(int argc, char **argv)
 				      "one MBOX (or - for stdin), or --id N");
 		goto out;
 	}
-	if (o.tree_name && !bg_path_name_ok(o.tree_name)) {
-		ret = cmd_usage_error("series", "--name '%s' is not a name", o.tree_name);
-		goto out;
-	}
-	if (mode && strcmp(mode, "timing") != 0 && strcmp(mode, "deterministic") != 0) {
-		ret = cmd_usage_error("series", "--mode is deterministic or timing, not '%s'", mode);
-		goto out;
-	}
-	if (!db)
-		db = bg_store_default_path();
-	if (bg_store_open(db, &s) < 0) {
+	cmd_run_give(&o, &r);
+	o.tree_name = r.name;
+	o.boots = r.boots;
+	if (!r.db)
+		r.db = bg_store_default_path();
+	if (bg_store_open(r.db, &s) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
@@ -308,24 +283,20 @@ int cmd_series(int argc, char **argv)
 		o.tree_name = st.name;
 	if (!o.board)
 		o.board = st.board;
-	if (!mode)
-		mode = st.mode ? st.mode : "deterministic";
+	mode = r.mode ? r.mode : st.mode ? st.mode : "deterministic";
 	if (!o.tree || !o.board) {
 		ret = cmd_usage_error("series", "--tree and --arch (or --board) are needed");
 		goto out;
 	}
-	kc.fragments = frags.v;
-	kc.nfragments = frags.n;
 	if ((ret = cmd_check_inputs("series", o.tree, (const char *[]){ o.base }, 1, o.board,
-				    !strcmp(mode, "deterministic"), o.lab, &kc)) != 0)
+				    !strcmp(mode, "deterministic"), o.lab, &r.config)) != 0)
 		goto out;
 	ret = 1;
 	o.deterministic = !strcmp(mode, "deterministic");
-	cmp.deterministic = o.deterministic;
-	o.compare = &cmp;
+	r.compare.deterministic = o.deterministic;
+	o.compare = &r.compare;
 	/* the patches come from anyone who can post to a list */
-	kc.untrusted = true;
-	o.config = &kc;
+	r.config.untrusted = true;
 	if (!id && take_mbox(s, argv[optind], &o, &id) != 0)
 		goto out;
 	bg_json_init(&j, -1, 0);
@@ -335,7 +306,7 @@ int cmd_series(int argc, char **argv)
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
-	if (json)
+	if (r.json)
 		printf("%s\n", j.out.buf);
 	else if (print_table(s, id) < 0)
 		log_warnx("%s", bg_error_last());
@@ -352,8 +323,6 @@ out:
 	free(st.mode);
 	bg_strbuf_release(&j.out);
 	bg_store_close(s);
-	bg_compare_config_release(&cmp);
-	bg_strvec_release(&frags);
-	free(db);
+	cmd_run_opts_release(&r);
 	return ret;
 }

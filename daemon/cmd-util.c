@@ -1,14 +1,12 @@
-/* Helpers the CLI commands share: numbers, time formatting, warnings. */
-#include <getopt.h>
-
+/* Helpers the CLI commands share: the run options, numbers, time formatting, warnings. */
 #include "cmd.h"
 #include "conf/board.h"
 #include "net/git.h"
 #include "conf/tree.h"
-#include "lab/workers.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/path.h"
 #include "util/xmalloc.h"
 
 unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg,
@@ -108,4 +106,114 @@ int cmd_open_store(const char *db, struct bg_store **s)
 	}
 	free(path);
 	return ret;
+}
+
+void cmd_run_opts_init(struct cmd_run_opts *r)
+{
+	memset(r, 0, sizeof(*r));
+	bg_strvec_init(&r->fragments);
+	bg_compare_config_init(&r->compare);
+}
+
+void cmd_run_opts_release(struct cmd_run_opts *r)
+{
+	bg_strvec_release(&r->fragments);
+	bg_compare_config_release(&r->compare);
+	free(r->db);
+}
+
+/* Takes opt, arg its value, when it is a run option: 1, or 0 when it is none. */
+static int run_option(const char *cmd, int opt, const char *arg, struct cmd_run_opts *r)
+{
+	switch (opt) {
+	case 't': r->tree = arg; break;
+	case 'a':
+	case 'b': r->board = arg; break;
+	case 'm':
+		if (strcmp(arg, "deterministic") != 0 && strcmp(arg, "timing") != 0)
+			exit(cmd_usage_error(cmd, "--mode is deterministic or timing, not '%s'", arg));
+		r->mode = arg;
+		break;
+	case 'C': r->console = cmd_parse_console(cmd, arg); break;
+	case 'l': r->lab = arg; break;
+	case 'K': r->config.base = arg; break;
+	case 'F':
+		bg_strvec_push(&r->fragments, arg);
+		r->config.fragments = r->fragments.v;
+		r->config.nfragments = r->fragments.n;
+		break;
+	case 'R':
+		r->config.perf_runs = (unsigned)cmd_parse_count(cmd, "--perf-runs", arg, 0, 100);
+		break;
+	case 'N':
+		if (!bg_path_name_ok(arg))
+			exit(cmd_usage_error(cmd, "--name '%s' is not a name", arg));
+		r->name = arg;
+		break;
+	case 'n': r->boots = (unsigned)cmd_parse_count(cmd, "--boots", arg, 1, 1000); break;
+	case 'T':
+		if (bg_compare_config_add_threshold(&r->compare, arg) < 0)
+			exit(cmd_usage_error(cmd, "--threshold: %s", bg_error_last()));
+		break;
+	case 'd':
+		free(r->db);
+		r->db = xstrdup(arg);
+		break;
+	case 'j': r->json = true; break;
+	case 'P': r->parallel = (unsigned)cmd_parse_count(cmd, "--parallel", arg, 1, 64); break;
+	default: return 0;
+	}
+	return 1;
+}
+
+int cmd_run_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *opts, struct cmd_run_opts *r)
+{
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1 &&
+	       run_option(cmd, opt, optarg, r))
+		;
+	return opt;
+}
+
+/*
+ * The help of the run options by letter, in the order shown. What differs between the
+ * commands (the default mode and boots, what --json holds, what runs in parallel) each
+ * command says in its own help.
+ */
+static const struct {
+	char letter;
+	const char *text;
+} run_help[] = {
+	{ 't', "  -t, --tree DIR        a kernel git tree\n" },
+	{ 'a', "  -a, --arch ARCH       x86_64, arm64, ppc64le: the board qemu-ARCH\n" },
+	{ 'b', "  -b, --board NAME      a board of the lab's boards/ instead\n" },
+	{ 'N', "  -N, --name TREE       the tree's name in the store (else its path's identity)\n" },
+	{ 'm', "  -m, --mode M          deterministic (-icount: repeatable guest time, exact\n"
+	       "                        values) or timing (wall clock, statistics)\n" },
+	{ 'C', "  -C, --console C       verbose (initcall_debug at loglevel=8, the default) or\n"
+	       "                        quiet (a user's console; initcalls read from the ring\n"
+	       "                        buffer)\n" },
+	{ 'n', "  -n, --boots N         boots of each commit\n" },
+	{ 'T', "  -T, --threshold P=PCT%[:US]\n"
+	       "                        the smallest regression that counts for the metrics\n"
+	       "                        matching P (a name or a prefix ending in *), as\n"
+	       "                        compare's; again for more patterns\n" },
+	{ 'K', "  -K, --config BASE     tinyconfig (the default), a defconfig target such as\n"
+	       "                        x86_64_defconfig, or a .config file; the board's\n"
+	       "                        fragments and each --fragment are merged on top\n" },
+	{ 'F', "  -F, --fragment FILE   a config fragment (again for more)\n" },
+	{ 'R', "  -R, --perf-runs R     build the tree's perf too (static) and time\n"
+	       "                        `perf trace -C 0 -- true` R times in each boot:\n"
+	       "                        perf.trace_startup\n" },
+	{ 'l', "  -l, --lab DIR         the lab-configs directory (boards, config fragments)\n" },
+	{ 'd', "  -d, --db FILE         the store ($BOOTGATE_STATE/bootgate.db)\n" },
+};
+
+void cmd_print_run_help(const char *shortopts)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(run_help); i++)
+		if (strchr(shortopts, run_help[i].letter))
+			fputs(run_help[i].text, stdout);
 }

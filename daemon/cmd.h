@@ -2,15 +2,21 @@
 #ifndef BG_CMD_H
 #define BG_CMD_H
 
+#include <getopt.h>
+
 #include "util/compat.h"
 #include "conf/board.h"
+#include "decide/verdict.h"
+#include "lab/workers.h"
 #include "store/store.h"
+#include "util/strvec.h"
 
 struct bg_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;      /* arguments after the command name */
 	const char *summary;
+	void (*help)(void);     /* the options, after the usage and summary; NULL: none */
 };
 
 int cmd_parse(int argc, char **argv);
@@ -32,6 +38,74 @@ int cmd_site(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
 int cmd_serve_artifacts(int argc, char **argv);
+
+void cmd_gate_help(void);
+void cmd_series_help(void);
+void cmd_bisect_help(void);
+void cmd_measure_help(void);
+
+/*
+ * The options of a run of builds and boots, which gate, series, bisect and measure share
+ * (git's OPT__VERBOSE): one long name and one letter each, in all four. A command puts
+ * CMD_RUN_OPTIONS and the CMD_OPT_* it takes in its getopt_long table, their letters in
+ * its short options (CMD_RUN_SHORTOPTS, and the one after each CMD_OPT_*), and reads its
+ * options with cmd_run_getopt, which takes these on the way.
+ */
+#define CMD_RUN_OPTIONS \
+	{ "tree", required_argument, NULL, 't' }, \
+	{ "arch", required_argument, NULL, 'a' }, \
+	{ "board", required_argument, NULL, 'b' }, \
+	{ "mode", required_argument, NULL, 'm' }, \
+	{ "console", required_argument, NULL, 'C' }, \
+	{ "lab", required_argument, NULL, 'l' }, \
+	{ "config", required_argument, NULL, 'K' }, \
+	{ "fragment", required_argument, NULL, 'F' }, \
+	{ "perf-runs", required_argument, NULL, 'R' }
+#define CMD_RUN_SHORTOPTS "t:a:b:m:C:l:K:F:R:"
+#define CMD_OPT_NAME { "name", required_argument, NULL, 'N' }              /* N: */
+#define CMD_OPT_BOOTS { "boots", required_argument, NULL, 'n' }            /* n: */
+#define CMD_OPT_THRESHOLD { "threshold", required_argument, NULL, 'T' }    /* T: */
+#define CMD_OPT_DB { "db", required_argument, NULL, 'd' }                  /* d: */
+#define CMD_OPT_JSON { "json", no_argument, NULL, 'j' }                    /* j */
+#define CMD_OPT_PARALLEL { "parallel", required_argument, NULL, 'P' }      /* P: */
+
+/* What the run options said; what was not given is NULL, 0 or false. */
+struct cmd_run_opts {
+	const char *tree, *board, *lab;
+	const char *name;                 /* a plain name (bg_path_name_ok) */
+	const char *mode;                 /* "deterministic" or "timing" */
+	enum bg_console console;
+	unsigned boots, parallel;
+	bool json;
+	char *db;
+	struct bg_build_config config;    /* --config, --fragment and --perf-runs */
+	struct bg_strvec fragments;       /* what config.fragments points into */
+	struct bg_compare_config compare; /* --threshold */
+};
+
+/*
+ * Gives the options o of a library's job (a bg_gate_opts, bg_series_opts,
+ * bg_bisection_opts or bg_measure_opts: their fields are named alike) what each of them
+ * takes from the run options r as it is; r outlives o.
+ */
+#define cmd_run_give(o, r) \
+	((o)->tree = (r)->tree, (o)->board = (r)->board, (o)->lab = (r)->lab, \
+	 (o)->console = (r)->console, (o)->config = &(r)->config)
+
+void cmd_run_opts_init(struct cmd_run_opts *r);
+void cmd_run_opts_release(struct cmd_run_opts *r);
+/*
+ * getopt_long over argv, the run options taken into r on the way: the next option of the
+ * command's own (or what getopt_long says of a wrong one), -1 at the end. Exits with 2
+ * after the usage error naming a run option whose value is wrong.
+ */
+int cmd_run_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *opts, struct cmd_run_opts *r);
+/*
+ * Prints the help of the run options whose letters are in shortopts (a command's short
+ * options), the same lines for every command.
+ */
+void cmd_print_run_help(const char *shortopts);
 
 /* A bisection as bootgate show prints it; 0, or 1 after saying why. */
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);

@@ -163,7 +163,7 @@ static int start_boot(struct run *r, struct boot *b)
 	struct bg_strvec argv = BG_STRVEC_INIT;
 	char *times = xasprintf("%s.times", b->log_path);
 	char *err = xasprintf("%s.qemu-stderr", b->log_path);
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, BG_PROC_PIPE, -1 };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = BG_PROC_PIPE, .err_fd = -1 };
 	int errfd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int ret = -1;
 
@@ -367,7 +367,7 @@ static char *initramfs_script(const char *name, const char *a, const char *b)
 	char *rel = xasprintf("scripts/%s", name), *path = NULL;
 	const char *script = bg_project_file(rel);
 	char *args[] = { "sh", (char *)script, (char *)a, (char *)b, NULL };
-	struct bg_proc_opts o = { args, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = args, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result res;
 
 	if (!script) {

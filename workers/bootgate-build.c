@@ -12,7 +12,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -894,7 +893,7 @@ static int forget_interrupted(struct build *b)
 	/* beside the build directory, where the build cannot plant anything */
 	b->marker = bg_path_join(b->slot, "building");
 	if (access(b->marker, F_OK) == 0) {
-		struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, b->log_fd };
+		struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = b->log_fd };
 
 		log_info("the last build here was interrupted: removing what it wrote");
 		bg_strvec_pushv(&a, (char *const[]){ "find", b->out, NULL });
@@ -921,7 +920,7 @@ static int compiler_version(struct build *b)
 {
 	char *cc = xasprintf("%sgcc", b->board.cross_compile), *text = NULL;
 	char *argv[] = { cc, "--version", NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 	int ret = 0;
 
@@ -978,7 +977,7 @@ static char *trusted_slot(const struct build *b)
 static int copy_dir(const char *from, const char *to)
 {
 	char *argv[] = { "cp", "-a", "--reflink=auto", (char *)from, (char *)to, NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 
 	if (bg_proc_run(&o, 600, &r) < 0)
@@ -1194,7 +1193,7 @@ static char *dated_after(char *const *dirs, size_t n, struct timespec since)
 	char *out = NULL;
 	/* a tick early: a file's time is the coarse clock's */
 	long long ns = (long long)since.tv_sec * 1000000000LL + since.tv_nsec - 10000000LL;
-	struct bg_proc_opts o = { NULL, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 
 	bg_strvec_push(&a, "find");
 	for (size_t i = 0; i < n; i++)
@@ -1643,24 +1642,20 @@ static int perf_arch_check(const struct build *b)
 	return 0;
 }
 
+static void build_waiting(void *data)
+{
+	(void)data;
+	log_info("waiting for another build to finish");
+}
+
 /* One kernel build at a time on this machine: more only thrash the cores. */
 static int take_build_lock(const struct build *b)
 {
 	char *lock = bg_path_join(b->cache, ".build-lock");
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd, ret = bg_lock_file(lock, true, build_waiting, NULL, &fd);
 
-	if (fd < 0) {
-		bg_error_errno("cannot open '%s'", lock);
-		free(lock);
-		return -1;
-	}
 	free(lock);
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		log_info("waiting for another build to finish");
-		if (flock(fd, LOCK_EX) < 0)
-			return bg_error_errno("cannot lock the build");
-	}
-	return 0;   /* the descriptor stays open: the lock lasts as long as we do */
+	return ret;   /* the descriptor stays open: the lock lasts as long as we do */
 }
 
 int main(int argc, char **argv)

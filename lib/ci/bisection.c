@@ -1,7 +1,5 @@
 /* Bisections of real kernels (bisection.h). */
-#include <fcntl.h>
 #include <math.h>
-#include <sys/file.h>
 
 #include "ci/bisection.h"
 #include "decide/bisect.h"
@@ -70,8 +68,6 @@ struct run {
 	int lock_fd;
 	struct bg_reuse reuse;    /* its builds and boots */
 };
-
-#define progress(r, ...) bg_progress((r)->o->progress, (r)->o->progress_data, __VA_ARGS__)
 
 /* ---- the bisection's row ---- */
 
@@ -283,8 +279,9 @@ static int choose_metric(struct run *r, unsigned n0)
 	}
 	if (best) {
 		r->metric = xstrdup(best->metric);
-		progress(r, "bisecting %s: %.0f -> %.0f us (%+.1f%%) between the endpoints",
-			 best->metric, best->base_median, best->cand_median, best->delta_pct);
+		bg_progress_to(r->o, "bisecting %s: %.0f -> %.0f us (%+.1f%%) between the "
+			       "endpoints", best->metric, best->base_median, best->cand_median,
+			       best->delta_pct);
 	}
 	bg_comparison_release(&cmp);
 	ret = 0;
@@ -364,8 +361,8 @@ static int endpoints(struct run *r)
 		if (choose_metric(r, n0) < 0)
 			return -1;
 		if (!r->metric) {
-			progress(r, "no metric is slower at %.12s than at %.12s: nothing to bisect",
-				 r->c[r->n - 1].sha, r->c[0].sha);
+			bg_progress_to(r->o, "no metric is slower at %.12s than at %.12s: nothing "
+				       "to bisect", r->c[r->n - 1].sha, r->c[0].sha);
 			return 1;
 		}
 		if (bg_store_exec(r->s, "UPDATE bisections SET metric = ? WHERE id = ?", "si",
@@ -431,7 +428,7 @@ static int do_build(struct run *r, int idx)
 		return -1;
 	tell(r, idx, &live);
 	if (p->unbuildable)
-		progress(r, "%.12s does not build: skipped", p->sha);
+		bg_progress_to(r->o, "%.12s does not build: skipped", p->sha);
 	return 0;
 }
 
@@ -495,10 +492,11 @@ static void lead_progress(struct run *r, struct bg_strvec *round, bool done)
 	}
 	for (size_t i = 0; i < round->n; i++) {
 		if (first > 0 && first < r->n && last >= first && last < r->n)
-			progress(r, "%s; leading %.12s%s%.12s p=%.3f", round->v[i], r->c[first].sha,
-				 last > first ? ".." : "", last > first ? r->c[last].sha : "", p);
+			bg_progress_to(r->o, "%s; leading %.12s%s%.12s p=%.3f", round->v[i],
+				       r->c[first].sha, last > first ? ".." : "",
+				       last > first ? r->c[last].sha : "", p);
 		else
-			progress(r, "%s", round->v[i]);
+			bg_progress_to(r->o, "%s", round->v[i]);
 	}
 	bg_strvec_release(round);
 }
@@ -736,9 +734,9 @@ static int confirm(struct run *r, const char *culprit, struct bg_bisection_concl
 	if (bg_git_commit_info(r->tree.real, culprit, &c) < 0)
 		return -1;
 	if (r->o->deterministic && c.nparents) {
-		progress(r, "confirming %.12s against its parent in timing mode", culprit);
+		bg_progress_to(r->o, "confirming %.12s against its parent in timing mode", culprit);
 		if (measure_pair(r, BG_ROLE_TIMING, culprit, c.parents[0], false, &r->cmp, &m) < 0)
-			progress(r, "warning: the timing confirmation failed: %s", bg_error_last());
+			bg_progress_to(r->o, "warning: the timing confirmation failed: %s", bg_error_last());
 	}
 	applies = bg_git_revert_onto(r->tree.real, culprit, r->c[r->n - 1].sha, revert);
 	cc->revert_applies = applies == 0;
@@ -749,14 +747,14 @@ static int confirm(struct run *r, const char *culprit, struct bg_bisection_concl
 		cc->revert_commit = revert;
 		cc->regression_us = regression_of(r);
 		bg_compare_config_for_revert(&cfg, &r->cmp, r->metric, cc->regression_us);
-		progress(r, "measuring the bad tip with %.12s reverted", culprit);
+		bg_progress_to(r->o, "measuring the bad tip with %.12s reverted", culprit);
 		if (measure_pair(r, BG_ROLE_REVERT, r->c[r->n - 1].sha, revert, r->o->deterministic,
 				 &cfg, &m) < 0) {
-			progress(r, "warning: measuring the revert failed: %s", bg_error_last());
+			bg_progress_to(r->o, "warning: measuring the revert failed: %s", bg_error_last());
 		} else {
 			bg_revert_judge(m.have ? &m.v : NULL, cc->regression_us, m.decided, &res);
 			*contradicted = res.contradicts;
-			progress(r, "the revert restores %.0f us of %.0f (%s)", res.restored_us,
+			bg_progress_to(r->o, "the revert restores %.0f us of %.0f (%s)", res.restored_us,
 				 res.regression_us, m.have ? bg_verdict_name(m.v.verdict) : "-");
 		}
 		bg_compare_config_release(&cfg);
@@ -791,8 +789,8 @@ static int inside_merge(struct run *r, const char *merge, struct inner *in)
 	}
 	if (bg_git_merge_base(r->tree.real, c.parents[0], c.parents[1], base) < 0)
 		goto out;
-	progress(r, "%.12s is a merge: bisecting the branch it brought, %.12s..%.12s", merge,
-		 base, c.parents[1]);
+	bg_progress_to(r->o, "%.12s is a merge: bisecting the branch it brought, %.12s..%.12s",
+		       merge, base, c.parents[1]);
 	so.good = base;
 	so.bad = c.parents[1];
 	so.metric = r->metric;
@@ -837,21 +835,21 @@ static int conclude(struct run *r)
 		contradicted = inner.outcome && !strcmp(inner.outcome, BG_BISECT_UNCONFIRMED);
 	} else if (culprit) {
 		if (store_step(r, res->first) < 0)
-			progress(r, "warning: the culprit's step: %s", bg_error_last());
+			bg_progress_to(r->o, "warning: the culprit's step: %s", bg_error_last());
 		if (!r->o->no_confirm && confirm(r, culprit, &cc, revert, &contradicted) < 0)
-			progress(r, "warning: %s", bg_error_last());
+			bg_progress_to(r->o, "warning: %s", bg_error_last());
 	}
 	/* a culprit its own revert contradicts is never reported as found (nor mailed) */
 	cc.outcome = contradicted ? BG_BISECT_UNCONFIRMED : bg_bisect_outcome_name(res->outcome);
 	cc.culprit = culprit;
 	ret = finish(r, &cc);
 	if (contradicted)
-		progress(r, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip does not "
+		bg_progress_to(r->o, "unconfirmed: %.12s (p=%.3f), but reverting it on the bad tip does not "
 			 "take the regression back", culprit, res->probability);
 	else if (culprit)
-		progress(r, "culprit: %.12s (p=%.3f)", culprit, res->probability);
+		bg_progress_to(r->o, "culprit: %.12s (p=%.3f)", culprit, res->probability);
 	else
-		progress(r, "no single culprit: %s", cc.outcome);
+		bg_progress_to(r->o, "no single culprit: %s", cc.outcome);
 	free(inner.culprit);
 	free(inner.outcome);
 	return ret;
@@ -877,6 +875,11 @@ static void release(struct run *r)
 		bg_bisect_free(r->engine);
 }
 
+static void lock_waiting(void *r)
+{
+	bg_progress_to(((struct run *)r)->o, "another process runs this bisection: waiting for it");
+}
+
 /*
  * One process per bisection: a second one (its daemon restarted while the first was
  * still ending) waits here until the first is gone, then replays what it stored.
@@ -889,20 +892,8 @@ static int lock(struct run *r, const char *good, const char *bad)
 	char *path = xasprintf("%s/bisection-%016" PRIx64, dir, bg_hash64(key, strlen(key)));
 	int ret = -1;
 
-	if (bg_mkdirs(dir) < 0)
+	if (bg_mkdirs(dir) < 0 || bg_lock_file(path, true, lock_waiting, r, &r->lock_fd) < 0)
 		goto out;
-	r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (r->lock_fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
-		goto out;
-	}
-	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		progress(r, "another process runs this bisection: waiting for it");
-		if (flock(r->lock_fd, LOCK_EX) < 0) {
-			bg_error_errno("cannot lock '%s'", path);
-			goto out;
-		}
-	}
 	ret = 0;
 out:
 	free(key);
@@ -963,13 +954,13 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 	if (bg_store_text(s, &state, "SELECT state FROM bisections WHERE id = ?", "i", r.id) < 0)
 		goto out;
 	if (state && !strcmp(state, "done")) {
-		progress(&r, "bisection %" PRId64 " is done", r.id);
+		bg_progress_to(r.o, "bisection %" PRId64 " is done", r.id);
 		ret = 0;
 		goto out;
 	}
-	progress(&r, "bisection %" PRId64 ": %d commits from %.12s to %.12s (%s, %s)%s", r.id,
-		 r.n, r.c[0].sha, r.c[r.n - 1].sha, r.board, r.mode,
-		 r.seq ? ", continuing" : "");
+	bg_progress_to(r.o, "bisection %" PRId64 ": %d commits from %.12s to %.12s (%s, %s)%s",
+		       r.id, r.n, r.c[0].sha, r.c[r.n - 1].sha, r.board, r.mode,
+		       r.seq ? ", continuing" : "");
 	if ((e = endpoints(&r)) < 0)
 		goto out;
 	if (e > 0) {
@@ -982,7 +973,8 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 		goto out;
 	}
 	if (r.exact)
-		progress(&r, "%s repeats exactly at both endpoints: one boot per probe", r.metric);
+		bg_progress_to(r.o, "%s repeats exactly at both endpoints: one boot per probe",
+			       r.metric);
 	if (drive(&r) < 0)
 		goto out;
 	ret = conclude(&r);

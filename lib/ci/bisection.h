@@ -8,6 +8,7 @@
 #define BG_BISECTION_H
 
 #include "util/compat.h"
+#include "util/log.h"
 #include "util/json.h"
 #include "decide/verdict.h"
 #include "lab/workers.h"
@@ -30,7 +31,7 @@ struct bg_bisection_opts {
 	const struct bg_compare_config *compare;   /* NULL: the defaults */
 	bool no_confirm;          /* skip the timing confirmation and the revert */
 	bool inner;               /* inside the branch a merge brought: reported by its outer */
-	void (*progress)(const char *line, void *data);
+	bg_progress_fn progress;
 	void *progress_data;
 };
 

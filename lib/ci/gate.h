@@ -8,6 +8,7 @@
 #define BG_GATE_H
 
 #include "util/compat.h"
+#include "util/log.h"
 #include "decide/verdict.h"
 #include "lab/workers.h"
 #include "store/store.h"
@@ -24,7 +25,7 @@ struct bg_gate_opts {
 	const struct bg_compare_config *compare;
 	char **metrics;            /* patterns the gate looks at; none: every metric */
 	size_t nmetrics;
-	void (*progress)(const char *line, void *data);
+	bg_progress_fn progress;
 	void *progress_data;
 };
 

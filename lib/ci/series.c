@@ -57,8 +57,6 @@ struct run {
 	struct judged *j;          /* [M]: patch M against M - 1; [0]: the whole series */
 };
 
-#define progress(r, ...) bg_progress((r)->o->progress, (r)->o->progress_data, __VA_ARGS__)
-
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -407,13 +405,13 @@ static int apply_all(struct run *r)
 		if (ret) {
 			c->status = "failed";
 			r->error = xstrdup(c->error);
-			progress(r, "%s", c->error);
+			bg_progress_to(r->o, "%s", c->error);
 			continue;
 		}
 		c->status = "applied";
 		r->last = i;
-		progress(r, "patch %d/%" PRId64 " applied: %.12s %s", i, r->total, c->commit,
-			 c->subject);
+		bg_progress_to(r->o, "patch %d/%" PRId64 " applied: %.12s %s", i, r->total,
+			       c->commit, c->subject);
 	}
 	return 0;
 }
@@ -438,7 +436,7 @@ static int measure(struct run *r)
 			}
 			free(c->error);
 			c->error = xasprintf("patch %d/%" PRId64 " does not build", i, r->total);
-			progress(r, "%s", c->error);
+			bg_progress_to(r->o, "%s", c->error);
 			continue;
 		}
 		c->built = true;
@@ -664,15 +662,15 @@ int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id
 		goto out;
 	if (!strcmp(r.state, "done") || !strcmp(r.state, "failed") ||
 	    !strcmp(r.state, "superseded")) {
-		progress(&r, "series %" PRId64 " is %s", id, r.state);
+		bg_progress_to(r.o, "series %" PRId64 " is %s", id, r.state);
 		ret = 1;
 		goto out;
 	}
 	bg_compare_config_release(&r.cmp);
 	if (start(&r) < 0)
 		goto out;
-	progress(&r, "series %" PRId64 ": %s (%" PRId64 " patch%s)", id, r.subject, r.total,
-		 r.total == 1 ? "" : "es");
+	bg_progress_to(r.o, "series %" PRId64 ": %s (%" PRId64 " patch%s)", id, r.subject, r.total,
+		       r.total == 1 ? "" : "es");
 	if ((e = find_base(&r)) < 0)
 		goto out;
 	if (bg_store_exec(s, "UPDATE series SET state = 'running', tree_id = ?, base = ?, "
@@ -680,7 +678,7 @@ int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id
 			  e ? NULL : r.c[0].commit, r.board, bg_reuse_mode(&r.reuse), id) < 0)
 		goto out;
 	if (!e) {
-		progress(&r, "base %.12s (%s)", r.c[0].commit, r.base_from);
+		bg_progress_to(r.o, "base %.12s (%s)", r.c[0].commit, r.base_from);
 		/* with no patch applied there is nothing to measure */
 		if (apply_all(&r) < 0 || (r.last && measure(&r) < 0))
 			goto out;

@@ -10,6 +10,7 @@
 #define BG_SERIES_H
 
 #include "util/compat.h"
+#include "util/log.h"
 #include "util/json.h"
 #include "decide/verdict.h"
 #include "parse/mbox.h"
@@ -27,7 +28,7 @@ struct bg_series_opts {
 	enum bg_console console;   /* zero: verbose */
 	unsigned boots;            /* per commit; 0: 2 deterministic, 5 timing */
 	const struct bg_compare_config *compare;   /* NULL: the defaults */
-	void (*progress)(const char *line, void *data);
+	bg_progress_fn progress;
 	void *progress_data;
 };
 

@@ -9,6 +9,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json.h"
+#include "util/secret.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -21,9 +22,9 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 {
 	char *file = NULL;
 	const char *tok, *from;
-	size_t len = 0, n;
+	size_t n;
 	int ret = -1;
-	bool bad;
+	bool bad = false;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->url = l->url;
@@ -31,15 +32,16 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 		from = l->token_env;
 		if (!(tok = getenv(l->token_env)))
 			return bg_error("the LAVA token's variable %s is not set", l->token_env);
+		/* the first line, as a file's */
+		n = bg_secret_line(tok, strlen(tok));
+		if (!n)
+			return bg_error("the LAVA token in %s is empty", from);
 	} else {
 		from = l->token_file;
-		if (!(file = bg_read_file(l->token_file, TOKEN_MAX, &len)))
+		if (!(file = bg_secret_read(l->token_file, TOKEN_MAX, &n)))
 			return bg_error("the LAVA token: %s", bg_error_last());
 		tok = file;
 	}
-	n = strcspn(tok, "\r\n");
-	/* a NUL in the file's first line would send the part before it as the token */
-	bad = file && n < len && !tok[n];
 	/* the token goes into a header line: nothing in it may end or bend that line */
 	for (size_t i = 0; i < n && !bad; i++)
 		bad = !isgraph((unsigned char)tok[i]);
@@ -47,17 +49,10 @@ int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv)
 		bg_error("the LAVA token in %s holds a space or a control character", from);
 		goto out;
 	}
-	if (!n) {
-		bg_error("the LAVA token in %s is empty", from);
-		goto out;
-	}
 	srv->auth = xasprintf("Authorization: Token %.*s", (int)n, tok);
 	ret = 0;
 out:
-	/* whatever the file held, a token on a later line too, is wiped before it is freed */
-	if (file)
-		explicit_bzero(file, len);
-	free(file);
+	bg_secret_free(file);
 	return ret;
 }
 

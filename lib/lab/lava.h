@@ -29,8 +29,9 @@ struct bg_lava {
 };
 
 /*
- * Reads the board's token (the first line of lava_token_file, or the environment variable
- * lava_token_env) into srv. -1 with why, naming the file or the variable, never the token.
+ * Reads the board's token (the first line of lava_token_file, as util/secret.h reads it,
+ * or of the environment variable lava_token_env) into srv. -1 with why, naming the file
+ * or the variable, never the token.
  */
 int bg_lava_open(const struct bg_lava_board *l, struct bg_lava *srv);
 /* Wipes the token. */

@@ -16,8 +16,6 @@
 /* A worker's result is small; more than this is not one. */
 #define RESULT_MAX (64u << 20)
 
-#define progress(o, ...) bg_progress((o)->progress, (o)->progress_data, __VA_ARGS__)
-
 void bg_measure_init(struct bg_measure *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -51,7 +49,7 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
 
 static int build(const struct bg_measure_opts *o, struct bg_measure *m, int side)
 {
-	progress(o, "building %.12s", m->rev[side]);
+	bg_progress_to(o, "building %.12s", m->rev[side]);
 	return bg_worker_build(m->tree.real, m->rev[side], o->board, o->lab, o->config,
 			       &m->build[side]);
 }
@@ -66,16 +64,16 @@ static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
 		o->config ? o->config->perf_runs : 0,
 	};
 
-	progress(o, "booting %u time%s each (%s mode, %s console)", o->boots,
-		 o->boots == 1 ? "" : "s", o->deterministic ? "deterministic" : "timing",
-		 bg_console_name(o->console));
+	bg_progress_to(o, "booting %u time%s each (%s mode, %s console)", o->boots,
+		       o->boots == 1 ? "" : "s", o->deterministic ? "deterministic" : "timing",
+		       bg_console_name(o->console));
 	/* the base is image A, the candidate B: booted A B A B */
 	return bg_worker_boot(&wb, &m->run);
 }
 
 static void warn_progress(const char *where, const char *msg, void *data)
 {
-	progress((const struct bg_measure_opts *)data, "warning: %s: %s", where, msg);
+	bg_progress_to((const struct bg_measure_opts *)data, "warning: %s: %s", where, msg);
 }
 
 /* Reads every console: complete boots give values, the others are only counted. */
@@ -96,7 +94,8 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 		mb->job_url = rec->job_url ? xstrdup(rec->job_url) : NULL;
 		set = &m->set[mb->side];
 		m->boots_failed |= rec->outcome != BG_OUTCOME_COMPLETE;
-		progress(o, "boot %zu (%.12s) %s", i, m->rev[mb->side], bg_outcome_name(rec->outcome));
+		bg_progress_to(o, "boot %zu (%.12s) %s", i, m->rev[mb->side],
+			       bg_outcome_name(rec->outcome));
 		/* a hang or a lab failure is never timing data: it is only counted */
 		if (rec->outcome != BG_OUTCOME_COMPLETE) {
 			bg_sample_set_exclude(set);
@@ -106,7 +105,7 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 		if (!mb->parsed)
 			bg_sample_set_exclude(set);
 		else if (bg_sample_set_add_boot(set, mb->parsed) < 0)
-			progress(o, "warning: %s: %s", rec->log, bg_error_last());
+			bg_progress_to(o, "warning: %s: %s", rec->log, bg_error_last());
 	}
 }
 

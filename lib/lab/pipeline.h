@@ -7,6 +7,7 @@
 #define BG_PIPELINE_H
 
 #include "util/compat.h"
+#include "util/log.h"
 #include "util/json.h"
 #include "parse/bootlog.h"
 #include "decide/verdict.h"
@@ -29,7 +30,7 @@ struct bg_measure_opts {
 	unsigned parallel;        /* boots at once; 0: the cores */
 	const struct bg_compare_config *compare;   /* NULL: the defaults */
 	/* one line of progress ("building ..."), for stderr or a log; may be NULL */
-	void (*progress)(const char *line, void *data);
+	bg_progress_fn progress;
 	void *progress_data;
 };
 

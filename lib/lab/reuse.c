@@ -9,8 +9,6 @@
 /* A build that failed for the machine's reasons is tried this often. */
 #define BUILD_TRIES 3
 
-#define progress(r, ...) bg_progress((r)->progress, (r)->progress_data, __VA_ARGS__)
-
 const char *bg_reuse_mode(const struct bg_reuse *r)
 {
 	return r->deterministic ? "deterministic" : "timing";
@@ -31,8 +29,8 @@ int bg_reuse_build(const struct bg_reuse *r, const char *sha, const char *what,
 	bg_record_commit(r->s, r->repo, sha);
 	for (int t = 0; t < BUILD_TRIES; t++) {
 		bg_build_result_init(&b);
-		progress(r, "building %.12s%s%s%s", sha, what ? " (" : "", what ? what : "",
-			 what ? ")" : "");
+		bg_progress_to(r, "building %.12s%s%s%s", sha, what ? " (" : "", what ? what : "",
+			       what ? ")" : "");
 		ret = bg_worker_build(r->repo, sha, r->board, r->lab, r->config, &b);
 		if (ret == 0 || b.status == BG_BUILD_FAILED)
 			break;
@@ -41,7 +39,7 @@ int bg_reuse_build(const struct bg_reuse *r, const char *sha, const char *what,
 			bg_build_result_release(&b);
 			return -1;
 		}
-		progress(r, "warning: %s; trying again in %d s", bg_error_last(), 5 << t);
+		bg_progress_to(r, "warning: %s; trying again in %d s", bg_error_last(), 5 << t);
 		bg_build_result_release(&b);
 		sleep(5u << t);
 	}
@@ -62,7 +60,7 @@ int bg_reuse_build(const struct bg_reuse *r, const char *sha, const char *what,
 
 static void warn(const char *where, const char *msg, void *data)
 {
-	progress((const struct bg_reuse *)data, "warning: %s: %s", where, msg);
+	bg_progress_to((const struct bg_reuse *)data, "warning: %s: %s", where, msg);
 }
 
 int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image_sha256,
@@ -74,8 +72,8 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 	int ret = 0;
 
 	bg_boot_run_init(&run);
-	progress(r, "booting %.12s %u time%s (%s%s)", image_sha256, n, n == 1 ? "" : "s",
-		 bg_reuse_mode(r), r->console == BG_CONSOLE_QUIET ? ", quiet console" : "");
+	bg_progress_to(r, "booting %.12s %u time%s (%s%s)", image_sha256, n, n == 1 ? "" : "s",
+		       bg_reuse_mode(r), r->console == BG_CONSOLE_QUIET ? ", quiet console" : "");
 	if (bg_worker_boot(&wb, &run) < 0 || (!run.n && bg_error("bootgate-boot booted nothing"))) {
 		bg_boot_run_release(&run);
 		return -1;
@@ -146,7 +144,7 @@ int bg_reuse_load_ids(const struct bg_reuse *r, const char *image_sha256, unsign
 	*n = 0;
 	for (size_t i = 0; i < b.n; i++) {
 		if (bg_record_load_boot(r->s, b.ids[i], set) < 0)
-			progress(r, "warning: boot %" PRId64 ": %s", b.ids[i], bg_error_last());
+			bg_progress_to(r, "warning: boot %" PRId64 ": %s", b.ids[i], bg_error_last());
 		ids[(*n)++] = b.ids[i];
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #define BG_REUSE_H
 
 #include "util/compat.h"
+#include "util/log.h"
 #include "decide/verdict.h"
 #include "lab/record.h"
 #include "lab/workers.h"
@@ -19,7 +20,7 @@ struct bg_reuse {
 	const char *lab;          /* NULL: bg_lab_dir() */
 	const struct bg_build_config *config;   /* NULL: the board's */
 	bool deterministic;
-	void (*progress)(const char *line, void *data);
+	bg_progress_fn progress;
 	void *progress_data;
 	enum bg_console console;  /* boots are taken and made in this console mode only */
 };

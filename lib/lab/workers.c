@@ -28,7 +28,8 @@ char *bg_worker_path(const char *name)
 /* Runs a worker, its progress on our stderr; its result (stdout) into *out. */
 static int run_worker(struct bg_strvec *argv, char **out, struct bg_proc_result *r)
 {
-	struct bg_proc_opts po = { bg_strvec_argv(argv), NULL, NULL, -1, -1, STDERR_FILENO };
+	struct bg_proc_opts po = { .argv = bg_strvec_argv(argv), .in_fd = -1, .out_fd = -1,
+				   .err_fd = STDERR_FILENO };
 
 	return bg_proc_capture(&po, 0, RESULT_MAX, out, r);
 }

@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <git2.h>
 #include <limits.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "net/git.h"
@@ -621,24 +620,19 @@ out:
  * a ref that a fetch writes (refs/heads/BRANCH, HEAD) was left by a fetch that was
  * killed: without its removal no fetch would pass again.
  */
+static void fetch_waiting(void *repo)
+{
+	log_info("waiting for another fetch into '%s'", (const char *)repo);
+}
+
 static int fetch_lock(const char *repo, const char *local, int *fd)
 {
 	char *path = xasprintf("%s/bootgate-fetch.lock", repo);
 	char *stale[] = { xasprintf("%s/%s.lock", repo, local), xasprintf("%s/HEAD.lock", repo) };
 	int ret = -1;
 
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (*fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
+	if (bg_lock_file(path, true, fetch_waiting, (void *)repo, fd) < 0)
 		goto out;
-	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		log_info("waiting for another fetch into '%s'", repo);
-		if (flock(*fd, LOCK_EX) < 0) {
-			bg_error_errno("cannot lock '%s'", path);
-			goto out;
-		}
-	}
 	ret = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(stale); i++)
 		if (remove_stale_lock(stale[i], "fetch") < 0)

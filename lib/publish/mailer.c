@@ -14,8 +14,8 @@
 #include "parse/metrics.h"
 #include "report/mail.h"
 #include "util/error.h"
-#include "util/fs.h"
 #include "util/path.h"
+#include "util/secret.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 #include "util/xmalloc.h"
@@ -738,17 +738,6 @@ out:
 
 /* ---- sending ---- */
 
-static char *read_password(const char *path)
-{
-	char *buf = NULL;
-	size_t len;
-
-	if (!(buf = bg_read_file(path, PASSWORD_MAX, &len)))
-		return NULL;
-	buf[strcspn(buf, "\r\n")] = '\0';
-	return buf;
-}
-
 struct due {
 	int64_t id, attempts;
 	char *from, *rcpt, *message, *message_id, *subject;
@@ -799,7 +788,7 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 		goto out;
 	}
 	if (due.n && c->report.smtp_password_file &&
-	    !(password = read_password(c->report.smtp_password_file)))
+	    !(password = bg_secret_read(c->report.smtp_password_file, PASSWORD_MAX, NULL)))
 		goto out;
 	srv.password = password;
 	for (size_t i = 0; i < due.n; i++) {
@@ -863,10 +852,7 @@ out:
 		free(due.v[i].subject);
 	}
 	free(due.v);
-	if (password) {
-		memset(password, 0, strlen(password));
-		free(password);
-	}
+	bg_secret_free(password);
 	return ret;
 }
 

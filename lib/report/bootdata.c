@@ -13,7 +13,12 @@
 
 #define NAME_MAX_PART 64
 
-static const char replacement[] = "\xef\xbf\xbd";   /* U+FFFD */
+/* n times U+FFFD: one for each byte of a C1 control or of what is not UTF-8 */
+static void add_replacements(struct bg_strbuf *out, size_t n)
+{
+	while (n--)
+		bg_strbuf_addstr(out, "\xef\xbf\xbd");
+}
 
 /* "yymmdd-HHMMSS" in UTC, as grab-boot-data.sh stamps its files; the epoch for no time. */
 static void stamp(char buf[16], double when)
@@ -25,26 +30,26 @@ static void stamp(char buf[16], double when)
 		snprintf(buf, 16, "700101-000000");
 }
 
-/* A value on one line: control characters become '?', bytes that are not UTF-8 U+FFFD. */
+/*
+ * A value on one line: a C0 control or DEL becomes '?', each byte of a C1 control or of
+ * what is not UTF-8 U+FFFD.
+ */
 static void add_value(struct bg_strbuf *out, const char *key, const char *value)
 {
-	const unsigned char *s = (const unsigned char *)(value ? value : "");
-	size_t len = strlen((const char *)s);
+	const char *s = value ? value : "";
+	size_t len = strlen(s);
 
 	bg_strbuf_addf(out, "%s=\"", key);
 	for (size_t i = 0; i < len;) {
-		size_t n = bg_text_utf8_len((const char *)s + i, len - i);
+		struct bg_text_unit u = bg_text_next(s + i, len - i);
 
-		if (!n) {
-			bg_strbuf_addstr(out, replacement);
-			i++;
-		} else if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f)) {
+		if (u.kind == BG_TEXT_C0)
 			bg_strbuf_addch(out, '?');
-			i++;
-		} else {
-			bg_strbuf_add(out, (const char *)s + i, n);
-			i += n;
-		}
+		else if (u.kind == BG_TEXT_C1 || u.kind == BG_TEXT_INVALID)
+			add_replacements(out, u.len);
+		else
+			bg_strbuf_add(out, s + i, u.len);
+		i += u.len;
 	}
 	bg_strbuf_addstr(out, "\"\n");
 }
@@ -89,7 +94,7 @@ static void add_console(struct bg_strbuf *out, const char *console, size_t len)
 	bool line_start = true;
 
 	for (size_t i = 0; i < len;) {
-		size_t n;
+		struct bg_text_unit u;
 
 		if (s[i] == '\r' || s[i] == '\n') {
 			/* CRLF, LF and a lone CR (SLOF, progress bars) all end a line */
@@ -101,14 +106,13 @@ static void add_console(struct bg_strbuf *out, const char *console, size_t len)
 		if (line_start && len - i >= 3 && !memcmp(s + i, "== ", 3))
 			bg_strbuf_addch(out, ' ');
 		line_start = false;
-		n = bg_text_utf8_len((const char *)s + i, len - i);
-		if (!n) {
-			bg_strbuf_addstr(out, replacement);
-			i++;
-		} else {
-			bg_strbuf_add(out, (const char *)s + i, n);
-			i += n;
-		}
+		/* the console as it was, but a C1 control's bytes and what is not UTF-8 */
+		u = bg_text_next(console + i, len - i);
+		if (u.kind == BG_TEXT_C1 || u.kind == BG_TEXT_INVALID)
+			add_replacements(out, u.len);
+		else
+			bg_strbuf_add(out, console + i, u.len);
+		i += u.len;
 	}
 	if (!line_start)
 		bg_strbuf_addch(out, '\n');

@@ -4,35 +4,45 @@
 
 #define REPLACEMENT "\xef\xbf\xbd"
 
+/*
+ * HTML's policy: the markup characters as entities; newline and tab kept (in an attribute
+ * as references, which its value keeps); every other control byte, DEL, and each byte of
+ * a C1 control or of what is not UTF-8, U+FFFD. A bidirectional formatting character is
+ * kept: the browser ends its effect with the element's block, where the terminal would
+ * carry it over the rest of the line.
+ */
 static void escape(struct bg_strbuf *sb, const char *s, size_t len, bool attr)
 {
-	size_t i = 0;
+	for (size_t i = 0; i < len;) {
+		struct bg_text_unit u = bg_text_next(s + i, len - i);
 
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n = bg_text_utf8_len(s + i, len - i);
-
-		if (n > 1) {
-			bg_strbuf_add(sb, s + i, n);
-			i += n;
-			continue;
-		}
-		i++;
-		switch (n ? c : 0) {
-		case '&': bg_strbuf_addstr(sb, "&amp;"); break;
-		case '<': bg_strbuf_addstr(sb, "&lt;"); break;
-		case '>': bg_strbuf_addstr(sb, "&gt;"); break;
-		case '"': bg_strbuf_addstr(sb, "&quot;"); break;
-		case '\'': bg_strbuf_addstr(sb, "&#39;"); break;
-		case '\n': bg_strbuf_addstr(sb, attr ? "&#10;" : "\n"); break;
-		case '\t': bg_strbuf_addstr(sb, attr ? "&#9;" : "\t"); break;
-		default:
-			/* n == 0: not UTF-8 (or a C1 control) */
-			if (n && c >= 0x20 && c != 0x7f)
-				bg_strbuf_addch(sb, c);
+		switch (u.kind) {
+		case BG_TEXT_CHAR:
+		case BG_TEXT_BIDI:
+			switch (u.cp) {
+			case '&': bg_strbuf_addstr(sb, "&amp;"); break;
+			case '<': bg_strbuf_addstr(sb, "&lt;"); break;
+			case '>': bg_strbuf_addstr(sb, "&gt;"); break;
+			case '"': bg_strbuf_addstr(sb, "&quot;"); break;
+			case '\'': bg_strbuf_addstr(sb, "&#39;"); break;
+			default: bg_strbuf_add(sb, s + i, u.len);
+			}
+			break;
+		case BG_TEXT_C0:
+			if (u.cp == '\n')
+				bg_strbuf_addstr(sb, attr ? "&#10;" : "\n");
+			else if (u.cp == '\t')
+				bg_strbuf_addstr(sb, attr ? "&#9;" : "\t");
 			else
 				bg_strbuf_addstr(sb, REPLACEMENT);
+			break;
+		case BG_TEXT_C1:
+		case BG_TEXT_INVALID:
+			for (size_t k = 0; k < u.len; k++)
+				bg_strbuf_addstr(sb, REPLACEMENT);
+			break;
 		}
+		i += u.len;
 	}
 }
 
@@ -50,15 +60,13 @@ void bg_html_attr(struct bg_strbuf *sb, const char *s)
 
 void bg_html_txt_prefix(struct bg_strbuf *sb, const char *s, size_t n)
 {
-	size_t len = 0;
+	size_t len = 0, all;
 
 	if (!s)
 		return;
-	while (len < n && s[len]) {
-		size_t k = bg_text_utf8_len(s + len, strlen(s + len));
-
-		len += k ? k : 1;
-	}
+	/* cut between characters, never in one (the longest is 4 bytes: no more is read) */
+	for (all = strnlen(s, n + 4); len < n && len < all;)
+		len += bg_text_next(s + len, all - len).len;
 	escape(sb, s, len, false);
 }
 

@@ -27,27 +27,24 @@
 
 /* ---- UTF-8 ---- */
 
+/*
+ * The mail's policy: a control (C0, DEL or C1) becomes a space, so that no CR or LF
+ * reaches a header or splits a body line; a byte that is not UTF-8 U+FFFD. The rest is
+ * kept, a bidirectional formatting character too: the reader's mail program lays the
+ * text out.
+ */
 static void clean_n(struct bg_strbuf *sb, const char *s, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)s;
-
 	for (size_t i = 0; i < n;) {
-		size_t len = bg_text_utf8_len((const char *)u + i, n - i);
+		struct bg_text_unit u = bg_text_next(s + i, n - i);
 
-		if (!len && u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 && u[i + 1] < 0xa0) {
-			bg_strbuf_addch(sb, ' ');   /* C1 controls */
-			i += 2;
-		} else if (!len) {
-			bg_strbuf_addstr(sb, "\xef\xbf\xbd");
-			i++;
-		} else if (len == 1 && (u[i] < 0x20 || u[i] == 0x7f)) {
-			/* no CR or LF reaches a header or splits a body line */
+		if (u.kind == BG_TEXT_C0 || u.kind == BG_TEXT_C1)
 			bg_strbuf_addch(sb, ' ');
-			i++;
-		} else {
-			bg_strbuf_add(sb, s + i, len);
-			i += len;
-		}
+		else if (u.kind == BG_TEXT_INVALID)
+			bg_strbuf_addstr(sb, "\xef\xbf\xbd");
+		else
+			bg_strbuf_add(sb, s + i, u.len);
+		i += u.len;
 	}
 }
 
@@ -55,16 +52,6 @@ void bg_mail_clean(struct bg_strbuf *sb, const char *s)
 {
 	if (s)
 		clean_n(sb, s, strlen(s));
-}
-
-/* Columns a cleaned text takes: its characters. */
-static size_t columns(const char *s, size_t n)
-{
-	size_t c = 0;
-
-	for (size_t i = 0; i < n; i++)
-		c += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return c;
 }
 
 /* ---- addresses ---- */
@@ -276,10 +263,8 @@ static void fold_encoded(struct fold *f, const char *s, size_t n)
 
 	bg_strbuf_addstr(&w, "=?UTF-8?Q?");
 	for (size_t i = 0; i < n;) {
-		size_t len = bg_text_utf8_len(s + i, n - i), need = 0;
+		size_t len = bg_text_next(s + i, n - i).len, need = 0;
 
-		if (!len)
-			len = 1;     /* cleaned text has none; a byte alone then */
 		for (size_t k = 0; k < len; k++) {
 			unsigned char c = (unsigned char)s[i + k];
 
@@ -407,7 +392,7 @@ static void wrap_words(struct bg_strbuf *sb, const char *first, const char *rest
 		       const char *text, const char *brk)
 {
 	struct bg_strbuf v = BG_STRBUF_INIT;
-	size_t col = columns(first, strlen(first)), start = col, bl = strlen(brk);
+	size_t col = bg_text_columns(first, strlen(first)), start = col, bl = strlen(brk);
 	const char *p;
 
 	bg_mail_clean(&v, text);
@@ -430,10 +415,10 @@ static void wrap_words(struct bg_strbuf *sb, const char *first, const char *rest
 					q = strchr(q + 1, '\'');
 			n = (size_t)(q - p);
 		}
-		w = columns(p, n);
+		w = bg_text_columns(p, n);
 		if (col > start && col + 1 + w + (p[n] ? bl : 0) > BG_MAIL_BODY_COLUMNS) {
 			bg_strbuf_addf(sb, "%s\n%s", brk, rest);
-			col = start = columns(rest, strlen(rest));
+			col = start = bg_text_columns(rest, strlen(rest));
 		} else if (col > start) {
 			bg_strbuf_addch(sb, ' ');
 			col++;
@@ -453,7 +438,7 @@ void bg_mail_wrap(struct bg_strbuf *sb, const char *first, const char *rest, con
 
 void bg_mail_command(struct bg_strbuf *sb, const char *indent, const char *cmd)
 {
-	char *rest = xasprintf("%*s", (int)columns(indent, strlen(indent)) + 4, "");
+	char *rest = xasprintf("%*s", (int)bg_text_columns(indent, strlen(indent)) + 4, "");
 
 	wrap_words(sb, indent, rest, cmd, " \\");
 	free(rest);
@@ -549,22 +534,15 @@ static const char *quiet_words(const char *console)
 	return console && !strcmp(console, "quiet") ? ", quiet console" : "";
 }
 
-/*
- * s cleaned, or its first SUBJECT_PART bytes (never half a UTF-8 sequence) and "...".
- * Cleaned first: a C1 control is valid UTF-8 that bg_text_utf8_len refuses, so cut raw
- * it could lose its second byte and leave the first to become U+FFFD.
- */
+/* s cleaned, or its first SUBJECT_PART bytes (never half a UTF-8 sequence) and "...". */
 static void subject_part(struct bg_strbuf *sb, const char *s)
 {
 	struct bg_strbuf c = BG_STRBUF_INIT;
 	size_t len = 0;
 
 	bg_mail_clean(&c, s);
-	while (len < c.len && len < SUBJECT_PART) {
-		size_t k = bg_text_utf8_len(c.buf + len, c.len - len);
-
-		len += k ? k : 1;
-	}
+	while (len < c.len && len < SUBJECT_PART)
+		len += bg_text_next(c.buf + len, c.len - len).len;
 	bg_strbuf_add(sb, c.buf, len);
 	if (len < c.len)
 		bg_strbuf_addstr(sb, "...");

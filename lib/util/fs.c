@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "util/fs.h"
@@ -197,6 +198,34 @@ int bg_remove_tree(const char *path)
 	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
 		return bg_error_errno("cannot remove '%s'", path);
 	return 0;
+}
+
+int bg_lock_file(const char *path, bool wait, void (*waiting)(void *data), void *data,
+		 int *fd)
+{
+	int ret;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0)
+		return bg_error_errno("cannot open '%s'", path);
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK) {
+		ret = bg_error_errno("cannot lock '%s'", path);
+	} else if (!wait) {
+		bg_error("'%s' is held by another process", path);
+		ret = BG_LOCK_BUSY;
+	} else {
+		if (waiting)
+			waiting(data);
+		/* a signal ends the wait (EINTR): a process told to stop does not wait on */
+		if (flock(*fd, LOCK_EX) == 0)
+			return 0;
+		ret = bg_error_errno("cannot lock '%s'", path);
+	}
+	close(*fd);
+	*fd = -1;
+	return ret;
 }
 
 /* What the walk of bg_retime_same carries: two buffers to compare files in, the counts. */

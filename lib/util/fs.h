@@ -31,6 +31,19 @@ int bg_copy_fd(int fd, const char *name, const char *to);
 int bg_remove_tree(const char *path);
 
 /*
+ * Takes the exclusive flock of the lock file path, made if it is not there and never
+ * opened through a symbolic link (another user's link would lock, or create, its target).
+ * 0 with the descriptor in *fd, the caller's: the lock lasts until it is closed, or until
+ * the process ends, so that no stale lock is left. When another process holds it: with
+ * wait, waiting(data) is called first (NULL: nothing) to say so, then the lock is waited
+ * for; without, BG_LOCK_BUSY. -1 with why ("cannot open 'PATH'", "cannot lock 'PATH'").
+ * On anything but 0, *fd is -1.
+ */
+#define BG_LOCK_BUSY (-2)
+int bg_lock_file(const char *path, bool wait, void (*waiting)(void *data), void *data,
+		 int *fd);
+
+/*
  * Gives each regular file below dir that holds the same bytes as the regular file at the
  * same path below from the modification time of that one; every other file keeps its own
  * (a top-level .git is left out). A build directory made from from's sources then takes

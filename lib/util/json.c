@@ -1,6 +1,7 @@
 /* Writes JSON incrementally, escaping every string and repairing invalid UTF-8. */
 #include "util/json.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #define FLUSH_AT 65536
 
@@ -145,33 +146,27 @@ void bg_json_key(struct bg_json *j, const char *key)
 	j->after_key = true;
 }
 
-/* Length of a valid UTF-8 sequence at s (at most n bytes), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (len > n)
-		return 0;
-	cp = c & (0x7f >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-void bg_json_escape(struct bg_strbuf *sb, const char *str, size_t len)
+/* \u followed by cp as four hex digits, at o: the position after it. */
+static char *add_u(char *o, uint32_t cp)
 {
 	static const char hex[] = "0123456789abcdef";
+
+	o[0] = '\\';
+	o[1] = 'u';
+	o[2] = hex[cp >> 12 & 15];
+	o[3] = hex[cp >> 8 & 15];
+	o[4] = hex[cp >> 4 & 15];
+	o[5] = hex[cp & 15];
+	return o + 6;
+}
+
+/*
+ * JSON's policy: every string keeps its code points, but what a terminal acts on (C0, DEL,
+ * C1, a bidirectional formatting character) is written as \uXXXX, \n \t \r for those, so
+ * that a document printed raw moves nothing; each byte that is not UTF-8 is U+FFFD.
+ */
+void bg_json_escape(struct bg_strbuf *sb, const char *str, size_t len)
+{
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 	char *o;
@@ -181,47 +176,40 @@ void bg_json_escape(struct bg_strbuf *sb, const char *str, size_t len)
 	o = sb->buf + sb->len;
 	while (i < len) {
 		unsigned char c = s[i];
+		struct bg_text_unit u;
 
 		if (likely(c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {
 			*o++ = (char)c;
 			i++;
-		} else if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-
-			if (esc) {
-				*o++ = esc[0];
-				*o++ = esc[1];
-			} else {
-				memcpy(o, "\\u00", 4);
-				o[4] = hex[c >> 4];
-				o[5] = hex[c & 15];
-				o += 6;
-			}
-			i++;
-		} else {
-			size_t n = utf8_len(s + i, len - i);
-
-			if (n == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
-				/* a C1 control (U+0080..U+009F): valid, but a terminal may act on it */
-				memcpy(o, "\\u00", 4);
-				o[4] = hex[s[i + 1] >> 4];
-				o[5] = hex[s[i + 1] & 15];
-				o += 6;
-				i += 2;
-			} else if (n) {
-				memcpy(o, s + i, n);
-				o += n;
-				i += n;
-			} else {
-				memcpy(o, "\xef\xbf\xbd", 3);
-				o += 3;
-				i++;
-			}
+			continue;
 		}
+		u = bg_text_next(str + i, len - i);
+		switch (u.kind) {
+		case BG_TEXT_CHAR:
+			if (c == '"' || c == '\\')
+				*o++ = '\\';
+			memcpy(o, s + i, u.len);
+			o += u.len;
+			break;
+		case BG_TEXT_C0:
+			if (c == '\n' || c == '\t' || c == '\r') {
+				*o++ = '\\';
+				*o++ = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+			} else {
+				o = add_u(o, c);
+			}
+			break;
+		case BG_TEXT_C1:
+		case BG_TEXT_BIDI:
+			/* at most 6 bytes for the 2 or 3 of the sequence: within the worst case */
+			o = add_u(o, u.cp);
+			break;
+		case BG_TEXT_INVALID:
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			break;
+		}
+		i += u.len;
 	}
 	sb->len = (size_t)(o - sb->buf);
 	sb->buf[sb->len] = '\0';

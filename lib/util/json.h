@@ -46,9 +46,9 @@ void bg_json_raw_begin(struct bg_json *j, size_t room);
 void bg_json_raw_end(struct bg_json *j);
 
 /*
- * Appends s[0..len) to sb as the body of a JSON string (no quotes): C0 and C1 controls
- * and DEL as \uXXXX (nothing a terminal acts on stays raw), each byte that is not valid
- * UTF-8 as U+FFFD.
+ * Appends s[0..len) to sb as the body of a JSON string (no quotes): C0 and C1 controls,
+ * DEL and the bidirectional formatting characters as \uXXXX (nothing a terminal acts on
+ * stays raw), each byte that is not valid UTF-8 as U+FFFD.
  */
 void bg_json_escape(struct bg_strbuf *sb, const char *s, size_t len);
 /* Appends the decimal form of v; faster than printf in hot loops. */

@@ -106,3 +106,8 @@ void bg_progress(bg_progress_fn fn, void *data, const char *fmt, ...)
 	fn(sb.buf, data);
 	bg_strbuf_release(&sb);
 }
+
+void bg_progress_stderr(const char *line, void *data)
+{
+	bg_text_printf(stderr, "%s: %s\n", (const char *)data, line);
+}

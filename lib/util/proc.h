@@ -8,6 +8,10 @@
 
 #include "util/compat.h"
 
+/*
+ * Filled with designated initializers, each descriptor named: one left out is 0, our
+ * standard input, not /dev/null.
+ */
 struct bg_proc_opts {
 	char *const *argv;
 	char *const *envp;      /* NULL: the current environment */

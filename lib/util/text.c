@@ -1,4 +1,4 @@
-/* Terminal-safe text (text.h). */
+/* The UTF-8 walker of every output, and terminal-safe text (text.h). */
 #include "util/text.h"
 
 bool bg_text_has_control(const char *s)
@@ -9,14 +9,24 @@ bool bg_text_has_control(const char *s)
 	return false;
 }
 
-size_t bg_text_utf8_len(const char *str, size_t left)
+/* Unicode's Bidi_Control characters: the embeddings, overrides, isolates and marks. */
+static bool is_bidi(uint32_t cp)
+{
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       cp == 0x200e || cp == 0x200f || cp == 0x061c;
+}
+
+struct bg_text_unit bg_text_next(const char *str, size_t left)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	struct bg_text_unit u = { .kind = BG_TEXT_INVALID, .len = 1, .cp = s[0] };
 	uint32_t cp;
 	size_t n;
 
-	if (s[0] < 0x80)
-		return 1;
+	if (s[0] < 0x80) {
+		u.kind = s[0] < 0x20 || s[0] == 0x7f ? BG_TEXT_C0 : BG_TEXT_CHAR;
+		return u;
+	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
 		n = 2;
 		cp = s[0] & 0x1f;
@@ -27,42 +37,48 @@ size_t bg_text_utf8_len(const char *str, size_t left)
 		n = 4;
 		cp = s[0] & 0x07;
 	} else {
-		return 0;
+		return u;
 	}
 	if (left < n)
-		return 0;
+		return u;
 	for (size_t i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
-			return 0;
+			return u;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	/* overlong forms, surrogates and what lies past U+10FFFF are not UTF-8 */
 	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
 	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	/* U+0080..U+009F are the C1 controls: a terminal may act on them */
-	if (n == 2 && cp < 0xa0)
-		return 0;
-	return n;
+		return u;
+	u.len = n;
+	u.cp = cp;
+	u.kind = cp < 0xa0 ? BG_TEXT_C1 : is_bidi(cp) ? BG_TEXT_BIDI : BG_TEXT_CHAR;
+	return u;
 }
 
+size_t bg_text_columns(const char *s, size_t len)
+{
+	size_t cols = 0;
+
+	for (size_t i = 0; i < len; i++)
+		cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return cols;
+}
+
+/* The terminal's policy: what could act on it, or is no UTF-8, shown as \xNN escapes. */
 static void escape(struct bg_strbuf *sb, const char *s, size_t len, bool newline)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
+	for (size_t i = 0; i < len;) {
+		struct bg_text_unit u = bg_text_next(s + i, len - i);
 
-	while (i < len) {
-		size_t n = bg_text_utf8_len(s + i, len - i);
-
-		if (n == 1 && (u[i] == '\\'))
+		if (u.kind == BG_TEXT_CHAR && u.cp == '\\')
 			bg_strbuf_addstr(sb, "\\\\");
-		else if (n == 1 && (u[i] >= 0x20 || (u[i] == '\n' && newline)) && u[i] != 0x7f)
-			bg_strbuf_addch(sb, u[i]);
-		else if (n > 1)
-			bg_strbuf_add(sb, s + i, n);
+		else if (u.kind == BG_TEXT_CHAR || (u.kind == BG_TEXT_C0 && u.cp == '\n' && newline))
+			bg_strbuf_add(sb, s + i, u.len);
 		else
-			bg_strbuf_addf(sb, "\\x%02x", u[i]);
-		i += n ? n : 1;
+			for (size_t k = 0; k < u.len; k++)
+				bg_strbuf_addf(sb, "\\x%02x", (unsigned char)s[i + k]);
+		i += u.len;
 	}
 }
 
@@ -78,12 +94,10 @@ void bg_text_escape_line(struct bg_strbuf *sb, const char *s, size_t len)
 
 void bg_text_cell(struct bg_strbuf *sb, const char *s, size_t width)
 {
-	size_t start = sb->len, cols = 0;
+	size_t start = sb->len, cols;
 
 	escape(sb, s, strlen(s), false);
-	for (size_t i = start; i < sb->len; i++)
-		cols += ((unsigned char)sb->buf[i] & 0xc0) != 0x80;
-	for (; cols < width; cols++)
+	for (cols = bg_text_columns(sb->buf + start, sb->len - start); cols < width; cols++)
 		bg_strbuf_addch(sb, ' ');
 }
 

@@ -48,6 +48,49 @@ test_expect_success 'diff needs two logs' '
 	test_grep "needs exactly two logs" err
 '
 
+test_expect_success 'gate, series, bisect, measure: the same letter for a run option' '
+	for c in gate series bisect measure; do
+		test_exit_code 2 bootgate $c -C loud 2>err &&
+		test_grep "^bootgate $c: --console: the console is verbose or quiet, not .loud.$" err &&
+		test_exit_code 2 bootgate $c --console=loud 2>err2 &&
+		test_cmp err err2 &&
+		test_exit_code 2 bootgate $c -m fast 2>err &&
+		test_grep "^bootgate $c: --mode is deterministic or timing, not .fast.$" err &&
+		test_exit_code 2 bootgate $c -R many 2>err &&
+		test_grep "^bootgate $c: --perf-runs: .many. is not a whole number from 0 to 100$" err &&
+		bootgate help $c >help &&
+		test_grep "^  -C, --console C " help &&
+		test_grep "^  -t, --tree DIR " help || return 1
+	done &&
+	for c in gate series bisect; do
+		test_exit_code 2 bootgate $c -T bad 2>err &&
+		test_grep "^bootgate $c: --threshold: " err &&
+		test_exit_code 2 bootgate $c -N ../x 2>err &&
+		test_grep "^bootgate $c: --name .\.\./x. is not a name$" err || return 1
+	done &&
+	for c in gate series measure; do
+		test_exit_code 2 bootgate $c -n 0 2>err &&
+		test_grep "^bootgate $c: --boots: .0. is not a whole number from 1 to 1000$" err ||
+			return 1
+	done &&
+	for c in bisect measure; do
+		test_exit_code 2 bootgate $c -P 0 2>err &&
+		test_grep "^bootgate $c: --parallel: .0. is not a whole number from 1 to 64$" err ||
+			return 1
+	done
+'
+
+test_expect_success 'bisect --no-confirm and measure --top: long options alone' '
+	test_exit_code 2 bootgate bisect --no-confirm 2>err &&
+	test_grep "^bootgate bisect: --tree, --good, --bad and --arch (or --board) are needed$" err &&
+	bootgate help bisect >help &&
+	test_grep "^      --no-confirm " help &&
+	test_exit_code 2 bootgate measure -T 5 2>err &&
+	test_grep "unknown option, or one without its value: .-T." err &&
+	test_exit_code 2 bootgate measure --top 0 2>err &&
+	test_grep "^bootgate measure: --top: .0. is not a whole number from 1 to 1000000$" err
+'
+
 test_expect_success 'version' '
 	bootgate version >out &&
 	test_grep "^bootgate [0-9]" out

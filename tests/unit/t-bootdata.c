@@ -54,12 +54,14 @@ static void test_sections(void **state)
 static void test_values(void **state)
 {
 	static const char *const extra[] = { "BOOTGATE_COMMIT", "abc\r\n== KERNEL MESSAGES ==",
-					     "BOOTGATE_BOARD", "b\x1b[2J\xc3\xa9\xfe", NULL };
+					     "BOOTGATE_BOARD", "b\x1b[2J\xc3\xa9\xfe", "BOOTGATE_MODE",
+					     "c1\xc2\x9b\xe2\x80\xae", NULL };
 	char *f = written(extra);
 
 	(void)state;
 	assert_non_null(strstr(f, "\n== BOOTGATE ==\nBOOTGATE_COMMIT=\"abc?" "?== KERNEL MESSAGES "
-			       "==\"\nBOOTGATE_BOARD=\"b?[2J\xc3\xa9\xef\xbf\xbd\"\n\n"));
+			       "==\"\nBOOTGATE_BOARD=\"b?[2J\xc3\xa9\xef\xbf\xbd\"\n"
+			       "BOOTGATE_MODE=\"c1\xef\xbf\xbd\xef\xbf\xbd\xe2\x80\xae\"\n\n"));
 	/* one line opens the kernel section: the one the writer wrote */
 	{
 		const char *at = strstr(f, "\n== KERNEL MESSAGES ==\n");

@@ -25,6 +25,13 @@ static void test_txt(void **state)
 	assert_string_equal(sb.buf, "\xc3\xa8ve \xef\xbf\xbd\xef\xbf\xbd \xe2\x86\x92 "
 			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd &amp;amp;");
 	bg_strbuf_reset(&sb);
+	/* a bidirectional control stays (its block ends it), in an attribute too */
+	bg_html_txt(&sb, "a\xe2\x80\xae<b>\xe2\x81\xa9");
+	assert_string_equal(sb.buf, "a\xe2\x80\xae&lt;b&gt;\xe2\x81\xa9");
+	bg_strbuf_reset(&sb);
+	bg_html_attr(&sb, "\xe2\x80\xae\"\xc2\x9b");
+	assert_string_equal(sb.buf, "\xe2\x80\xae&quot;\xef\xbf\xbd\xef\xbf\xbd");
+	bg_strbuf_reset(&sb);
 	bg_html_txt(&sb, NULL);
 	assert_string_equal(sb.buf, "");
 	bg_strbuf_release(&sb);
@@ -59,6 +66,13 @@ static void test_prefix_and_huge(void **state)
 	bg_strbuf_reset(&sb);
 	bg_html_txt_prefix(&sb, "<ab", 12);
 	assert_string_equal(sb.buf, "&lt;ab");
+	bg_strbuf_reset(&sb);
+	/* a C1 control is not cut in two either; a byte that is not UTF-8 is one byte */
+	bg_html_txt_prefix(&sb, "abcdefghijk\xc2\x9bxyz", 12);
+	assert_string_equal(sb.buf, "abcdefghijk\xef\xbf\xbd\xef\xbf\xbd");
+	bg_strbuf_reset(&sb);
+	bg_html_txt_prefix(&sb, "abcdefghijk\xff\xffxyz", 12);
+	assert_string_equal(sb.buf, "abcdefghijk\xef\xbf\xbd");
 	bg_strbuf_reset(&sb);
 	/* a 64 KiB name is escaped whole, each byte once */
 	memset(big, '<', n);

@@ -22,6 +22,21 @@ static void test_escape(void **state)
 	/* C1 controls are escaped as the same code points; U+00A0 stays, DEL is escaped */
 	bg_json_escape(&sb, "\xc2\x9b" "2J \xc2\x80\xc2\x9f\xc2\xa0\x7f", 12);
 	assert_string_equal(sb.buf, "\\u009b2J \\u0080\\u009f\xc2\xa0\\u007f");
+	bg_strbuf_reset(&sb);
+	/* so are the bidirectional controls; their neighbours stay as they are */
+	bg_json_escape(&sb, "a\xe2\x80\xae" "b\xe2\x81\xa6\xd8\x9c\xe2\x80\xaf\xe2\x80\xa9", 16);
+	assert_string_equal(sb.buf, "a\\u202eb\\u2066\\u061c\xe2\x80\xaf\xe2\x80\xa9");
+	bg_strbuf_reset(&sb);
+	/* the worst case of each kind, a thousand times: as long as promised, no longer */
+	{
+		struct bg_strbuf in = BG_STRBUF_INIT;
+
+		for (int i = 0; i < 1000; i++)
+			bg_strbuf_addstr(&in, "\x01\xc2\x85\xe2\x80\xae\xff\"");
+		bg_json_escape(&sb, in.buf, in.len);
+		assert_int_equal(sb.len, 1000 * (6 + 6 + 6 + 3 + 2));
+		bg_strbuf_release(&in);
+	}
 	bg_strbuf_release(&sb);
 }
 

@@ -220,7 +220,23 @@ static void test_token(void **state)
 
 		assert_int_equal(bg_write_file(path, "t0\0ken\n", 7), 0);
 		assert_int_equal(bg_lava_open(&b.lava, &srv), -1);
+		want = xasprintf("the LAVA token: '%s' holds a NUL byte in its secret", path);
+		assert_string_equal(bg_error_last(), want);
+		free(want);
+		/* a CR LF line end is a line end, as for every secret file */
+		assert_int_equal(bg_write_file(path, "t0ken\r\nignored\r\n", 16), 0);
+		assert_int_equal(bg_lava_open(&b.lava, &srv), 0);
+		assert_string_equal(srv.auth, "Authorization: Token t0ken");
+		bg_lava_close(&srv);
+		/* a CR inside the line is the token's, and no header may carry it */
+		assert_int_equal(bg_write_file(path, "t0\rken\n", 7), 0);
+		assert_int_equal(bg_lava_open(&b.lava, &srv), -1);
 		want = xasprintf("the LAVA token in %s holds a space or a control character", path);
+		assert_string_equal(bg_error_last(), want);
+		free(want);
+		assert_int_equal(bg_write_file(path, "\r\nt0ken\n", 8), 0);
+		assert_int_equal(bg_lava_open(&b.lava, &srv), -1);
+		want = xasprintf("the LAVA token: '%s' holds no secret", path);
 		assert_string_equal(bg_error_last(), want);
 		free(want);
 		free(path);

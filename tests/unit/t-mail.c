@@ -29,6 +29,29 @@ static void test_subject_injection(void **state)
 	bg_strbuf_release(&sb);
 }
 
+/* The mail's policy: controls (C0, DEL, C1) a space each, bad bytes U+FFFD, the rest kept. */
+static void test_clean(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	(void)state;
+	bg_mail_clean(&sb, "a\r\nb\tc\033[2Jd\177e");
+	assert_string_equal(sb.buf, "a  b c [2Jd e");
+	bg_strbuf_reset(&sb);
+	/* a C1 control is one space for its two bytes; each invalid byte one U+FFFD */
+	bg_mail_clean(&sb, "x\xc2\x9by\xc2\x85z \xff\xfe \xc0\xaf \xed\xa0\x80");
+	assert_string_equal(sb.buf, "x y z \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	bg_strbuf_reset(&sb);
+	/* valid UTF-8 stays, a bidirectional control too: the mail program lays it out */
+	bg_mail_clean(&sb, "caf\xc3\xa9 \xe2\x80\xae" "abc \xc2\xa0");
+	assert_string_equal(sb.buf, "caf\xc3\xa9 \xe2\x80\xae" "abc \xc2\xa0");
+	bg_strbuf_reset(&sb);
+	bg_mail_clean(&sb, NULL);
+	assert_string_equal(sb.buf, "");
+	bg_strbuf_release(&sb);
+}
+
 static void test_encoded_words(void **state)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -523,6 +546,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subject_injection),
+		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_encoded_words),
 		cmocka_unit_test(test_long_subject_folded),
 		cmocka_unit_test(test_name_long_or_encoded_word),

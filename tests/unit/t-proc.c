@@ -14,7 +14,7 @@ static void test_exit_codes(void **state)
 {
 	char *ok[] = { "sh", "-c", "exit 0", NULL }, *three[] = { "sh", "-c", "exit 3", NULL };
 	char *missing[] = { "/nonexistent/program", NULL };
-	struct bg_proc_opts o = { ok, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = ok, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 
 	(void)state;
@@ -97,7 +97,7 @@ static void test_timeout_kills_group(void **state)
 {
 	char pidfile[] = "/tmp/bootgate-t-proc.XXXXXX";
 	char script[256], *argv[] = { "sh", "-c", script, NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 	double t0 = bg_now();
 
@@ -126,7 +126,7 @@ static void test_exit_kills_leftovers(void **state)
 {
 	char pidfile[] = "/tmp/bootgate-t-proc.XXXXXX";
 	char script[256], *argv[] = { "sh", "-c", script, NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 
 	(void)state;
@@ -145,7 +145,7 @@ static void test_exit_kills_leftovers(void **state)
 static void test_wait_without_pidfd(void **state)
 {
 	char *quick[] = { "sleep", "0.2", NULL }, *slow[] = { "sleep", "30", NULL };
-	struct bg_proc_opts o = { quick, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = quick, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc p;
 	struct bg_proc_result r;
 	double t0;
@@ -173,7 +173,8 @@ static void test_wait_without_pidfd(void **state)
 static void test_pipe(void **state)
 {
 	char *argv[] = { "sh", "-c", "echo console line; echo error >&2", NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, BG_PROC_PIPE, BG_PROC_SAME };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = BG_PROC_PIPE,
+				  .err_fd = BG_PROC_SAME };
 	struct bg_proc p;
 	struct bg_proc_result r;
 	char buf[128] = "";
@@ -194,7 +195,7 @@ static void test_capture(void **state)
 {
 	char *argv[] = { "sh", "-c", "echo 0123456789; echo to stderr >&2", NULL };
 	char *hang[] = { "sh", "-c", "echo early; exec >&-; sleep 300", NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 	char *out;
 	double t0;
@@ -227,7 +228,7 @@ static void test_capture_leftover(void **state)
 {
 	char pidfile[] = "/tmp/bootgate-t-proc.XXXXXX";
 	char script[256], *argv[] = { "sh", "-c", script, NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct bg_proc_result r;
 	char *out;
 	double t0 = bg_now();
@@ -266,7 +267,7 @@ static void on_alarm(int sig)
 static void test_capture_deadline_with_signals(void **state)
 {
 	char *argv[] = { "sleep", "30", NULL };
-	struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+	struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct sigaction sa, old;
 	struct itimerval every = { { 0, 100000 }, { 0, 100000 } }, off = { { 0, 0 }, { 0, 0 } };
 	struct bg_proc_result r;
@@ -301,7 +302,7 @@ static void test_dies_with_parent(void **state)
 	if (middle == 0) {
 		/* a parent that starts a child through bg_proc and is then killed */
 		char script[256], *argv[] = { "sh", "-c", script, NULL };
-		struct bg_proc_opts o = { argv, NULL, NULL, -1, -1, -1 };
+		struct bg_proc_opts o = { .argv = argv, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 		struct bg_proc p;
 
 		snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 30", pidfile);

@@ -1,15 +1,17 @@
 /*
  * Unit tests of the basics of lib/util: the last error, strict numbers, names that must
- * stay one path component, argument vectors, the string table, terminal-safe text and
- * the file helpers.
+ * stay one path component, argument vectors, the string table, terminal-safe text, the
+ * progress callbacks, the file helpers and lock files.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "unit.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -179,6 +181,11 @@ static void test_text(void **state)
 	expect_escaped("\xc0\xaf", 2, "\\xc0\\xaf");
 	expect_escaped("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
 	expect_escaped("\xe2\x86", 2, "\\xe2\\x86");
+	/* no bidirectional control reaches the terminal: it would reorder what follows */
+	expect_escaped("a\xe2\x80\xae" "b", 5, "a\\xe2\\x80\\xaeb");
+	expect_escaped("\xe2\x81\xa6x\xe2\x81\xa9", 7, "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+	expect_escaped("\xd8\x9c", 2, "\\xd8\\x9c");
+	expect_escaped("\xe2\x80\xaf", 3, "\xe2\x80\xaf");
 	{
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 
@@ -189,6 +196,11 @@ static void test_text(void **state)
 		bg_strbuf_addch(&sb, '|');
 		bg_text_cell(&sb, "too wide", 3);
 		assert_string_equal(sb.buf, "a\\x1bb  |\xc3\xa9t\xc3\xa9 |too wide");
+		bg_strbuf_reset(&sb);
+		/* an override inside a cell is escaped and counted as its escapes */
+		bg_text_cell(&sb, "\xe2\x80\xae" "ab", 16);
+		bg_strbuf_addch(&sb, '|');
+		assert_string_equal(sb.buf, "\\xe2\\x80\\xaeab  |");
 		bg_strbuf_release(&sb);
 	}
 	/* a backslash is doubled, so that no escape can be forged */
@@ -200,6 +212,118 @@ static void test_text(void **state)
 	assert_true(bg_text_has_control("tab\there"));
 	assert_true(bg_text_has_control("del\177"));
 	assert_false(bg_text_has_control(""));
+}
+
+/* What the walker reads at the start of s (len bytes): kind, bytes and code point. */
+static void expect_unit(const char *s, size_t len, enum bg_text_kind kind, size_t n,
+			uint32_t cp)
+{
+	struct bg_text_unit u = bg_text_next(s, len);
+
+	assert_int_equal(u.kind, kind);
+	assert_int_equal(u.len, n);
+	assert_int_equal(u.cp, cp);
+}
+
+static void test_text_walker(void **state)
+{
+	(void)state;
+	expect_unit("a", 1, BG_TEXT_CHAR, 1, 'a');
+	expect_unit(" ", 1, BG_TEXT_CHAR, 1, ' ');
+	expect_unit("~", 1, BG_TEXT_CHAR, 1, '~');
+	/* C0 and DEL: one byte each, newline and tab too (each output says what to keep) */
+	expect_unit("\n", 1, BG_TEXT_C0, 1, '\n');
+	expect_unit("\t", 1, BG_TEXT_C0, 1, '\t');
+	expect_unit("\033[2J", 4, BG_TEXT_C0, 1, 0x1b);
+	expect_unit("", 1, BG_TEXT_C0, 1, 0);
+	expect_unit("\177", 1, BG_TEXT_C0, 1, 0x7f);
+	/* valid UTF-8, decoded, from 2 to 4 bytes */
+	expect_unit("\xc3\xa9t\xc3\xa9", 5, BG_TEXT_CHAR, 2, 0xe9);
+	expect_unit("\xe2\x86\x92", 3, BG_TEXT_CHAR, 3, 0x2192);
+	expect_unit("\xf0\x9f\x98\x80", 4, BG_TEXT_CHAR, 4, 0x1f600);
+	expect_unit("\xf4\x8f\xbf\xbf", 4, BG_TEXT_CHAR, 4, 0x10ffff);
+	/* C1: valid, two bytes, a control; U+00A0 just past it is not */
+	expect_unit("\xc2\x80", 2, BG_TEXT_C1, 2, 0x80);
+	expect_unit("\xc2\x9b" "31m", 5, BG_TEXT_C1, 2, 0x9b);
+	expect_unit("\xc2\x9f", 2, BG_TEXT_C1, 2, 0x9f);
+	expect_unit("\xc2\xa0", 2, BG_TEXT_CHAR, 2, 0xa0);
+	/* the bidirectional formatting characters, and neighbours that are not */
+	expect_unit("\xe2\x80\xae", 3, BG_TEXT_BIDI, 3, 0x202e);      /* RLO */
+	expect_unit("\xe2\x80\xaa", 3, BG_TEXT_BIDI, 3, 0x202a);      /* LRE */
+	expect_unit("\xe2\x81\xa6", 3, BG_TEXT_BIDI, 3, 0x2066);      /* LRI */
+	expect_unit("\xe2\x81\xa9", 3, BG_TEXT_BIDI, 3, 0x2069);      /* PDI */
+	expect_unit("\xe2\x80\x8f", 3, BG_TEXT_BIDI, 3, 0x200f);      /* RLM */
+	expect_unit("\xd8\x9c", 2, BG_TEXT_BIDI, 2, 0x061c);          /* ALM */
+	expect_unit("\xe2\x80\xa9", 3, BG_TEXT_CHAR, 3, 0x2029);
+	expect_unit("\xe2\x80\xaf", 3, BG_TEXT_CHAR, 3, 0x202f);
+	expect_unit("\xe2\x81\xaa", 3, BG_TEXT_CHAR, 3, 0x206a);
+	/* invalid: one byte at a time, the byte itself as cp */
+	expect_unit("\xff", 1, BG_TEXT_INVALID, 1, 0xff);
+	expect_unit("\x80", 1, BG_TEXT_INVALID, 1, 0x80);
+	expect_unit("\xc0\xaf", 2, BG_TEXT_INVALID, 1, 0xc0);         /* overlong '/' */
+	expect_unit("\xe0\x80\xaf", 3, BG_TEXT_INVALID, 1, 0xe0);     /* overlong too */
+	expect_unit("\xed\xa0\x80", 3, BG_TEXT_INVALID, 1, 0xed);     /* a surrogate */
+	expect_unit("\xf4\x90\x80\x80", 4, BG_TEXT_INVALID, 1, 0xf4); /* past U+10FFFF */
+	expect_unit("\xc3(", 2, BG_TEXT_INVALID, 1, 0xc3);
+	/* cut short by the end of the text, not by the bytes that follow it */
+	expect_unit("\xe2\x80\xae", 2, BG_TEXT_INVALID, 1, 0xe2);
+	assert_int_equal(bg_text_columns("\xc3\xa9t\xc3\xa9 \xe2\x86\x92", 9), 5);
+	assert_int_equal(bg_text_columns("", 0), 0);
+}
+
+/* What a job's options carry: the callback and its argument, as bg_progress_to wants. */
+struct progress_opts {
+	bg_progress_fn progress;
+	void *progress_data;
+};
+
+static void keep_line(const char *line, void *data)
+{
+	struct bg_strbuf *sb = data;
+
+	bg_strbuf_addf(sb, "[%s]", line);
+}
+
+/* What fn(line, data) writes to stderr, read back from a file standing in for it. */
+static char *stderr_of(bg_progress_fn fn, const char *line, void *data)
+{
+	char tmpl[] = "/tmp/bootgate-t-util-err.XXXXXX";
+	int fd = mkstemp(tmpl), saved = dup(STDERR_FILENO);
+	char *text;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	fn(line, data);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	close(fd);
+	text = bg_read_file(tmpl, 4096, NULL);
+	assert_non_null(text);
+	unlink(tmpl);
+	return text;
+}
+
+static void test_progress(void **state)
+{
+	struct bg_strbuf got = BG_STRBUF_INIT;
+	struct progress_opts o = { keep_line, &got }, none = { NULL, &got };
+	char *err;
+
+	(void)state;
+	/* through the options' own callback and argument, formatted */
+	bg_progress_to(&o, "building %.12s", "0123456789abcdef");
+	bg_progress_to(&o, "boot %d of %d", 2, 3);
+	assert_string_equal(got.buf, "[building 0123456789ab][boot 2 of 3]");
+	/* no callback: nothing, and nothing formatted */
+	bg_progress_to(&none, "%s", "lost");
+	assert_string_equal(got.buf, "[building 0123456789ab][boot 2 of 3]");
+	bg_strbuf_release(&got);
+	/* the CLI's: the command's name first, and what the line quotes escaped */
+	err = stderr_of(bg_progress_stderr, "culprit: \033[2Jabc", "bisect");
+	assert_string_equal(err, "bisect: culprit: \\x1b[2Jabc\n");
+	free(err);
 }
 
 static char *scratch_dir(void)
@@ -305,6 +429,87 @@ static void test_fs(void **state)
 	free(dir);
 }
 
+/* The waiting callback of the lock test: counts, and lets the holder go. */
+struct lock_holder {
+	int fd, calls;
+};
+
+static void let_go(void *data)
+{
+	struct lock_holder *h = data;
+
+	h->calls++;
+	close(h->fd);
+	h->fd = -1;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void test_lock_file(void **state)
+{
+	char *dir = scratch_dir(), *path = xasprintf("%s/x.lock", dir);
+	char *lnk = xasprintf("%s/link.lock", dir), *target = xasprintf("%s/target", dir);
+	char *want;
+	struct lock_holder h = { -1, 0 };
+	struct sigaction sa = { .sa_handler = on_alarm };   /* no SA_RESTART: EINTR */
+	int fd = -2;
+
+	(void)state;
+	/* a wait that goes wrong ends in a second, not never */
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	/* free: taken at once, the file made, waiting never said */
+	assert_int_equal(bg_lock_file(path, true, let_go, &h, &h.fd), 0);
+	assert_true(h.fd >= 0);
+	assert_int_equal(h.calls, 0);
+	assert_int_equal(access(path, F_OK), 0);
+	/* held (flock: by another open file, as another process would): busy at once */
+	assert_int_equal(bg_lock_file(path, false, let_go, &h, &fd), BG_LOCK_BUSY);
+	assert_int_equal(fd, -1);
+	assert_int_equal(h.calls, 0);
+	want = xasprintf("'%s' is held by another process", path);
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	/* held, and waited for: a signal ends the wait, as a stop must */
+	alarm(1);
+	assert_int_equal(bg_lock_file(path, true, NULL, NULL, &fd), -1);
+	alarm(0);
+	assert_int_equal(fd, -1);
+	want = xasprintf("cannot lock '%s': %s", path, strerror(EINTR));
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	/* held, and waited for: said once, then taken when the holder lets go */
+	alarm(5);
+	assert_int_equal(bg_lock_file(path, true, let_go, &h, &fd), 0);
+	alarm(0);
+	assert_int_equal(h.calls, 1);
+	assert_int_equal(h.fd, -1);
+	assert_true(fd >= 0);
+	close(fd);
+	/* a symbolic link is never opened: neither locked nor its target made */
+	assert_int_equal(symlink(target, lnk), 0);
+	fd = -2;
+	assert_int_equal(bg_lock_file(lnk, false, NULL, NULL, &fd), -1);
+	assert_int_equal(fd, -1);
+	want = xasprintf("cannot open '%s': %s", lnk, strerror(ELOOP));
+	assert_string_equal(bg_error_last(), want);
+	free(want);
+	assert_int_equal(access(target, F_OK), -1);
+	/* nowhere to make it */
+	assert_int_equal(bg_lock_file("/nonexistent/x.lock", true, NULL, NULL, &fd), -1);
+	assert_string_equal(bg_error_last(),
+			    "cannot open '/nonexistent/x.lock': No such file or directory");
+	unlink(lnk);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+	free(target);
+	free(lnk);
+	free(path);
+	free(dir);
+}
+
 /* the time of file below dir, in nanoseconds */
 static long long mtime_at(const char *dir, const char *file)
 {
@@ -402,7 +607,10 @@ int main(void)
 		cmocka_unit_test(test_strvec),
 		cmocka_unit_test(test_strmap),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_text_walker),
+		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_fs),
+		cmocka_unit_test(test_lock_file),
 		cmocka_unit_test(test_retime),
 	};
 
