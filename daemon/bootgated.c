@@ -28,6 +28,7 @@
 #include "conf/tree.h"
 #include "net/webhook.h"
 #include "lab/workers.h"
+#include "store/service.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -181,13 +182,7 @@ static int setup_trees(struct daemon *d)
 		t->name = xstrdup(c->name);
 		t->mirror = xasprintf("%s/%s.git", mirrors, c->name);
 		t->next_fetch = bg_now();
-		ret = bg_store_exec(d->s, "INSERT INTO trees (name, path, url, branch) VALUES "
-				    "(?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET path = "
-				    "excluded.path, url = excluded.url, branch = excluded.branch",
-				    "ssss", c->name, t->mirror, c->url, c->branch);
-		if (!ret)
-			ret = bg_store_int(d->s, 0, &t->id, "SELECT id FROM trees WHERE name = ?", "s",
-					   c->name);
+		ret = bg_store_tree_configure(d->s, c->name, t->mirror, c->url, c->branch, &t->id);
 	}
 	free(mirrors);
 	return ret;
@@ -693,29 +688,10 @@ static void start_fetch(struct daemon *d, struct tree *t)
 /* A new tip is gated; a gate still queued for the tree takes the newer tip instead. */
 static int new_tip(struct daemon *d, struct tree *t, const char *tip)
 {
-	int64_t queued;
-
-	if (bg_store_begin(d->s) < 0)
-		return -1;
-	if (bg_store_exec(d->s, "UPDATE trees SET last_tip = ?, fetched_at = ?, fetch_failures = 0, "
-			  "fetch_error = NULL WHERE id = ?", "sdi", tip, bg_store_now(), t->id) < 0 ||
-	    /* only a gate a fetch queued: one a person asked for stays theirs */
-	    bg_store_int(d->s, 0, &queued, "SELECT id FROM jobs WHERE tree_id = ? AND kind = "
-			 "'gate' AND origin = 'fetch' AND state = 'queued' ORDER BY id DESC LIMIT 1",
-			 "i", t->id) < 0)
-		goto fail;
-	if (queued ? bg_store_exec(d->s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip,
-				   queued) :
-		     bg_store_exec(d->s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
-				   "('gate', ?, ?, ?)", "isd", t->id, tip, bg_store_now()) < 0)
-		goto fail;
-	if (bg_store_commit(d->s) < 0)
+	if (bg_store_tree_new_tip(d->s, t->id, tip) < 0)
 		return -1;
 	event(d, "info", t->id, 0, "%s: new tip %.12s: gate queued", t->name, tip);
 	return 0;
-fail:
-	bg_store_rollback(d->s);
-	return -1;
 }
 
 static void fetch_done(struct daemon *d, struct tree *t, char *out,
@@ -733,17 +709,15 @@ static void fetch_done(struct daemon *d, struct tree *t, char *out,
 
 		t->failures++;
 		t->next_fetch = bg_now() + wait;
-		bg_store_exec(d->s, "UPDATE trees SET fetch_failures = ?, fetch_error = ? WHERE id = ?",
-			      "isi", (int64_t)t->failures, "fetch failed", t->id);
+		bg_store_tree_fetch_failed(d->s, t->id, t->failures, "fetch failed");
 		event(d, "warning", t->id, 0, "%s: fetch failed (exit %d, %u in a row): next try in "
 		      "%.0f s", t->name, r->exit_code, t->failures, wait);
 		return;
 	}
 	t->failures = 0;
 	t->next_fetch = bg_now() + poll;
-	bg_store_exec(d->s, "UPDATE trees SET fetched_at = ?, fetch_failures = 0, fetch_error = "
-		      "NULL WHERE id = ?", "di", bg_store_now(), t->id);
-	if (bg_store_text(d->s, &last, "SELECT last_tip FROM trees WHERE id = ?", "i", t->id) == 0 &&
+	bg_store_tree_fetched(d->s, t->id);
+	if (bg_store_tree_last_tip(d->s, t->id, &last) == 0 &&
 	    (!last || strcmp(last, out)) && new_tip(d, t, out) < 0)
 		event(d, "error", t->id, 0, "%s: %s", t->name, bg_error_last());
 	free(last);
@@ -777,25 +751,6 @@ static void check_fetch(struct daemon *d, struct tree *t)
 
 /* ---- jobs ---- */
 
-struct job_row {
-	int64_t id, tree, series;
-	char kind[16];
-	char rev[BG_OID_HEX], base[BG_OID_HEX];
-};
-
-static int take_job(const struct bg_store_row *r, void *data)
-{
-	struct job_row *j = data;
-
-	j->id = bg_row_int(r, 0);
-	j->tree = bg_row_int(r, 1);
-	snprintf(j->kind, sizeof(j->kind), "%s", bg_row_text(r, 2));
-	snprintf(j->rev, sizeof(j->rev), "%s", bg_row_text(r, 3));
-	snprintf(j->base, sizeof(j->base), "%s", bg_row_text(r, 4));
-	j->series = bg_row_int(r, 5);
-	return 1;
-}
-
 static struct tree *tree_by_id(struct daemon *d, int64_t id)
 {
 	for (size_t i = 0; i < d->ntrees; i++)
@@ -804,7 +759,7 @@ static struct tree *tree_by_id(struct daemon *d, int64_t id)
 	return NULL;
 }
 
-static void job_args(struct daemon *d, const struct job_row *j, const struct tree *t,
+static void job_args(struct daemon *d, const struct bg_job_row *j, const struct tree *t,
 		     const struct bg_service_tree *c, struct bg_strvec *a)
 {
 	const char *board = c->nboards ? c->boards[0] : c->arches[0];
@@ -826,7 +781,7 @@ static void job_args(struct daemon *d, const struct job_row *j, const struct tre
 		 */
 		const char *on = j->rev[0] ? j->rev : j->base;
 
-		bg_strvec_pushf(a, "--id=%" PRId64, j->series);
+		bg_strvec_pushf(a, "--id=%" PRId64, j->series_id);
 		if (on[0])
 			bg_strvec_pushv(a, (char *const[]){ "--base", (char *)on, NULL });
 		else
@@ -863,41 +818,31 @@ static int running_jobs(const struct daemon *d)
 static void finish_job(struct daemon *d, struct job *j, const struct bg_proc_result *r,
 		       bool stopping)
 {
-	int64_t attempts = 0, ended = 0;
+	int64_t attempts = 0;
+	bool ended = false;
 
 	/* the row stays "running" if these updates fail: the next start queues it again */
 	j->used = false;
 	d->next_mail = 0;     /* its result may be a report */
 	d->site_dirty = true;
-	bg_store_int(d->s, 0, &attempts, "SELECT attempts FROM jobs WHERE id = ?", "i", j->id);
+	bg_store_job_attempts(d->s, j->id, &attempts);
 	/* a series that did not apply exits 1 but has ended: its result is the report */
-	bg_store_int(d->s, 0, &ended, "SELECT s.state IN ('done', 'failed', 'superseded') FROM "
-		     "jobs j JOIN series s ON s.id = j.series_id WHERE j.id = ? AND j.kind = "
-		     "'series'", "i", j->id);
+	bg_store_job_series_ended(d->s, j->id, &ended);
 	if (stopping) {
 		/* not its fault: the next start runs it again, from where the store says */
-		bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', pid = NULL, attempts = "
-			      "max(attempts - 1, 0) WHERE id = ?", "i", j->id);
+		bg_store_job_requeue(d->s, j->id, 0, true);
 	} else if (r->exit_code == 0 || ended) {
-		bg_store_exec(d->s, "UPDATE jobs SET state = 'done', pid = NULL, finished = ? WHERE "
-			      "id = ?", "di", bg_store_now(), j->id);
+		bg_store_job_done(d->s, j->id, NULL);
 		event(d, "info", 0, j->id, "job %" PRId64 " done", j->id);
 	} else if (r->exit_code == 2 || attempts >= JOB_TRIES) {
-		bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', pid = NULL, finished = ?, "
-			      "error = ? WHERE id = ?", "dsi", bg_store_now(),
-			      r->exit_code == 2 ? "usage" : "too many tries", j->id);
 		/* its bisection, if it began one, ends with it: a rerun starts afresh */
-		bg_store_exec(d->s, "UPDATE bisections SET state = 'failed', error = 'its job failed', "
-			      "finished = ? WHERE state = 'running' AND (tree_id, good, bad) IN "
-			      "(SELECT tree_id, base, rev FROM jobs WHERE id = ? AND kind = 'bisect')",
-			      "di", bg_store_now(), j->id);
+		bg_store_job_failed(d->s, j->id, r->exit_code == 2 ? "usage" : "too many tries");
 		event(d, "error", 0, j->id, "job %" PRId64 " failed (exit %d, try %" PRId64 ")",
 		      j->id, r->exit_code, attempts);
 	} else {
 		double wait = d->backoff * (double)(1u << (attempts > 0 ? attempts - 1 : 0));
 
-		bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', pid = NULL, not_before = ? "
-			      "WHERE id = ?", "di", bg_store_now() + wait, j->id);
+		bg_store_job_requeue(d->s, j->id, bg_store_now() + wait, false);
 		event(d, "warning", 0, j->id, "job %" PRId64 " ended with exit %d (try %" PRId64
 		      "): again in %.0f s", j->id, r->exit_code, attempts, wait);
 	}
@@ -913,9 +858,9 @@ static void check_jobs(struct daemon *d)
 	}
 }
 
-static int start_job(struct daemon *d, const struct job_row *jr)
+static int start_job(struct daemon *d, const struct bg_job_row *jr)
 {
-	struct tree *t = tree_by_id(d, jr->tree);
+	struct tree *t = tree_by_id(d, jr->tree_id);
 	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
 	struct bg_strvec argv = BG_STRVEC_INIT;
 	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = -1 };
@@ -929,29 +874,27 @@ static int start_job(struct daemon *d, const struct job_row *jr)
 	if (!j)
 		return -1;
 	if (!c)
-		return bg_store_exec(d->s, "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?",
-				     "si", "its tree is no longer configured", jr->id);
+		return bg_store_job_failed(d->s, jr->id, "its tree is no longer configured");
 	if (!strcmp(jr->kind, "series")) {
-		int64_t superseded;
+		char *state = NULL;
+		bool superseded;
 
 		/* a newer version of the series came while this one waited: it is not run */
-		if (bg_store_int(d->s, 0, &superseded, "SELECT state = 'superseded' FROM series "
-				 "WHERE id = ?", "i", jr->series) < 0)
+		if (bg_store_series_state(d->s, jr->series_id, &state) < 0)
 			return -1;
+		superseded = state && !strcmp(state, "superseded");
+		free(state);
 		if (superseded) {
 			event(d, "info", t->id, jr->id, "%s: series %" PRId64 " superseded: job %"
-			      PRId64 " skipped", t->name, jr->series, jr->id);
-			return bg_store_exec(d->s, "UPDATE jobs SET state = 'done', error = "
-					     "'superseded', finished = ? WHERE id = ?", "di",
-					     bg_store_now(), jr->id);
+			      PRId64 " skipped", t->name, jr->series_id, jr->id);
+			return bg_store_job_done(d->s, jr->id, "superseded");
 		}
 	}
 	/*
 	 * The row says running before the process runs: a daemon killed in between finds
 	 * it running and queues it again; the other order could run it twice.
 	 */
-	if (bg_store_exec(d->s, "UPDATE jobs SET state = 'running', started = ?, attempts = "
-			  "attempts + 1 WHERE id = ?", "di", bg_store_now(), jr->id) < 0)
+	if (bg_store_job_running(d->s, jr->id) < 0)
 		return -1;
 	logpath = xasprintf("%s/%" PRId64 ".log", d->logs, jr->id);
 	fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -962,14 +905,11 @@ static int start_job(struct daemon *d, const struct job_row *jr)
 	if (fd < 0 || bg_proc_start(&j->p, &o) < 0) {
 		event(d, "error", t->id, jr->id, "cannot start job %" PRId64 ": %s", jr->id,
 		      fd < 0 ? strerror(errno) : bg_error_last());
-		ret = bg_store_exec(d->s, "UPDATE jobs SET state = 'queued', not_before = ?, "
-				    "attempts = attempts - 1 WHERE id = ?", "di",
-				    bg_store_now() + 60, jr->id);
+		ret = bg_store_job_requeue(d->s, jr->id, bg_store_now() + 60, true);
 	} else {
 		j->used = true;
 		j->id = jr->id;
-		bg_store_exec(d->s, "UPDATE jobs SET pid = ? WHERE id = ?", "ii", (int64_t)j->p.pid,
-			      jr->id);
+		bg_store_job_pid(d->s, jr->id, (int64_t)j->p.pid);
 		event(d, "info", t->id, jr->id, "%s: %s %.12s started (job %" PRId64 ", log %s)",
 		      t->name, jr->kind, jr->rev, jr->id, logpath);
 	}
@@ -991,16 +931,9 @@ static void schedule(struct daemon *d)
 	double longest = fmax(d->backoff * (double)(1u << (JOB_TRIES - 1)), 60) + 60;
 
 	while (!d->stopping && running_jobs(d) < d->conf.builds && running_jobs(d) < MAX_JOBS) {
-		struct job_row jr = { 0 };
-		double now = bg_store_now();
+		struct bg_job_row jr;
 
-		/* one job per tree at a time: a bisection and a gate share its worktree */
-		if (bg_store_query(d->s, take_job, &jr, "SELECT id, tree_id, kind, coalesce(rev, "
-				   "''), coalesce(base, ''), coalesce(series_id, 0) FROM jobs WHERE "
-				   "state = 'queued' AND (not_before <= ? OR not_before > ?) AND "
-				   "tree_id NOT IN (SELECT tree_id FROM jobs WHERE "
-				   "state = 'running') ORDER BY kind = 'gate', id LIMIT 1", "dd",
-				   now, now + longest) < 0) {
+		if (bg_store_job_next(d->s, bg_store_now(), longest, &jr) < 0) {
 			event(d, "error", 0, 0, "%s", bg_error_last());
 			return;
 		}
@@ -1226,7 +1159,11 @@ static void usage(FILE *f)
 		"\nexit: 0 stopped, 1 error, 2 usage or a bad configuration\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * The command line: 1 with what to do, 0 when it is answered (--help, -n), 2 usage. The
+ * configuration is loaded here, so that -n checks what a start would read.
+ */
+static int parse_args(struct daemon *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -1234,22 +1171,17 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d;
-	sigset_t mask;
 	bool check = false;
-	int opt, verbose = 0, ret = 1;
+	int opt, verbose = 0;
+	char real[PATH_MAX];
 
-	memset(&d, 0, sizeof(d));
-	d.sock = d.sigfd = d.hook_pipe[0] = d.hook_pipe[1] = d.lock_fd = -1;
-	pthread_mutex_init(&d.hook_lock, NULL);
-	log_init("bootgated", 0);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "f:nvh", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'f': d.conf_path = optarg; break;
+		case 'f': d->conf_path = optarg; break;
 		case 'n': check = true; break;
-		case 'd': free(d.db); d.db = xstrdup(optarg); break;
-		case 'l': d.lab = optarg; break;
+		case 'd': free(d->db); d->db = xstrdup(optarg); break;
+		case 'l': d->lab = optarg; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default:
@@ -1263,49 +1195,53 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_init("bootgated", verbose);
-	if (!d.conf_path)
-		d.conf_path = bg_project_file("lab-configs/bootgate.yaml");
-	if (d.lab)
-		setenv("BOOTGATE_LAB", d.lab, 1);
-	if (bg_service_conf_load(d.conf_path, &d.conf) < 0) {
+	if (!d->conf_path)
+		d->conf_path = bg_project_file("lab-configs/bootgate.yaml");
+	if (d->lab)
+		setenv("BOOTGATE_LAB", d->lab, 1);
+	if (bg_service_conf_load(d->conf_path, &d->conf) < 0) {
 		struct bg_strbuf safe = BG_STRBUF_INIT;
 
 		/* one line, whatever the file held: a name cannot forge a second message */
 		bg_text_escape_line(&safe, bg_error_last(), strlen(bg_error_last()));
 		fprintf(stderr, "%s\n", safe.buf);
 		bg_strbuf_release(&safe);
-		free(d.db);
 		return 2;
 	}
 	/* every build it starts hides the secrets this file names (bootgate-build --service) */
-	{
-		char real[PATH_MAX];
-
-		if (realpath(d.conf_path, real))
-			setenv("BOOTGATE_SERVICE", real, 1);
-	}
+	if (realpath(d->conf_path, real))
+		setenv("BOOTGATE_SERVICE", real, 1);
 	if (check) {
-		printf("%s: %zu trees, ok\n", d.conf_path, d.conf.ntrees);
-		bg_service_conf_release(&d.conf);
-		free(d.db);
+		printf("%s: %zu trees, ok\n", d->conf_path, d->conf.ntrees);
 		return 0;
 	}
-	if (!d.db)
-		d.db = bg_path_join(d.conf.state, "bootgate.db");
-	d.logs = bg_path_join(d.conf.state, "jobs");
-	d.self = bg_worker_path("bootgate");
-	d.backoff = JOB_BACKOFF;
-	d.site_dirty = true;     /* the site as the store has it now */
-	{
-		/* the tests' shortcut: BOOTGATE_JOB_BACKOFF=SECONDS */
-		const char *b = getenv("BOOTGATE_JOB_BACKOFF");
-		unsigned long v;
+	return 1;
+}
 
-		if (b && bg_num_parse_ulong(b, 0, 86400, &v) == 0)
-			d.backoff = v;
-		else if (b)
-			log_warnx("BOOTGATE_JOB_BACKOFF='%s' is not a number of seconds: 30 s", b);
-	}
+/* Where it keeps what, and how long a job that failed waits before its next try. */
+static void settle(struct daemon *d)
+{
+	/* the tests' shortcut: BOOTGATE_JOB_BACKOFF=SECONDS */
+	const char *b = getenv("BOOTGATE_JOB_BACKOFF");
+	unsigned long v;
+
+	if (!d->db)
+		d->db = bg_path_join(d->conf.state, "bootgate.db");
+	d->logs = bg_path_join(d->conf.state, "jobs");
+	d->self = bg_worker_path("bootgate");
+	d->backoff = JOB_BACKOFF;
+	d->site_dirty = true;     /* the site as the store has it now */
+	if (b && bg_num_parse_ulong(b, 0, 86400, &v) == 0)
+		d->backoff = v;
+	else if (b)
+		log_warnx("BOOTGATE_JOB_BACKOFF='%s' is not a number of seconds: 30 s", b);
+}
+
+/* Signals through a descriptor of the loop; the webhook's wake-ups through a pipe. */
+static int setup_signals(struct daemon *d)
+{
+	sigset_t mask;
+
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -1313,49 +1249,74 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((d.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
-	    pipe2(d.hook_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		log_warn("cannot set up the loop");
+	if ((d->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
+	    pipe2(d->hook_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return bg_error_errno("cannot set up the loop");
+	return 0;
+}
+
+/* Everything it serves, up; what ran when the last daemon died queued again. */
+static int start(struct daemon *d)
+{
+	int64_t n;
+
+	if (setup_signals(d) < 0 || lock_state(d) < 0 || bg_mkdirs(d->logs) < 0 ||
+	    bg_store_open(d->db, &d->s) < 0 || setup_trees(d) < 0 || open_socket(d) < 0 ||
+	    start_webhook(d) < 0 || start_artifacts(d) < 0)
+		return -1;
+	setup_inboxes(d);
+	if (bg_store_jobs_interrupted(d->s, &n) == 0 && n)
+		event(d, "info", 0, 0, "%" PRId64 " interrupted jobs queued again", n);
+	event(d, "info", 0, 0, "started: %zu trees, store %s, socket %s", d->ntrees, d->db,
+	      d->conf.socket);
+	return 0;
+}
+
+static void release(struct daemon *d)
+{
+	bg_webhook_stop(d->hook);
+	bg_strvec_release(&d->hook_pending);
+	pthread_mutex_destroy(&d->hook_lock);
+	bg_artifacts_stop(d->artifacts);
+	free_inboxes(d);
+	free_trees(d);
+	if (d->sock >= 0)
+		close(d->sock);
+	if (d->sock_bound)
+		unlink(d->sock_path);
+	free(d->sock_path);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+	bg_store_close(d->s);
+	bg_service_conf_release(&d->conf);
+	free(d->db);
+	free(d->logs);
+	free(d->self);
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	d.sock = d.sigfd = d.hook_pipe[0] = d.hook_pipe[1] = d.lock_fd = -1;
+	pthread_mutex_init(&d.hook_lock, NULL);
+	log_init("bootgated", 0);
+	ret = parse_args(&d, argc, argv);
+	if (ret != 1)
 		goto out;
-	}
-	if (lock_state(&d) < 0 || bg_mkdirs(d.logs) < 0 || bg_store_open(d.db, &d.s) < 0 ||
-	    setup_trees(&d) < 0 || open_socket(&d) < 0 || start_webhook(&d) < 0 ||
-	    start_artifacts(&d) < 0) {
+	settle(&d);
+	if (start(&d) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
-	setup_inboxes(&d);
-	/* what ran when the last daemon died runs again, from where the store says */
-	bg_store_exec(d.s, "UPDATE jobs SET state = 'queued', pid = NULL, attempts = "
-		      "max(attempts - 1, 0) WHERE state = 'running'", "");
-	if (bg_store_changes(d.s))
-		event(&d, "info", 0, 0, "%" PRId64 " interrupted jobs queued again",
-		      bg_store_changes(d.s));
-	event(&d, "info", 0, 0, "started: %zu trees, store %s, socket %s", d.ntrees, d.db,
-	      d.conf.socket);
 	ret = loop(&d) < 0;
 	if (ret)
 		log_warnx("%s", bg_error_last());
 	stop_all(&d);
 	event(&d, "info", 0, 0, "stopped");
 out:
-	bg_webhook_stop(d.hook);
-	bg_strvec_release(&d.hook_pending);
-	pthread_mutex_destroy(&d.hook_lock);
-	bg_artifacts_stop(d.artifacts);
-	free_inboxes(&d);
-	free_trees(&d);
-	if (d.sock >= 0)
-		close(d.sock);
-	if (d.sock_bound)
-		unlink(d.sock_path);
-	free(d.sock_path);
-	if (d.lock_fd >= 0)
-		close(d.lock_fd);
-	bg_store_close(d.s);
-	bg_service_conf_release(&d.conf);
-	free(d.db);
-	free(d.logs);
-	free(d.self);
+	release(&d);
 	return ret;
 }

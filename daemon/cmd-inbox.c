@@ -7,6 +7,7 @@
 #include <getopt.h>
 
 #include "cmd.h"
+#include "store/service.h"
 #include "conf/board.h"
 #include "ci/inbox.h"
 #include "conf/service-conf.h"
@@ -30,13 +31,9 @@ static int tree_id_of(struct bg_store *s, const struct bg_service_conf *c, const
 {
 	const struct bg_service_tree *t = bg_service_conf_tree(c, name);
 	char *mirror = xasprintf("%s/mirrors/%s.git", bg_cache_dir(), name);
-	int ret = bg_store_exec(s, "INSERT INTO trees (name, path, url, branch) VALUES (?, ?, ?, "
-				"?) ON CONFLICT (name) DO NOTHING", "ssss", name, mirror, t->url,
-				t->branch);
+	int ret = bg_store_tree_ensure(s, name, mirror, t->url, t->branch, id);
 
 	free(mirror);
-	if (!ret)
-		ret = bg_store_int(s, 0, id, "SELECT id FROM trees WHERE name = ?", "s", name);
 	return ret;
 }
 

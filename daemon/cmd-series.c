@@ -10,6 +10,7 @@
 #include "lab/record.h"
 #include "publish/results.h"
 #include "store/results.h"
+#include "store/service.h"
 #include "conf/tree.h"
 #include "parse/mbox.h"
 #include "util/error.h"
@@ -176,21 +177,6 @@ out:
 	return ret;
 }
 
-struct stored {
-	char *path, *name, *board, *mode;
-};
-
-static int take_stored(const struct bg_store_row *row, void *data)
-{
-	struct stored *st = data;
-
-	st->path = bg_row_null(row, 0) ? NULL : xstrdup(bg_row_text(row, 0));
-	st->name = bg_row_null(row, 1) ? NULL : xstrdup(bg_row_text(row, 1));
-	st->board = bg_row_null(row, 2) ? NULL : xstrdup(bg_row_text(row, 2));
-	st->mode = bg_row_null(row, 3) ? NULL : xstrdup(bg_row_text(row, 3));
-	return 1;
-}
-
 /* The run options series takes, and its own: --base and --id. */
 static const char shortopts[] = CMD_RUN_SHORTOPTS "N:n:T:d:j" "B:i:";
 
@@ -228,13 +214,15 @@ int cmd_series(int argc, char **argv)
 	};
 	struct bg_series_opts o = { 0 };
 	struct cmd_run_opts r;
-	struct stored st = { 0 };
+	struct bg_stored_series st;
+	char *state = NULL;
 	struct bg_store *s = NULL;
 	const char *mode;
 	struct bg_json j = { BG_STRBUF_INIT, -1, 0, 0, { false }, false, 0 };
-	int64_t id = 0, done = 0;
+	int64_t id = 0;
 	int opt, ret = 1;
 
+	bg_stored_series_init(&st);
 	cmd_run_opts_init(&r);
 	o.progress = bg_progress_stderr;
 	o.progress_data = "series";
@@ -262,25 +250,22 @@ int cmd_series(int argc, char **argv)
 		goto out;
 	}
 	/* a stored series brings its tree, board and mode: the options only override */
-	if (id && bg_store_query(s, take_stored, &st, "SELECT t.path, t.name, s.board, s.mode "
-				 "FROM series s LEFT JOIN trees t ON t.id = s.tree_id WHERE s.id = ?",
-				 "i", id) < 0) {
-		log_warnx("%s", bg_error_last());
-		goto out;
-	}
-	if (id && !st.path && !st.board && !st.mode && !o.tree) {
-		int64_t known;
+	if (id) {
+		int found = bg_store_series_get(s, id, &st);
 
-		if (bg_store_int(s, 0, &known, "SELECT 1 FROM series WHERE id = ?", "i", id) == 0 &&
-		    !known) {
+		if (found < 0) {
+			log_warnx("%s", bg_error_last());
+			goto out;
+		}
+		if (!found && !o.tree) {
 			log_warnx("series %" PRId64 " does not exist", id);
 			goto out;
 		}
 	}
 	if (!o.tree)
-		o.tree = st.path;
+		o.tree = st.tree_path;
 	if (!o.tree_name)
-		o.tree_name = st.name;
+		o.tree_name = st.tree;
 	if (!o.board)
 		o.board = st.board;
 	mode = r.mode ? r.mode : st.mode ? st.mode : "deterministic";
@@ -301,8 +286,7 @@ int cmd_series(int argc, char **argv)
 		goto out;
 	bg_json_init(&j, -1, 0);
 	if (bg_series_run(s, &o, id) < 0 || bg_series_result_write(s, id, &j) < 0 ||
-	    bg_store_int(s, 0, &done, "SELECT state = 'done' FROM series WHERE id = ?", "i",
-			 id) < 0) {
+	    bg_store_series_state(s, id, &state) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}
@@ -315,12 +299,10 @@ int cmd_series(int argc, char **argv)
 		goto out;
 	}
 	/* measured, even with regressions; a series that does not apply is an error */
-	ret = done ? 0 : 1;
+	ret = state && !strcmp(state, "done") ? 0 : 1;
 out:
-	free(st.path);
-	free(st.name);
-	free(st.board);
-	free(st.mode);
+	bg_stored_series_release(&st);
+	free(state);
 	bg_strbuf_release(&j.out);
 	bg_store_close(s);
 	cmd_run_opts_release(&r);

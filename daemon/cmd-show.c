@@ -10,6 +10,7 @@
 #include "ci/bisection.h"
 #include "publish/results.h"
 #include "store/results.h"
+#include "store/views.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -20,9 +21,12 @@
 static int print_report(const struct bg_store_row *r, void *data)
 {
 	FILE *out = data;
+	char value[32] = "";
 
+	if (bg_row_number(r, 3))
+		snprintf(value, sizeof(value), "%.0f", bg_row_double(r, 3));
 	bg_text_printf(out, "  %4" PRId64 "  %.12s  %-11s %s\n", bg_row_int(r, 0),
-		       bg_row_text(r, 1), bg_row_text(r, 2), bg_row_text(r, 3));
+		       bg_row_text(r, 1), bg_row_text(r, 2), value);
 	return 0;
 }
 
@@ -132,10 +136,7 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 				b.boots, b.wall_s);
 	} else {
 		fprintf(out, "reports so far (seq, commit, kind, value µs):\n");
-		if (bg_store_query(s, print_report, out, "SELECT r.seq, c.sha, r.kind, "
-				   "coalesce(printf('%.0f', r.value), '') FROM bisection_reports r "
-				   "JOIN bisection_commits c ON c.bisection_id = r.bisection_id AND "
-				   "c.idx = r.idx WHERE r.bisection_id = ? ORDER BY r.seq", "i", id) < 0)
+		if (bg_store_bisection_reports(s, id, print_report, out) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -187,18 +188,9 @@ static int show_commit(struct bg_store *s, const char *rev, FILE *out)
 	if (len < 4 || len > 40 || strspn(rev, "0123456789abcdef") != len)
 		return cmd_usage_error("show", "'%s' is neither a bisection number nor a commit id",
 				       rev);
-	{
-		char *like = xasprintf("%s%%", rev);
-
-		if (bg_store_int(s, 0, &n, "SELECT count(DISTINCT commit_sha) FROM builds WHERE "
-				 "commit_sha LIKE ?", "s", like) < 0 ||
-		    bg_store_text(s, &sha, "SELECT commit_sha FROM builds WHERE commit_sha LIKE ? "
-				  "LIMIT 1", "s", like) < 0) {
-			free(like);
-			log_warnx("%s", bg_error_last());
-			return 1;
-		}
-		free(like);
+	if (bg_store_commit_find(s, rev, &n, &sha) < 0) {
+		log_warnx("%s", bg_error_last());
+		return 1;
 	}
 	if (n > 1) {
 		free(sha);
@@ -209,19 +201,11 @@ static int show_commit(struct bg_store *s, const char *rev, FILE *out)
 		log_warnx("no build of %s in the store", rev);
 		return 1;
 	}
-	bg_store_text(s, &subject, "SELECT subject FROM commits WHERE sha = ?", "s", sha);
+	bg_store_commit_subject(s, sha, &subject);
 	bg_text_printf(out, "commit %s %s\n", sha, subject ? subject : "");
-	if (bg_store_query(s, print_build, out, "SELECT id, board, status, reused, seconds, "
-			   "coalesce(image, log, '') FROM builds WHERE commit_sha = ? ORDER BY id",
-			   "s", sha) < 0 ||
-	    bg_store_query(s, print_boots, out, "SELECT b.image_sha256, b.mode, "
-			   "sum(b.outcome = 'complete'), count(*) FROM boots b WHERE b.image_sha256 "
-			   "IN (SELECT image_sha256 FROM builds WHERE commit_sha = ?) GROUP BY "
-			   "b.image_sha256, b.mode", "s", sha) < 0 ||
-	    bg_store_query(s, print_bisection_ref, out, "SELECT id, outcome, CASE WHEN culprit = ? "
-			   "THEN 'the culprit' ELSE '' END FROM bisections WHERE culprit = ? OR "
-			   "id IN (SELECT bisection_id FROM bisection_commits WHERE sha = ?)", "sss",
-			   sha, sha, sha) < 0) {
+	if (bg_store_commit_builds(s, sha, print_build, out) < 0 ||
+	    bg_store_commit_boots(s, sha, print_boots, out) < 0 ||
+	    bg_store_commit_bisections(s, sha, print_bisection_ref, out) < 0) {
 		log_warnx("%s", bg_error_last());
 		free(sha);
 		free(subject);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "store/views.h"
 #include "net/git.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -83,8 +84,9 @@ static int row(const struct bg_store_row *r, void *data)
 }
 
 /* One section: a JSON key and an array, or a heading and a line per row. */
-static int section(struct bg_store *s, struct rows *rs, const char *title, const char *sql)
+static int section(struct bg_store *s, struct rows *rs, enum bg_status_section sec)
 {
+	const char *title = bg_status_section_names[sec];
 	int ret;
 
 	rs->n = 0;
@@ -94,7 +96,7 @@ static int section(struct bg_store *s, struct rows *rs, const char *title, const
 	} else {
 		fprintf(rs->out, "%s:\n", title);
 	}
-	ret = bg_store_query(s, row, rs, sql, "");
+	ret = bg_store_status_rows(s, sec, row, rs);
 	if (rs->j)
 		bg_json_array_end(rs->j);
 	else if (!rs->n)
@@ -148,23 +150,9 @@ int cmd_status(int argc, char **argv)
 		bg_json_init(&j, STDOUT_FILENO, 1);
 		bg_json_object_begin(&j);
 	}
-	ret = section(s, &rs, "trees", "SELECT name, branch, last_tip AS tip, last_good, "
-		      "fetched_at, fetch_failures, fetch_error FROM trees ORDER BY name") < 0 ||
-	      section(s, &rs, "jobs", "SELECT j.id, j.kind, t.name AS tree, j.rev, j.base, "
-		      "j.state, j.attempts, j.pid, j.not_before, j.started FROM jobs j JOIN trees t "
-		      "ON t.id = j.tree_id WHERE j.state IN ('queued', 'running') ORDER BY j.id") < 0 ||
-	      section(s, &rs, "verdicts", "SELECT c.id, c.cand, c.base, c.board, "
-		      "c.mode, c.verdict, c.metric, c.delta AS delta_us, c.created FROM "
-		      "comparisons c WHERE c.role IN ('gate', 'series') ORDER BY c.id DESC "
-		      "LIMIT 10") < 0 ||
-	      section(s, &rs, "bisections", "SELECT b.id, t.name AS tree, b.state, b.metric, "
-		      "b.outcome, b.culprit, b.confidence, b.created, b.finished FROM bisections b "
-		      "JOIN trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10") < 0 ||
-	      /* where each ran: the board, and the lab's page of a LAVA boot */
-	      section(s, &rs, "boots", "SELECT o.id, (SELECT commit_sha FROM builds WHERE "
-		      "image_sha256 = o.image_sha256 ORDER BY id LIMIT 1) AS \"commit\", o.board, "
-		      "o.mode, o.outcome, o.wall_s, o.job_url, o.created FROM boots o ORDER BY "
-		      "o.id DESC LIMIT 10") < 0;
+	ret = 0;
+	for (int sec = 0; sec < BG_STATUS_SECTIONS && !ret; sec++)
+		ret = section(s, &rs, (enum bg_status_section)sec) < 0;
 	if (ret)
 		log_warnx("%s", bg_error_last());
 	ret = finish_json(rs.j, ret);
@@ -215,10 +203,7 @@ int cmd_log(int argc, char **argv)
 		bg_json_key(&j, "events");
 		bg_json_array_begin(&j);
 	}
-	ret = bg_store_query(s, row, &rs, "SELECT * FROM (SELECT e.id, e.at, e.level, t.name AS "
-			     "tree, e.job_id AS job, e.message FROM events e LEFT JOIN trees t ON "
-			     "t.id = e.tree_id WHERE ? IS NULL OR t.name = ? ORDER BY e.id DESC "
-			     "LIMIT ?) ORDER BY id", "ssi", tree, tree, (int64_t)lines) < 0;
+	ret = bg_store_event_rows(s, tree, (int64_t)lines, row, &rs) < 0;
 	if (ret)
 		log_warnx("%s", bg_error_last());
 	if (rs.j)

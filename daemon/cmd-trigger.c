@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "cmd.h"
+#include "store/service.h"
 #include "net/git.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -190,11 +191,9 @@ int cmd_rerun(int argc, char **argv)
 		goto out;
 	}
 	if (strlen(what) < 12 && bg_num_parse_ulong(what, 1, INT64_MAX, &job) == 0) {
-		if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) "
-				  "SELECT kind, 'rerun', tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",
-				  bg_store_now(), (int64_t)job) < 0)
+		if (bg_store_job_rerun(s, (int64_t)job, &id) < 0)
 			goto fail;
-		if (!bg_store_changes(s)) {
+		if (!id) {
 			log_warnx("no job %lu in the store", job);
 			goto out;
 		}
@@ -207,10 +206,7 @@ int cmd_rerun(int argc, char **argv)
 			goto out;
 		}
 		/* without --tree: the one tree the daemon watches, if there is only one */
-		if ((tree ? bg_store_int(s, 0, &tree_id, "SELECT id FROM trees WHERE name = ?", "s",
-					 tree) :
-			    bg_store_int(s, 0, &tree_id, "SELECT CASE WHEN count(*) = 1 THEN max(id) "
-					 "END FROM trees WHERE url IS NOT NULL", "")) < 0)
+		if ((tree ? bg_store_tree_id(s, tree, &tree_id) : bg_store_tree_only(s, &tree_id)) < 0)
 			goto fail;
 		if (!tree_id) {
 			log_warnx(tree ? "no tree '%s' in the store" :
@@ -220,19 +216,16 @@ int cmd_rerun(int argc, char **argv)
 		{
 			char *path = NULL;
 
-			if (bg_store_text(s, &path, "SELECT path FROM trees WHERE id = ?", "i",
-					  tree_id) < 0 || !path ||
+			if (bg_store_tree_path(s, tree_id, &path) < 0 || !path ||
 			    bg_git_resolve(path, what, full) < 0) {
 				free(path);
 				goto fail;
 			}
 			free(path);
 		}
-		if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, created) VALUES "
-				  "('gate', 'rerun', ?, ?, ?)", "isd", tree_id, full, bg_store_now()) < 0)
+		if (bg_store_job_gate(s, tree_id, full, &id) < 0)
 			goto fail;
 	}
-	id = bg_store_last_id(s);
 	if (!sock)
 		sock = default_socket();
 	woken = ask(sock, "wake\n", buf, sizeof(buf)) == 0;

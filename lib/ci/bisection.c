@@ -11,6 +11,8 @@
 #include "lab/reuse.h"
 #include "conf/tree.h"
 #include "lab/workers.h"
+#include "store/bisections.h"
+#include "store/lab.h"
 #include "store/results.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -114,14 +116,12 @@ static int find_or_make(struct run *r, const char *good, const char *bad)
 {
 	const struct bg_bisection_opts *o = r->o;
 	struct bg_strvec chain = BG_STRVEC_INIT;
+	struct bg_bisection_key k = { r->tree_id, good, bad, r->board, r->mode,
+				      bg_console_name(o->console), o->metric };
 	int64_t id;
-	int ret = -1;
+	int ret;
 
-	if (bg_store_int(r->s, 0, &id, "SELECT id FROM bisections WHERE tree_id = ? AND good = ? "
-			 "AND bad = ? AND board = ? AND mode = ? AND console_mode = ? AND "
-			 "asked_metric IS ? AND state != 'failed' ORDER BY id DESC LIMIT 1",
-			 "issssss", r->tree_id, good, bad, r->board, r->mode,
-			 bg_console_name(o->console), o->metric) < 0)
+	if (bg_store_bisection_find(r->s, &k, &id) < 0)
 		return -1;
 	if (id) {
 		r->id = id;
@@ -133,50 +133,27 @@ static int find_or_make(struct run *r, const char *good, const char *bad)
 		bg_strvec_release(&chain);
 		return bg_error("good and bad are the same commit: nothing to bisect");
 	}
-	if (bg_store_begin(r->s) < 0)
-		goto out;
-	if (bg_store_exec(r->s, "INSERT INTO bisections (tree_id, good, bad, board, mode, "
-			  "console_mode, asked_metric, metric, created) VALUES (?, ?, ?, ?, ?, ?, ?, "
-			  "?, ?)", "isssssssd", r->tree_id, good, bad, r->board, r->mode,
-			  bg_console_name(o->console), o->metric, o->metric, bg_store_now()) < 0)
-		goto fail;
-	r->id = bg_store_last_id(r->s);
-	for (size_t i = 0; i < chain.n; i++)
-		if (bg_store_exec(r->s, "INSERT INTO bisection_commits (bisection_id, idx, sha) "
-				  "VALUES (?, ?, ?)", "iis", r->id, (int64_t)i, chain.v[i]) < 0)
-			goto fail;
-	ret = bg_store_commit(r->s);
-	goto out;
-fail:
-	bg_store_rollback(r->s);
-out:
+	ret = bg_store_bisection_make(r->s, &k, chain.v, chain.n, &r->id);
 	bg_strvec_release(&chain);
 	return ret;
 }
 
 static int load(struct run *r)
 {
-	if (bg_store_query(r->s, add_chain, r, "SELECT idx, sha FROM bisection_commits "
-			   "WHERE bisection_id = ? ORDER BY idx", "i", r->id) < 0)
+	if (bg_store_bisection_chain(r->s, r->id, add_chain, r) < 0)
 		return -1;
 	if (r->n < 2)
 		return bg_error("bisection %" PRId64 " has %d commits", r->id, r->n);
-	if (bg_store_text(r->s, &r->metric, "SELECT metric FROM bisections WHERE id = ?", "i",
-			  r->id) < 0)
+	if (bg_store_bisection_metric(r->s, r->id, &r->metric) < 0)
 		return -1;
-	return bg_store_query(r->s, add_report, r, "SELECT idx, kind, boot_id, value, seq "
-			      "FROM bisection_reports WHERE bisection_id = ? ORDER BY seq", "i",
-			      r->id);
+	return bg_store_bisection_report_rows(r->s, r->id, add_report, r);
 }
 
 static int store_report(struct run *r, int idx, enum report_kind kind, int64_t build,
 			int64_t boot, double value)
 {
-	/* no build or boot is NULL, not row 0 */
-	if (bg_store_exec(r->s, "INSERT INTO bisection_reports (bisection_id, seq, idx, kind, "
-			  "build_id, boot_id, value) VALUES (?, ?, ?, ?, nullif(?, 0), "
-			  "nullif(?, 0), ?)", "iiisiid", r->id, r->seq, (int64_t)idx,
-			  report_names[kind], build, boot, value) < 0)
+	if (bg_store_bisection_report_add(r->s, r->id, r->seq, idx, report_names[kind], build,
+					  boot, value) < 0)
 		return -1;
 	r->seq++;
 	return 0;
@@ -212,16 +189,17 @@ static int build(struct run *r, int idx)
 /* The metric's value in a stored boot: 1 with it, 0 when the boot gave none. */
 static int boot_value(struct run *r, int64_t boot, double *value)
 {
-	int64_t complete;
+	char *outcome = NULL;
+	bool complete;
 
-	if (bg_store_int(r->s, 0, &complete, "SELECT outcome = 'complete' FROM boots WHERE id = ?",
-			 "i", boot) < 0)
+	if (bg_store_boot_outcome(r->s, boot, &outcome) < 0)
 		return -1;
+	complete = outcome && !strcmp(outcome, "complete");
+	free(outcome);
 	if (!complete)
 		return 0;
 	/* an initcall a complete boot did not print took no time in it (verdict.h) */
-	if (bg_store_double(r->s, 0, value, "SELECT value FROM samples WHERE boot_id = ? AND "
-			    "metric = ?", "is", boot, r->metric) < 0)
+	if (bg_store_boot_value(r->s, boot, r->metric, 0, value) < 0)
 		return -1;
 	return 1;
 }
@@ -229,12 +207,8 @@ static int boot_value(struct run *r, int64_t boot, double *value)
 /* A stored boot of the commit's image this bisection has not used for it yet. */
 static int unused_boot(struct run *r, int idx, int64_t *boot)
 {
-	return bg_store_int(r->s, 0, boot, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-			    "board = ? AND mode = ? AND console_mode = ? AND id NOT IN (SELECT "
-			    "boot_id FROM bisection_reports WHERE bisection_id = ? AND idx = ? AND "
-			    "boot_id IS NOT NULL) ORDER BY id LIMIT 1", "ssssii",
-			    r->c[idx].image_sha256, r->board, r->mode,
-			    bg_console_name(r->o->console), r->id, (int64_t)idx);
+	return bg_store_bisection_unused_boot(r->s, r->id, idx, r->c[idx].image_sha256, r->board,
+					      r->mode, bg_console_name(r->o->console), boot);
 }
 
 /* ---- the endpoints and the metric ---- */
@@ -349,9 +323,7 @@ static int endpoints(struct run *r)
 			/* no run will do better: the bisection ends, failed, with why */
 			bg_error("the %s endpoint %.12s does not build", e ? "bad" : "good",
 				 r->c[idx].sha);
-			bg_store_exec(r->s, "UPDATE bisections SET state = 'failed', error = ?, "
-				      "finished = ? WHERE id = ?", "sdi", bg_error_last(),
-				      bg_store_now(), r->id);
+			bg_store_bisection_fail(r->s, r->id, bg_error_last());
 			return -1;
 		}
 		if (bg_reuse_boots(&r->reuse, r->c[idx].image, r->c[idx].image_sha256, n0) < 0)
@@ -365,8 +337,7 @@ static int endpoints(struct run *r)
 				       "to bisect", r->c[r->n - 1].sha, r->c[0].sha);
 			return 1;
 		}
-		if (bg_store_exec(r->s, "UPDATE bisections SET metric = ? WHERE id = ?", "si",
-				  r->metric, r->id) < 0)
+		if (bg_store_bisection_set_metric(r->s, r->id, r->metric) < 0)
 			return -1;
 	}
 	if (r->o->deterministic) {
@@ -796,13 +767,20 @@ static int inside_merge(struct run *r, const char *merge, struct inner *in)
 	so.metric = r->metric;
 	so.inner = true;
 	if (bg_bisection_run(r->s, &so, &in->id) < 0 ||
-	    bg_store_exec(r->s, "UPDATE bisections SET parent_id = ? WHERE id = ?", "ii", r->id,
-			  in->id) < 0 ||
-	    bg_store_text(r->s, &in->culprit, "SELECT culprit FROM bisections WHERE id = ?", "i",
-			  in->id) < 0 ||
-	    bg_store_text(r->s, &in->outcome, "SELECT outcome FROM bisections WHERE id = ?", "i",
-			  in->id) < 0)
+	    bg_store_bisection_set_outer(r->s, in->id, r->id) < 0)
 		goto out;
+	{
+		struct bg_stored_bisection ib;
+
+		bg_stored_bisection_init(&ib);
+		if (bg_store_bisection_get(r->s, in->id, &ib) < 0) {
+			bg_stored_bisection_release(&ib);
+			goto out;
+		}
+		in->culprit = ib.culprit ? xstrdup(ib.culprit) : NULL;
+		in->outcome = ib.outcome ? xstrdup(ib.outcome) : NULL;
+		bg_stored_bisection_release(&ib);
+	}
 	ret = 0;
 out:
 	bg_git_commit_release(&c);
@@ -951,7 +929,7 @@ int bg_bisection_run(struct bg_store *s, const struct bg_bisection_opts *o, int6
 	if (start(&r, o) < 0)
 		goto out;
 	*id = r.id;
-	if (bg_store_text(s, &state, "SELECT state FROM bisections WHERE id = ?", "i", r.id) < 0)
+	if (bg_store_bisection_state(s, r.id, &state) < 0)
 		goto out;
 	if (state && !strcmp(state, "done")) {
 		bg_progress_to(r.o, "bisection %" PRId64 " is done", r.id);

@@ -3,6 +3,7 @@
 #include "lab/pipeline.h"
 #include "lab/record.h"
 #include "store/results.h"
+#include "store/service.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -57,14 +58,9 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 	if (base && bg_store_comparison_add(s, &c) < 0)
 		goto fail;
 	/* a regression is bisected and reported once: later tips are gated against this one */
-	if (*v != BG_GATE_UNKNOWN &&
-	    bg_store_exec(s, "UPDATE trees SET last_good = ? WHERE id = ?", "si", m->rev[0],
-			  tree) < 0)
+	if (*v != BG_GATE_UNKNOWN && bg_store_tree_set_last_good(s, tree, m->rev[0]) < 0)
 		goto fail;
-	if (*v == BG_GATE_REGRESSION &&
-	    bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) VALUES "
-			  "('bisect', 'gate', ?, ?, ?, ?)", "issd", tree, m->rev[0], m->rev[1],
-			  bg_store_now()) < 0)
+	if (*v == BG_GATE_REGRESSION && bg_store_job_bisect(s, tree, m->rev[0], m->rev[1]) < 0)
 		goto fail;
 	if (*v == BG_GATE_REGRESSION)
 		bg_record_event(s, "warning", tree, 0, "%.12s: %s %+.0f us (%+.1f%%) against %.12s: "
@@ -106,7 +102,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	mo.progress_data = o->progress_data;
 	if (bg_measure_check(&mo, &m) < 0 ||
 	    bg_record_tree(s, o->tree_name, m.tree.real, &tree) < 0 ||
-	    bg_store_text(s, &base, "SELECT last_good FROM trees WHERE id = ?", "i", tree) < 0)
+	    bg_store_tree_last_good(s, tree, &base) < 0)
 		goto out;
 	if (base && !strcmp(base, m.rev[0])) {
 		*v = BG_GATE_PASS;

@@ -6,7 +6,8 @@
 #include "net/git.h"
 #include "util/sha.h"
 #include "parse/mbox.h"
-#include "store/store.h"
+#include "store/series.h"
+#include "store/service.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/path.h"
@@ -80,30 +81,11 @@ static int add_patch_row(struct bg_store *st, int64_t id, unsigned idx, const st
 	size_t len;
 	const char *raw = raw_of(rs, m, &len);
 	char *text = xstrndup(raw, len);
-	int ret = bg_store_exec(st, "INSERT INTO series_patches (series_id, idx, message_id, "
-				"subject, author, mbox) VALUES (?, ?, ?, ?, ?, ?)", "iissss", id,
-				(int64_t)idx, m->message_id ? m->message_id : "", m->subject, m->from,
-				text);
+	int ret = bg_store_series_patch_add(st, id, idx, m->message_id, m->subject, m->from,
+					    text);
 
 	free(text);
 	return ret;
-}
-
-struct older {
-	int64_t *id;
-	int64_t *version;
-	size_t n, alloc;
-};
-
-static int take_older(const struct bg_store_row *r, void *data)
-{
-	struct older *o = data;
-
-	ALLOC_GROW(o->id, o->n + 1, o->alloc);
-	o->version = xreallocarray(o->version, o->alloc, sizeof(*o->version));
-	o->id[o->n] = bg_row_int(r, 0);
-	o->version[o->n++] = bg_row_int(r, 1);
-	return 0;
 }
 
 /*
@@ -115,45 +97,39 @@ static int store_series(struct bg_store *st, const struct raw_series *rs, const 
 {
 	const struct bg_series_msgs *s = rs->s;
 	const struct bg_msg *head = s->cover ? s->cover : s->patches[0];
-	struct older o = { 0 };
+	struct bg_series_version *o = NULL;
+	struct bg_series_new n;
 	char hash[BG_SHA256_HEX];
 	char *mid;
 	int64_t id, exists = 0, newer = 0;
-	double now = bg_store_now();
+	size_t no = 0;
 	struct bg_inbox_series *out;
 	int ret = -1;
 
 	patchset_hash(rs, hash);
 	/* a message id is the row's key; a series without one is named by its content */
 	mid = head->message_id ? xstrdup(head->message_id) : xasprintf("patchset-%s", hash);
-	if (bg_store_int(st, 0, &exists, "SELECT id FROM series WHERE message_id = ?", "s",
-			 mid) < 0)
+	if (bg_store_series_find(st, mid, &exists) < 0)
 		goto out;
 	if (exists) {
 		*id_out = exists;
 		ret = 0;    /* recorded already (the same mails read again, or dropped too) */
 		goto out;
 	}
-	if (bg_store_query(st, take_older, &o, "SELECT id, version FROM series WHERE title = ? "
-			   "AND addr = ? AND state != 'superseded' ORDER BY version DESC, id DESC",
-			   "ss", head->title, head->from_addr) < 0)
+	if (bg_store_series_versions(st, head->title, head->from_addr, &o, &no) < 0)
 		goto out;
-	if (o.n && o.version[0] > (int64_t)s->version)
-		newer = o.id[0];
-	if (bg_store_exec(st, "INSERT INTO series (tree_id, message_id, version, total, subject, "
-			  "author, title, addr, source, base, patchset_hash, state, superseded_by, "
-			  "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			  "isiisssssssssd", tree_id, mid, (int64_t)s->version, (int64_t)s->total,
-			  head->subject, head->from, head->title, head->from_addr, source,
-			  series_base(s), hash, newer ? "superseded" : "queued", (const char *)NULL,
-			  now) < 0)
+	if (no && o[0].version > (int64_t)s->version)
+		newer = o[0].id;
+	n = (struct bg_series_new){
+		.tree_id = tree_id, .message_id = mid, .version = s->version, .total = s->total,
+		.subject = head->subject, .author = head->from, .title = head->title,
+		.addr = head->from_addr, .source = source, .base = series_base(s),
+		.patchset_hash = hash, .superseded_by = newer,
+		.error = "a newer version was there already",
+	};
+	if (bg_store_series_insert(st, &n, &id) < 0)
 		goto out;
-	id = bg_store_last_id(st);
 	*id_out = id;
-	if (newer && bg_store_exec(st, "UPDATE series SET superseded_by = ?, finished = ?, error = "
-				   "? WHERE id = ?", "idsi", newer, now,
-				   (const char *)"a newer version was there already", id) < 0)
-		goto out;
 	if (s->cover && add_patch_row(st, id, 0, s->cover, rs) < 0)
 		goto out;
 	for (unsigned i = 0; i < s->total; i++)
@@ -172,19 +148,13 @@ static int store_series(struct bg_store *st, const struct raw_series *rs, const 
 	if (!newer) {
 		char *why = xasprintf("superseded by v%u", s->version);
 
-		if (bg_store_exec(st, "INSERT INTO jobs (kind, origin, tree_id, base, series_id, "
-				  "state, created) VALUES ('series', 'inbox', ?, ?, ?, 'queued', ?)",
-				  "isid", tree_id, series_base(s), id, now) < 0) {
+		if (bg_store_job_series(st, tree_id, series_base(s), id) < 0) {
 			free(why);
 			goto out;
 		}
 		/* every older version, and the same version sent before, gives way */
-		for (size_t k = 0; k < o.n; k++) {
-			if (bg_store_exec(st, "UPDATE series SET state = 'superseded', superseded_by = "
-					  "? WHERE id = ?", "ii", id, o.id[k]) < 0 ||
-			    bg_store_exec(st, "UPDATE jobs SET state = 'done', error = ?, finished = "
-					  "? WHERE series_id = ? AND state = 'queued'", "sdi", why, now,
-					  o.id[k]) < 0) {
+		for (size_t k = 0; k < no; k++) {
+			if (bg_store_series_supersede(st, o[k].id, id, why) < 0) {
 				free(why);
 				goto out;
 			}
@@ -195,8 +165,7 @@ static int store_series(struct bg_store *st, const struct raw_series *rs, const 
 	}
 	ret = 0;
 out:
-	free(o.id);
-	free(o.version);
+	free(o);
 	free(mid);
 	return ret;
 }
@@ -225,19 +194,16 @@ static int thread_of(struct inbox *in, const struct bg_msg *m, char **thread)
 		*thread = xstrdup(m->message_id);
 		return 0;
 	}
-	if (bg_store_int(in->s, 0, &same, "SELECT count(*) FROM inbox_messages WHERE message_id "
-			 "= ? AND inbox = ? AND version = ? AND total = ?", "ssii", parent, in->name,
-			 (int64_t)m->version, (int64_t)m->total) < 0)
+	if (bg_store_inbox_message_count(in->s, parent, in->name, m->version, m->total,
+					 &same) < 0)
 		return -1;
 	if (same) {
-		if (bg_store_text(in->s, &t, "SELECT thread FROM inbox_messages WHERE message_id = ?",
-				  "s", parent) < 0)
+		if (bg_store_inbox_thread(in->s, parent, &t) < 0)
 			return -1;
 		*thread = t;
 		return 0;
 	}
-	if (bg_store_int(in->s, 0, &same, "SELECT count(*) FROM inbox_messages WHERE message_id "
-			 "= ?", "s", parent) < 0)
+	if (bg_store_inbox_message_count(in->s, parent, NULL, 0, 0, &same) < 0)
 		return -1;
 	/* a patch of another series, or of another version: this one starts its own */
 	*thread = xstrdup(same ? m->message_id : parent);
@@ -279,8 +245,11 @@ static int store_message(struct inbox *in, const char *where, unsigned epoch, co
 			 const char *raw, size_t len, struct groups *touched)
 {
 	struct bg_msg m;
+	struct bg_inbox_message im;
+	struct bg_inbox_group g;
 	char hex[BG_SHA256_HEX];
 	char *thread = NULL;
+	bool added;
 	int ret = -1;
 
 	in->res->messages++;
@@ -307,24 +276,22 @@ static int store_message(struct inbox *in, const char *where, unsigned epoch, co
 	if (thread_of(in, &m, &thread) < 0)
 		goto out;
 	bg_sha256_mem(raw, len, hex);
-	if (bg_store_exec(in->s, "INSERT INTO inbox_messages (message_id, inbox, in_reply_to, "
-			  "thread, version, idx, total, subject, author, mbox, sha256, epoch, "
-			  "commit_sha, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-			  "ON CONFLICT DO NOTHING", "ssssiiissssisd", m.message_id, in->name,
-			  m.in_reply_to, thread, (int64_t)m.version, (int64_t)m.idx,
-			  (int64_t)m.total, m.subject, m.from, raw, hex, (int64_t)epoch, commit,
-			  bg_store_now()) < 0)
+	im = (struct bg_inbox_message){
+		.message_id = m.message_id, .inbox = in->name, .in_reply_to = m.in_reply_to,
+		.thread = thread, .version = m.version, .idx = m.idx, .total = m.total,
+		.subject = m.subject, .author = m.from, .mbox = raw, .sha256 = hex,
+		.epoch = epoch, .commit = commit,
+	};
+	if (bg_store_inbox_message_add(in->s, &im, &added) < 0)
 		goto out;
-	if (!bg_store_changes(in->s)) {
+	if (!added) {
 		ret = 0;     /* the same Message-ID again (a cross-post, a resend): the first counts */
 		goto out;
 	}
 	in->res->patches++;
 	/* mails that came before this one and hung from it now hang where it does */
-	if (strcmp(thread, m.message_id) &&
-	    bg_store_exec(in->s, "UPDATE inbox_messages SET thread = ? WHERE inbox = ? AND "
-			  "thread = ? AND version = ? AND total = ?", "sssii", thread, in->name,
-			  m.message_id, (int64_t)m.version, (int64_t)m.total) < 0)
+	g = (struct bg_inbox_group){ in->name, thread, m.version, m.total };
+	if (strcmp(thread, m.message_id) && bg_store_inbox_rethread(in->s, &g, m.message_id) < 0)
 		goto out;
 	groups_add(touched, thread, m.version, m.total);
 	ret = 0;
@@ -356,23 +323,18 @@ static int take_raw(const struct bg_store_row *r, void *data)
 static int try_assemble(struct inbox *in, const struct group *g)
 {
 	struct loaded l = { BG_STRVEC_INIT, BG_STRVEC_INIT, NULL, 0 };
+	struct bg_inbox_group sg = { in->name, g->thread, g->version, g->total };
 	struct bg_msg *msgs = NULL;
 	struct bg_series_msgs *s = NULL;
 	size_t ns = 0, nm = 0;
 	int64_t have = 0;
 	int ret = -1;
 
-	if (bg_store_int(in->s, 0, &have, "SELECT count(DISTINCT idx) FROM inbox_messages WHERE "
-			 "inbox = ? AND thread = ? AND version = ? AND total = ? AND idx >= 1 AND "
-			 "series_id IS NULL", "ssii", in->name, g->thread, (int64_t)g->version,
-			 (int64_t)g->total) < 0)
+	if (bg_store_inbox_group_patches(in->s, &sg, &have) < 0)
 		return -1;
 	if (have < g->total)
 		return 0;
-	if (bg_store_query(in->s, take_raw, &l, "SELECT message_id, mbox FROM inbox_messages "
-			   "WHERE inbox = ? AND thread = ? AND version = ? AND total = ? AND "
-			   "series_id IS NULL ORDER BY seen, epoch, commit_sha", "ssii", in->name,
-			   g->thread, (int64_t)g->version, (int64_t)g->total) < 0)
+	if (bg_store_inbox_group_rows(in->s, &sg, take_raw, &l) < 0)
 		goto out;
 	msgs = xcalloc(l.raw.n, sizeof(*msgs));
 	for (; nm < l.raw.n; nm++)
@@ -385,10 +347,7 @@ static int try_assemble(struct inbox *in, const struct group *g)
 		int64_t id;
 
 		if (store_series(in->s, &rs, in->source, in->tree_id, in->res, &id) < 0 ||
-		    bg_store_exec(in->s, "UPDATE inbox_messages SET series_id = ? WHERE inbox = ? "
-				  "AND thread = ? AND version = ? AND total = ? AND series_id IS "
-				  "NULL", "issii", id, in->name, g->thread, (int64_t)g->version,
-				  (int64_t)g->total) < 0)
+		    bg_store_inbox_group_assign(in->s, &sg, id) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -434,10 +393,7 @@ static int read_batch(struct inbox *in, struct bg_git_repo *repo, const char *ep
 	for (size_t k = 0; k < touched.n; k++)
 		if (try_assemble(in, &touched.v[k]) < 0)
 			goto out;
-	if (bg_store_exec(in->s, "INSERT INTO inbox_cursors (inbox, epoch, last_commit) VALUES "
-			  "(?, ?, ?) ON CONFLICT (inbox, epoch) DO UPDATE SET last_commit = "
-			  "excluded.last_commit", "sis", in->name, (int64_t)epoch,
-			  commits->v[to - 1]) < 0)
+	if (bg_store_inbox_cursor_set(in->s, in->name, epoch, commits->v[to - 1]) < 0)
 		goto out;
 	ret = bg_store_commit(in->s);
 out:
@@ -454,8 +410,7 @@ static int read_epoch(struct inbox *in, const char *epoch_path, unsigned epoch)
 	char *cursor = NULL;
 	int ret = -1, r;
 
-	if (bg_store_text(in->s, &cursor, "SELECT last_commit FROM inbox_cursors WHERE inbox = ? "
-			  "AND epoch = ?", "si", in->name, (int64_t)epoch) < 0 ||
+	if (bg_store_inbox_cursor(in->s, in->name, epoch, &cursor) < 0 ||
 	    bg_git_repo_open(epoch_path, &repo) < 0)
 		goto out;
 	r = bg_git_repo_first_parents_after(repo, "HEAD", cursor, &commits);

@@ -9,6 +9,7 @@
 #include "util/sha.h"
 #include "conf/tree.h"
 #include "store/results.h"
+#include "store/series.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -109,10 +110,7 @@ static int add_patch(struct bg_store *s, int64_t id, unsigned idx, const struct 
 
 	message_text(msgs, nmsgs, (size_t)(m - msgs), buf, len, &text, &n);
 	mbox = xstrndup(text, n);
-	ret = bg_store_exec(s, "INSERT INTO series_patches (series_id, idx, message_id, subject, "
-			    "author, mbox) VALUES (?, ?, ?, ?, ?, ?)", "iissss", id, (int64_t)idx,
-			    m->message_id ? m->message_id : "", m->subject ? m->subject : "",
-			    m->from, mbox);
+	ret = bg_store_series_patch_add(s, id, idx, m->message_id, m->subject, m->from, mbox);
 	free(mbox);
 	return ret;
 }
@@ -123,6 +121,7 @@ int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
 {
 	const struct bg_msg *head = sm->cover ? sm->cover : sm->patches[0];
 	const char *mid = head->message_id;
+	struct bg_series_new n;
 	char *made = NULL;
 	int ret = -1;
 
@@ -136,7 +135,7 @@ int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
 		bg_sha256_mem(buf, len, hex);
 		mid = made = xasprintf("%s:%s", source, hex);
 	}
-	if (bg_store_int(s, 0, id, "SELECT id FROM series WHERE message_id = ?", "s", mid) < 0)
+	if (bg_store_series_find(s, mid, id) < 0)
 		goto out;
 	if (*id) {
 		ret = 1;
@@ -144,12 +143,13 @@ int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
 	}
 	if (bg_store_begin(s) < 0)
 		goto out;
-	if (bg_store_exec(s, "INSERT INTO series (tree_id, message_id, version, total, subject, "
-			  "author, source, created) VALUES (nullif(?, 0), ?, ?, ?, ?, ?, ?, ?)",
-			  "isiisssd", tree_id, mid, (int64_t)sm->version, (int64_t)sm->total,
-			  head->subject ? head->subject : "", head->from, source, bg_store_now()) < 0)
+	n = (struct bg_series_new){
+		.tree_id = tree_id, .message_id = mid, .version = sm->version,
+		.total = sm->total, .subject = head->subject, .author = head->from,
+		.source = source,
+	};
+	if (bg_store_series_insert(s, &n, id) < 0)
 		goto fail;
-	*id = bg_store_last_id(s);
 	if (sm->cover && add_patch(s, *id, 0, sm->cover, msgs, nmsgs, buf, len) < 0)
 		goto fail;
 	for (unsigned i = 0; i < sm->total; i++)
@@ -166,55 +166,60 @@ out:
 
 /* ---- loading ---- */
 
-static int take_series(const struct bg_store_row *row, void *data)
+/* Moves a string read from the store to where the run keeps it. */
+static void take(char **to, char **from)
 {
-	struct run *r = data;
-
-	r->message_id = xstrdup(bg_row_text(row, 0));
-	r->version = bg_row_int(row, 1);
-	r->total = bg_row_int(row, 2);
-	r->subject = xstrdup(bg_row_text(row, 3));
-	r->author = bg_row_null(row, 4) ? NULL : xstrdup(bg_row_text(row, 4));
-	r->state = xstrdup(bg_row_text(row, 5));
-	r->stored_base = bg_row_null(row, 6) ? NULL : xstrdup(bg_row_text(row, 6));
-	r->tree_id = bg_row_int(row, 7);
-	r->tree_name = bg_row_null(row, 8) ? NULL : xstrdup(bg_row_text(row, 8));
-	return 1;
+	free(*to);
+	*to = *from;
+	*from = NULL;
 }
 
-static int take_patch(const struct bg_store_row *row, void *data)
+/* Takes over what the run keeps of a stored patch. */
+static int take_patch(struct run *r, struct bg_stored_patch *p)
 {
-	struct run *r = data;
-	int64_t idx = bg_row_int(row, 0);
 	struct step *c;
 
-	if (idx == 0) {
+	if (p->idx == 0) {
 		free(r->cover_mbox);
-		r->cover_mbox = xstrdup(bg_row_text(row, 4));
+		r->cover_mbox = p->mbox;
+		p->mbox = NULL;
 		return 0;
 	}
-	if (idx < 1 || idx > r->total)
-		return bg_error("series %" PRId64 ": patch %" PRId64 " is not from 1 to its total %"
-				PRId64, r->id, idx, r->total);
-	c = &r->c[idx];
+	if (p->idx < 1 || p->idx > r->total)
+		return bg_error("series %" PRId64 ": patch %d is not from 1 to its total %" PRId64,
+				r->id, p->idx, r->total);
+	c = &r->c[p->idx];
 	if (c->mbox)
-		return bg_error("series %" PRId64 ": patch %" PRId64 " is stored twice", r->id, idx);
-	c->message_id = xstrdup(bg_row_text(row, 1));
-	c->subject = xstrdup(bg_row_text(row, 2));
-	c->author = bg_row_null(row, 3) ? NULL : xstrdup(bg_row_text(row, 3));
-	c->mbox = xstrdup(bg_row_text(row, 4));
+		return bg_error("series %" PRId64 ": patch %d is stored twice", r->id, p->idx);
+	take(&c->message_id, &p->message_id);
+	take(&c->subject, &p->subject);
+	take(&c->author, &p->author);
+	take(&c->mbox, &p->mbox);
 	return 0;
 }
 
 static int load(struct run *r)
 {
-	if (bg_store_query(r->s, take_series, r, "SELECT s.message_id, s.version, s.total, "
-			   "s.subject, s.author, s.state, s.base, coalesce(s.tree_id, 0), t.name "
-			   "FROM series s LEFT JOIN trees t ON t.id = s.tree_id WHERE s.id = ?", "i",
-			   r->id) < 0)
+	struct bg_stored_series se;
+	struct bg_stored_patches ps = { 0 };
+	int ret = -1;
+
+	if (bg_store_series_get(r->s, r->id, &se) < 0)
 		return -1;
-	if (!r->message_id)
+	if (!se.message_id) {
+		bg_stored_series_release(&se);
 		return bg_error("series %" PRId64 " does not exist", r->id);
+	}
+	take(&r->message_id, &se.message_id);
+	take(&r->subject, &se.subject);
+	take(&r->author, &se.author);
+	take(&r->state, &se.state);
+	take(&r->stored_base, &se.base);
+	take(&r->tree_name, &se.tree);
+	r->version = se.version;
+	r->total = se.total;
+	r->tree_id = se.tree_id;
+	bg_stored_series_release(&se);
 	if (r->total < 1 || r->total > MAX_PATCHES)
 		return bg_error("series %" PRId64 " has %" PRId64 " patches, not 1 to %d", r->id,
 				r->total, MAX_PATCHES);
@@ -224,14 +229,21 @@ static int load(struct run *r)
 		r->c[i].idx = (int)i;
 		bg_sample_set_init(&r->c[i].set);
 	}
-	if (bg_store_query(r->s, take_patch, r, "SELECT idx, message_id, subject, author, mbox "
-			   "FROM series_patches WHERE series_id = ? ORDER BY idx", "i", r->id) < 0)
+	if (bg_store_series_patches(r->s, r->id, true, &ps) < 0)
 		return -1;
+	for (size_t i = 0; i < ps.n; i++)
+		if (take_patch(r, &ps.v[i]) < 0)
+			goto out;
 	for (int64_t i = 1; i <= r->total; i++)
-		if (!r->c[i].mbox)
-			return bg_error("series %" PRId64 ": patch %" PRId64 " of %" PRId64 " is missing",
-					r->id, i, r->total);
-	return 0;
+		if (!r->c[i].mbox) {
+			bg_error("series %" PRId64 ": patch %" PRId64 " of %" PRId64 " is missing",
+				 r->id, i, r->total);
+			goto out;
+		}
+	ret = 0;
+out:
+	bg_stored_patches_release(&ps);
+	return ret;
 }
 
 /* The one message of a stored mbox. */
@@ -536,7 +548,7 @@ static int compare(struct run *r, int a, int b, struct judged *j)
 /* The verdicts, the result, the final state and the one outbox row, together. */
 static int conclude(struct run *r)
 {
-	int64_t have;
+	struct bg_series_end e;
 	int ret = -1;
 
 	if (bg_store_begin(r->s) < 0)
@@ -551,27 +563,26 @@ static int conclude(struct run *r)
 		const struct step *c = &r->c[i];
 		const struct judged *j = &r->j[i];
 		bool applied = c->status && !strcmp(c->status, "applied");
+		struct bg_series_patch_result p = {
+			.commit = applied ? c->commit : NULL, .status = c->status,
+			.error = c->error, .comparison_id = j->id,
+			.verdict = i <= r->last ? j->verdict : NULL, .metric = j->metric,
+			.delta = j->metric ? j->delta : NAN,
+			.image_sha256 = c->built ? c->build.image_sha256 : NULL,
+			.boots = (int64_t)c->set.boots,
+		};
 
-		if (bg_store_exec(r->s, "UPDATE series_patches SET commit_sha = ?, status = ?, "
-				  "error = ?, comparison_id = nullif(?, 0), verdict = ?, metric = ?, "
-				  "delta = ?, image_sha256 = ?, boots = ? WHERE series_id = ? AND "
-				  "idx = ?", "sssissdsiii", applied ? c->commit : NULL, c->status,
-				  c->error, j->id, i <= r->last ? j->verdict : NULL, j->metric,
-				  j->metric ? j->delta : NAN, c->built ? c->build.image_sha256 : NULL,
-				  (int64_t)c->set.boots, r->id, (int64_t)i) < 0)
+		if (bg_store_series_patch_result(r->s, r->id, i, &p) < 0)
 			goto fail;
 	}
-	if (bg_store_exec(r->s, "UPDATE series SET state = CASE state WHEN 'superseded' "
-			  "THEN state ELSE ? END, error = ?, finished = ?, base_from = ?, "
-			  "base_image_sha256 = ?, base_boots = ?, boots_per_commit = ?, "
-			  "whole_comparison_id = nullif(?, 0) WHERE id = ?", "ssdssiiii",
-			  r->error ? "failed" : "done", r->error, bg_store_now(), r->base_from,
-			  r->c[0].built ? r->c[0].build.image_sha256 : NULL,
-			  (int64_t)r->c[0].set.boots, (int64_t)r->boots,
-			  !r->error && r->last ? r->j[0].id : 0, r->id) < 0 ||
-	    bg_store_int(r->s, 0, &have, "SELECT count(*) FROM outbox WHERE kind = 'series' AND "
-			 "ref = ?", "i", r->id) < 0 ||
-	    (!have && bg_store_outbox_add(r->s, "series", r->id) < 0))
+	e = (struct bg_series_end){
+		.error = r->error, .base_from = r->base_from,
+		.base_image_sha256 = r->c[0].built ? r->c[0].build.image_sha256 : NULL,
+		.base_boots = (int64_t)r->c[0].set.boots, .boots_per_commit = (int64_t)r->boots,
+		.whole_comparison_id = !r->error && r->last ? r->j[0].id : 0,
+	};
+	if (bg_store_series_end(r->s, r->id, &e) < 0 ||
+	    bg_store_outbox_add_once(r->s, "series", r->id) < 0)
 		goto fail;
 	ret = bg_store_commit(r->s);
 	if (!ret)
@@ -673,9 +684,8 @@ int bg_series_run(struct bg_store *s, const struct bg_series_opts *o, int64_t id
 		       r.total == 1 ? "" : "es");
 	if ((e = find_base(&r)) < 0)
 		goto out;
-	if (bg_store_exec(s, "UPDATE series SET state = 'running', tree_id = ?, base = ?, "
-			  "board = ?, mode = ? WHERE id = ?", "isssi", r.tree_id,
-			  e ? NULL : r.c[0].commit, r.board, bg_reuse_mode(&r.reuse), id) < 0)
+	if (bg_store_series_start(s, id, r.tree_id, e ? NULL : r.c[0].commit, r.board,
+				  bg_reuse_mode(&r.reuse)) < 0)
 		goto out;
 	if (!e) {
 		bg_progress_to(r.o, "base %.12s (%s)", r.c[0].commit, r.base_from);

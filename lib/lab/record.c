@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "lab/record.h"
+#include "store/lab.h"
 #include "net/git.h"
 #include "parse/metrics.h"
 #include "util/error.h"
@@ -10,45 +11,37 @@
 
 int bg_record_tree(struct bg_store *s, const char *name, const char *path, int64_t *id)
 {
-	if (bg_store_exec(s, "INSERT INTO trees (name, path) VALUES (?, ?) "
-			  "ON CONFLICT (name) DO UPDATE SET path = excluded.path", "ss",
-			  name, path) < 0)
-		return -1;
-	return bg_store_int(s, 0, id, "SELECT id FROM trees WHERE name = ?", "s", name);
+	return bg_store_tree_record(s, name, path, id);
 }
 
 int bg_record_commit(struct bg_store *s, const char *repo, const char *sha)
 {
 	struct bg_git_commit c;
-	int64_t known;
+	bool known;
 	int ret;
 
-	if (bg_store_int(s, 0, &known, "SELECT 1 FROM commits WHERE sha = ?", "s", sha) < 0)
+	if (bg_store_commit_known(s, sha, &known) < 0)
 		return -1;
 	if (known)
 		return 0;
 	if (bg_git_commit_info(repo, sha, &c) < 0)
 		return -1;
-	ret = bg_store_exec(s, "INSERT OR IGNORE INTO commits (sha, parent, subject, author) "
-			    "VALUES (?, ?, ?, ?)", "ssss", c.id, c.nparents ? c.parents[0] : NULL,
-			    c.subject, c.author);
+	ret = bg_store_commit_add(s, c.id, c.nparents ? c.parents[0] : NULL, c.subject, c.author);
 	bg_git_commit_release(&c);
 	return ret;
 }
 
 int bg_record_build(struct bg_store *s, const struct bg_build_result *b, int64_t *id)
 {
-	if (bg_store_exec(s, "INSERT INTO builds (commit_sha, board, status, config_hash, image, "
-			  "image_sha256, reused, ccache_hits, ccache_misses, seconds, log, error, "
-			  "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ssssssiiidssd",
-			  b->commit ? b->commit : "", b->board ? b->board : "",
-			  bg_build_status_name(b->status), b->config_hash, b->image,
-			  b->image_sha256, (int64_t)b->reused, (int64_t)b->ccache_hits,
-			  (int64_t)b->ccache_misses, b->build_seconds, b->log, b->error,
-			  bg_store_now()) < 0)
-		return -1;
-	*id = bg_store_last_id(s);
-	return 0;
+	struct bg_build_row row = {
+		.commit = b->commit, .board = b->board, .status = bg_build_status_name(b->status),
+		.config_hash = b->config_hash, .image = b->image, .image_sha256 = b->image_sha256,
+		.log = b->log, .error = b->error, .reused = b->reused,
+		.ccache_hits = b->ccache_hits, .ccache_misses = b->ccache_misses,
+		.seconds = b->build_seconds,
+	};
+
+	return bg_store_build_add(s, &row, id);
 }
 
 struct find {
@@ -84,9 +77,7 @@ int bg_record_find_build(struct bg_store *s, const char *commit, const char *boa
 	struct find f = { out, 0 };
 
 	memset(out, 0, sizeof(*out));
-	if (bg_store_query(s, take_build, &f, "SELECT id, status, image, image_sha256 FROM builds "
-			   "WHERE commit_sha = ? AND board = ? AND status IN ('built', 'failed') "
-			   "ORDER BY id DESC", "ss", commit, board) < 0)
+	if (bg_store_build_rows(s, commit, board, take_build, &f) < 0)
 		return -1;
 	return f.found;
 }
@@ -98,10 +89,9 @@ void bg_stored_build_release(struct bg_stored_build *b)
 	memset(b, 0, sizeof(*b));
 }
 
-struct add_sample {
-	struct bg_store *s;
-	int64_t boot, seq;
-	int err;
+struct samples {
+	struct bg_sample_row *v;
+	size_t n, alloc;
 };
 
 /* A time the parser did not read (-1) is stored as NULL. */
@@ -112,14 +102,13 @@ static double time_or_nan(int64_t us)
 
 static void add_sample(const struct bg_metric *m, void *data)
 {
-	struct add_sample *a = data;
+	struct samples *l = data;
 
-	if (a->err)
-		return;
-	a->err = bg_store_exec(a->s, "INSERT INTO samples (boot_id, seq, metric, value, start_us, "
-			       "end_us, line) VALUES (?, ?, ?, ?, ?, ?, nullif(?, 0))", "iisdddi",
-			       a->boot, a->seq++, m->name, (double)m->usecs,
-			       time_or_nan(m->start_us), time_or_nan(m->end_us), (int64_t)m->lineno);
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	/* the names are the callback's: kept until the boot is written */
+	l->v[l->n++] = (struct bg_sample_row){ xstrdup(m->name), (double)m->usecs,
+					       time_or_nan(m->start_us), time_or_nan(m->end_us),
+					       m->lineno };
 }
 
 /* The kernel's release and build, as uname -r -v gives them ("6.1.0 #1 SMP ..."). */
@@ -138,36 +127,28 @@ int bg_record_boot(struct bg_store *s, const char *image_sha256, const char *boa
 		   const struct bg_boot *parsed, int64_t *id)
 {
 	enum bg_outcome outcome = rec->outcome;
-	struct add_sample a = { s, 0, 0, 0 };
+	struct samples l = { NULL, 0, 0 };
 	char *kernel = kernel_of(parsed);
+	struct bg_boot_row row = {
+		.image_sha256 = image_sha256, .board = board, .mode = mode,
+		.console_mode = bg_console_name(console), .console = rec->log,
+		.job_url = rec->job_url, .kernel = kernel,
+		.cmdline = parsed ? parsed->cmdline : NULL, .wall_s = rec->wall_seconds,
+	};
+	int ret;
 
 	/* a console that gave no boot is no value, whatever QEMU said */
 	if (!parsed && outcome == BG_OUTCOME_COMPLETE)
 		outcome = BG_OUTCOME_TRUNCATED;
-	if (bg_store_begin(s) < 0) {
-		free(kernel);
-		return -1;
-	}
-	if (bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, console_mode, "
-			  "outcome, wall_s, console, job_url, created, kernel, cmdline) VALUES (?, ?, "
-			  "?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssdssdss", image_sha256, board, mode,
-			  bg_console_name(console), bg_outcome_name(outcome), rec->wall_seconds,
-			  rec->log, rec->job_url, bg_store_now(), kernel,
-			  parsed ? parsed->cmdline : NULL) < 0) {
-		free(kernel);
-		goto fail;
-	}
-	free(kernel);
-	a.boot = bg_store_last_id(s);
+	row.outcome = bg_outcome_name(outcome);
 	if (parsed && outcome == BG_OUTCOME_COMPLETE)
-		bg_boot_metrics(parsed, add_sample, &a);
-	if (a.err < 0)
-		goto fail;
-	*id = a.boot;
-	return bg_store_commit(s);
-fail:
-	bg_store_rollback(s);
-	return -1;
+		bg_boot_metrics(parsed, add_sample, &l);
+	ret = bg_store_boot_add(s, &row, l.v, l.n, id);
+	for (size_t i = 0; i < l.n; i++)
+		free((char *)l.v[i].metric);
+	free(l.v);
+	free(kernel);
+	return ret;
 }
 
 struct load {
@@ -190,7 +171,7 @@ int bg_record_load_boot(struct bg_store *s, int64_t boot, struct bg_sample_set *
 	char *outcome;
 	int ret;
 
-	if (bg_store_text(s, &outcome, "SELECT outcome FROM boots WHERE id = ?", "i", boot) < 0)
+	if (bg_store_boot_outcome(s, boot, &outcome) < 0)
 		return -1;
 	if (!outcome || strcmp(outcome, "complete")) {
 		free(outcome);
@@ -199,8 +180,7 @@ int bg_record_load_boot(struct bg_store *s, int64_t boot, struct bg_sample_set *
 	}
 	free(outcome);
 	bg_sample_set_boot_begin(set);
-	ret = bg_store_query(s, load_sample, &l, "SELECT metric, value FROM samples "
-			     "WHERE boot_id = ? ORDER BY seq", "i", boot);
+	ret = bg_store_boot_values(s, boot, load_sample, &l);
 	if (bg_sample_set_boot_end(set) < 0 || ret < 0 || l.err < 0)
 		return -1;
 	return 0;
@@ -223,8 +203,6 @@ char *bg_record_eventv(struct bg_store *s, const char *level, int64_t tree, int6
 
 	bg_strbuf_vaddf(&sb, fmt, ap);
 	/* an event that cannot be written is not worth failing the work it describes */
-	bg_store_exec(s, "INSERT INTO events (at, level, tree_id, job_id, message) "
-		      "VALUES (?, ?, nullif(?, 0), nullif(?, 0), ?)", "dsiis", bg_store_now(), level,
-		      tree, job, sb.buf);
+	bg_store_event_add(s, level, tree, job, sb.buf);
 	return bg_strbuf_detach(&sb, NULL);
 }

@@ -1,5 +1,6 @@
 /* Builds and boots, reused from the store or made and recorded (reuse.h). */
 #include "lab/reuse.h"
+#include "store/lab.h"
 #include "lab/workers.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -95,10 +96,10 @@ int bg_reuse_boot(const struct bg_reuse *r, const char *image, const char *image
 /* Complete boots of an image the store has. */
 static int count_boots(const struct bg_reuse *r, const char *image_sha256, int64_t *n)
 {
-	return bg_store_int(r->s, 0, n, "SELECT count(*) FROM boots WHERE image_sha256 = ? AND "
-			    "board = ? AND mode = ? AND console_mode = ? AND outcome = 'complete'",
-			    "ssss", image_sha256, r->board, bg_reuse_mode(r),
-			    bg_console_name(r->console));
+	struct bg_boot_key k = { image_sha256, r->board, bg_reuse_mode(r),
+				 bg_console_name(r->console) };
+
+	return bg_store_boots_complete(r->s, &k, n);
 }
 
 int bg_reuse_boots(const struct bg_reuse *r, const char *image, const char *image_sha256,
@@ -126,16 +127,15 @@ int bg_reuse_load_ids(const struct bg_reuse *r, const char *image_sha256, unsign
 		      struct bg_sample_set *set, int64_t *ids, size_t *n)
 {
 	struct { int64_t ids[64]; size_t n; } b = { { 0 }, 0 };
+	struct bg_boot_key k = { image_sha256, r->board, bg_reuse_mode(r),
+				 bg_console_name(r->console) };
 	int64_t last = 0;
 
 	/* the first max complete boots: the same ones on every run */
 	while (b.n < max && b.n < ARRAY_SIZE(b.ids)) {
 		int64_t id;
 
-		if (bg_store_int(r->s, 0, &id, "SELECT id FROM boots WHERE image_sha256 = ? AND "
-				 "board = ? AND mode = ? AND console_mode = ? AND outcome = "
-				 "'complete' AND id > ? ORDER BY id LIMIT 1", "ssssi", image_sha256,
-				 r->board, bg_reuse_mode(r), bg_console_name(r->console), last) < 0)
+		if (bg_store_boot_next_complete(r->s, &k, last, &id) < 0)
 			return -1;
 		if (!id)
 			break;

@@ -12,6 +12,8 @@
 #include "conf/board.h"
 #include "parse/bootlog.h"
 #include "report/bootdata.h"
+#include "store/export.h"
+#include "store/views.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/path.h"
@@ -102,11 +104,9 @@ struct checkout {
 	double start;
 };
 
+/* A build as the store has it, and where the export puts it. */
 struct build {
-	int64_t id;
-	char *commit, *board, *status, *config_hash, *image_sha256, *log;
-	double seconds, created;
-	bool reused;
+	const struct bg_export_build *row;
 	size_t checkout;
 	int64_t patch;                /* its place in a series, or -1 */
 	bool tests;                   /* carries the boots of its image */
@@ -116,10 +116,12 @@ struct kcidb {
 	struct bg_store *s;
 	const char *origin, *lab;
 	struct bg_json *j;
+	struct bg_export_series_list series;
+	struct bg_export_builds rows;
 	struct checkout *co;
 	size_t nco, aco;
-	struct build *b;
-	size_t nb, ab;
+	struct build *b;              /* one per rows.v[i] */
+	size_t nb;
 	struct bg_strmap ids;         /* checkout id -> index */
 	struct bg_strmap images;      /* "commit board image" -> the build with its tests */
 	char **keys;
@@ -127,11 +129,6 @@ struct kcidb {
 	struct bg_kcidb_counts n;
 	bool began;
 };
-
-static char *col(const struct bg_store_row *r, int c)
-{
-	return bg_row_null(r, c) ? NULL : xstrdup(bg_row_text(r, c));
-}
 
 static size_t add_checkout(struct kcidb *k, char *id, enum checkout_kind kind, int64_t ref,
 			   const char *sha, double start)
@@ -158,107 +155,44 @@ static size_t add_checkout(struct kcidb *k, char *id, enum checkout_kind kind, i
 	return k->nco++;
 }
 
-static int series_row(const struct bg_store_row *r, void *data)
-{
-	struct kcidb *k = data;
-
-	add_checkout(k, xasprintf("%s:series:%s", k->origin, bg_row_text(r, 1)), CO_SERIES,
-		     bg_row_int(r, 0), NULL, bg_row_double(r, 2));
-	return 0;
-}
-
-static int build_row(const struct bg_store_row *r, void *data)
-{
-	struct kcidb *k = data;
-	struct build *b;
-
-	ALLOC_GROW(k->b, k->nb + 1, k->ab);
-	b = &k->b[k->nb++];
-	memset(b, 0, sizeof(*b));
-	b->id = bg_row_int(r, 0);
-	b->commit = xstrdup(bg_row_text(r, 1));
-	b->board = xstrdup(bg_row_text(r, 2));
-	b->status = xstrdup(bg_row_text(r, 3));
-	b->config_hash = col(r, 4);
-	b->image_sha256 = col(r, 5);
-	b->seconds = bg_row_null(r, 6) ? NAN : bg_row_double(r, 6);
-	b->created = bg_row_double(r, 7);
-	b->log = col(r, 8);
-	b->reused = bg_row_int(r, 9) != 0;
-	b->patch = -1;
-	return 0;
-}
-
-struct found {
-	int64_t id, idx;
-	char *name, *url, *branch, *message_id;
-	bool any;
-};
-
-static int found_series(const struct bg_store_row *r, void *data)
-{
-	struct found *f = data;
-
-	f->any = true;
-	f->id = bg_row_int(r, 0);
-	f->idx = bg_row_int(r, 1);
-	f->message_id = xstrdup(bg_row_text(r, 2));
-	return 1;
-}
-
-static int found_tree(const struct bg_store_row *r, void *data)
-{
-	struct found *f = data;
-
-	f->any = true;
-	f->id = bg_row_int(r, 0);
-	f->name = xstrdup(bg_row_text(r, 1));
-	f->url = col(r, 2);
-	f->branch = col(r, 3);
-	return 1;
-}
-
 /* Which checkout a build is of: a patch of a series, a commit of a tree, or its own. */
 static int place_build(struct kcidb *k, struct build *b)
 {
-	struct found f = { 0 };
+	const struct bg_export_build *r = b->row;
+	struct bg_export_tree t;
+	int64_t series, idx;
+	char *message_id;
 	size_t at;
+	int found;
 
-	if (bg_store_query(k->s, found_series, &f, "SELECT p.series_id, p.idx, s.message_id "
-			   "FROM series_patches p JOIN series s ON s.id = p.series_id "
-			   "WHERE p.commit_sha = ? ORDER BY p.series_id DESC, p.idx LIMIT 1", "s",
-			   b->commit) < 0)
+	found = bg_store_export_patch_of(k->s, r->commit, &series, &idx, &message_id);
+	if (found < 0)
 		return -1;
-	if (f.any) {
-		b->checkout = add_checkout(k, xasprintf("%s:series:%s", k->origin, f.message_id),
-					   CO_SERIES, f.id, NULL, b->created);
-		b->patch = f.idx;
-		free(f.message_id);
+	if (found) {
+		b->checkout = add_checkout(k, xasprintf("%s:series:%s", k->origin, message_id),
+					   CO_SERIES, series, NULL, r->created);
+		b->patch = idx;
+		free(message_id);
 		return 0;
 	}
-	if (bg_store_query(k->s, found_tree, &f, "SELECT t.id, t.name, t.url, t.branch FROM trees t "
-			   "WHERE t.id IN (SELECT tree_id FROM jobs WHERE rev = ?1 OR base = ?1 "
-			   "UNION SELECT tree_id FROM comparisons WHERE cand = ?1 OR base = ?1 "
-			   "UNION SELECT b.tree_id FROM bisection_commits c JOIN bisections b "
-			   "ON b.id = c.bisection_id WHERE c.sha = ?1) "
-			   "OR t.last_good = ?1 OR t.last_tip = ?1 ORDER BY t.id LIMIT 1", "s",
-			   b->commit) < 0)
+	found = bg_store_export_tree_of(k->s, r->commit, &t);
+	if (found < 0)
 		return -1;
-	if (f.any) {
-		at = add_checkout(k, xasprintf("%s:%s:%s", k->origin, f.name, b->commit), CO_TREE,
-				  f.id, b->commit, b->created);
+	if (found) {
+		at = add_checkout(k, xasprintf("%s:%s:%s", k->origin, t.name, r->commit), CO_TREE,
+				  t.id, r->commit, r->created);
 		if (!k->co[at].tree) {
-			k->co[at].tree = f.name;
-			k->co[at].url = f.url;
-			k->co[at].branch = f.branch;
+			k->co[at].tree = t.name;
+			k->co[at].url = t.url;
+			k->co[at].branch = t.branch;
 		} else {
-			free(f.name);
-			free(f.url);
-			free(f.branch);
+			free(t.name);
+			free(t.url);
+			free(t.branch);
 		}
 	} else {
-		at = add_checkout(k, xasprintf("%s:commit:%s", k->origin, b->commit), CO_COMMIT, 0,
-				  b->commit, b->created);
+		at = add_checkout(k, xasprintf("%s:commit:%s", k->origin, r->commit), CO_COMMIT, 0,
+				  r->commit, r->created);
 	}
 	b->checkout = at;
 	return 0;
@@ -296,75 +230,56 @@ static void put_repo(struct bg_json *j, const char *url, const char *branch)
 	put_str(j, "git_repository_branch", branch);
 }
 
-static int series_checkout(const struct bg_store_row *r, void *data)
+static void series_checkout(struct kcidb *k, const struct bg_export_series *se)
 {
-	struct kcidb *k = data;
-	const char *state = bg_row_text(r, 6), *hash = bg_row_text(r, 4);
-	char *id = xasprintf("%s:series:%s", k->origin, bg_row_text(r, 1));
+	char *id = xasprintf("%s:series:%s", k->origin, se->message_id);
 
 	bg_json_object_begin(k->j);
 	put_common(k, id);
 	free(id);
-	put_str(k->j, "tree_name", bg_row_text(r, 10));
-	put_repo(k->j, bg_row_null(r, 11) ? NULL : bg_row_text(r, 11), bg_row_text(r, 12));
-	if (is_hex(bg_row_text(r, 3), 40))
-		put_str(k->j, "git_commit_hash", bg_row_text(r, 3));
-	if (is_hex(hash, 64))
-		put_str(k->j, "patchset_hash", hash);
-	put_str(k->j, "message_id", bg_row_text(r, 1));
-	put_str(k->j, "comment", bg_row_text(r, 2));
-	put_time(k->j, "start_time", bg_row_double(r, 5));
+	put_str(k->j, "tree_name", se->tree);
+	put_repo(k->j, se->url, se->branch);
+	if (is_hex(se->base, 40))
+		put_str(k->j, "git_commit_hash", se->base);
+	if (is_hex(se->patchset_hash, 64))
+		put_str(k->j, "patchset_hash", se->patchset_hash);
+	put_str(k->j, "message_id", se->message_id);
+	put_str(k->j, "comment", se->subject);
+	put_time(k->j, "start_time", se->created);
 	/* valid: the patches could be combined with the base; unknown until tried */
-	if (bg_row_int(r, 13) > 0 || !strcmp(state, "failed")) {
+	if (se->failed > 0 || !strcmp(se->state, "failed")) {
 		bg_json_key(k->j, "valid");
 		bg_json_bool(k->j, false);
-	} else if (bg_row_int(r, 14) > 0) {
+	} else if (se->applied > 0) {
 		bg_json_key(k->j, "valid");
 		bg_json_bool(k->j, true);
 	}
 	bg_json_key(k->j, "misc");
 	bg_json_object_begin(k->j);
 	bg_json_key(k->j, "series");
-	bg_json_int(k->j, bg_row_int(r, 0));
+	bg_json_int(k->j, se->id);
 	bg_json_key(k->j, "version");
-	bg_json_int(k->j, bg_row_int(r, 7));
+	bg_json_int(k->j, se->version);
 	bg_json_key(k->j, "total");
-	bg_json_int(k->j, bg_row_int(r, 8));
-	put_str(k->j, "source", bg_row_text(r, 9));
-	put_str(k->j, "state", state);
+	bg_json_int(k->j, se->total);
+	put_str(k->j, "source", se->source);
+	put_str(k->j, "state", se->state);
 	bg_json_object_end(k->j);
 	bg_json_object_end(k->j);
 	k->n.checkouts++;
-	return 0;
-}
-
-static int subject_row(const struct bg_store_row *r, void *data)
-{
-	char **subject = data;
-
-	*subject = xstrdup(bg_row_text(r, 0));
-	return 1;
 }
 
 static int write_checkouts(struct kcidb *k)
 {
-	if (bg_store_query(k->s, series_checkout, k,
-			   "SELECT s.id, s.message_id, s.subject, s.base, s.patchset_hash, "
-			   "s.created, s.state, s.version, s.total, s.source, t.name, t.url, t.branch, "
-			   "(SELECT COUNT(*) FROM series_patches p WHERE p.series_id = s.id "
-			   "AND p.status = 'failed'), "
-			   "(SELECT COUNT(*) FROM series_patches p WHERE p.series_id = s.id "
-			   "AND p.status = 'applied') "
-			   "FROM series s LEFT JOIN trees t ON t.id = s.tree_id ORDER BY s.id", "") < 0)
-		return -1;
+	for (size_t i = 0; i < k->series.n; i++)
+		series_checkout(k, &k->series.v[i]);
 	for (size_t i = 0; i < k->nco; i++) {
 		struct checkout *c = &k->co[i];
 		char *subject = NULL;
 
 		if (c->kind == CO_SERIES)
 			continue;
-		if (bg_store_query(k->s, subject_row, &subject,
-				   "SELECT subject FROM commits WHERE sha = ?", "s", c->sha) < 0)
+		if (bg_store_commit_subject(k->s, c->sha, &subject) < 0)
 			return -1;
 		bg_json_object_begin(k->j);
 		put_common(k, c->id);
@@ -425,14 +340,15 @@ static int write_builds(struct kcidb *k)
 	size_t n = 0, alloc = 0;
 
 	for (size_t i = 0; i < k->nb; i++) {
-		struct build *b = &k->b[i];
+		const struct build *p = &k->b[i];
+		const struct bg_export_build *b = p->row;
 		const char *arch = board_arch(k, b->board, &seen, &arches, &n, &alloc);
 		char *id = xasprintf("%s:build:%" PRId64, k->origin, b->id);
 		bool timed = isfinite(b->seconds) && b->seconds >= 0 && b->seconds < 1e9;
 
 		bg_json_object_begin(k->j);
 		bg_json_key(k->j, "checkout_id");
-		bg_json_str(k->j, k->co[b->checkout].id);
+		bg_json_str(k->j, k->co[p->checkout].id);
 		put_common(k, id);
 		put_time(k->j, "start_time", b->created - (timed ? b->seconds : 0));
 		if (timed) {
@@ -452,9 +368,9 @@ static int write_builds(struct kcidb *k)
 		put_str(k->j, "image_sha256", b->image_sha256);
 		bg_json_key(k->j, "reused");
 		bg_json_bool(k->j, b->reused);
-		if (b->patch >= 0) {
+		if (p->patch >= 0) {
 			bg_json_key(k->j, "patch");
-			bg_json_int(k->j, b->patch);
+			bg_json_int(k->j, p->patch);
 		}
 		if (b->log && strncmp(b->log, "http", 4))
 			put_str(k->j, "log", b->log);
@@ -470,49 +386,10 @@ static int write_builds(struct kcidb *k)
 	return 0;
 }
 
-/* The boots of one image on one board in one mode. */
-struct boot_set {
-	char *mode;
-	int64_t boots, complete, failed;
-	double start;
-};
-
-struct boot_sets {
-	struct boot_set *v;
-	size_t n, alloc;
-};
-
-static int set_row(const struct bg_store_row *r, void *data)
-{
-	struct boot_sets *sets = data;
-
-	ALLOC_GROW(sets->v, sets->n + 1, sets->alloc);
-	sets->v[sets->n++] = (struct boot_set){ xstrdup(bg_row_text(r, 0)), bg_row_int(r, 1),
-						bg_row_int(r, 3), bg_row_int(r, 4),
-						bg_row_double(r, 2) };
-	return 0;
-}
-
-struct sample_rows {
-	char **metric;
-	double *value;
-	size_t n, alloc, alloc_v;
-};
-
-static int sample_row(const struct bg_store_row *r, void *data)
-{
-	struct sample_rows *s = data;
-
-	ALLOC_GROW(s->metric, s->n + 1, s->alloc);
-	ALLOC_GROW(s->value, s->n + 1, s->alloc_v);
-	s->metric[s->n] = xstrdup(bg_row_text(r, 0));
-	s->value[s->n++] = bg_row_double(r, 1);
-	return 0;
-}
-
 /* A test's fields up to its own: the caller adds number and misc, and ends it. */
-static void test_head(struct kcidb *k, const struct build *b, const struct boot_set *set,
-		      const char *build_id, const char *id, const char *path, const char *status)
+static void test_head(struct kcidb *k, const struct bg_export_build *b,
+		      const struct bg_export_boot_set *set, const char *build_id, const char *id,
+		      const char *path, const char *status)
 {
 	bg_json_object_begin(k->j);
 	bg_json_key(k->j, "build_id");
@@ -543,10 +420,10 @@ static char *id_word(const char *s)
 	return bg_strbuf_detach(&sb, NULL);
 }
 
-static int write_set(struct kcidb *k, const struct build *b, const struct boot_set *set,
-		     const char *build_id)
+static int write_set(struct kcidb *k, const struct bg_export_build *b,
+		     const struct bg_export_boot_set *set, const char *build_id)
 {
-	struct sample_rows rows = { 0 };
+	struct bg_export_samples rows = { 0 };
 	struct bg_strbuf path = BG_STRBUF_INIT;
 	char *mode = id_word(set->mode), *id;
 	const char *status;
@@ -566,10 +443,7 @@ static int write_set(struct kcidb *k, const struct build *b, const struct boot_s
 	k->n.tests++;
 	free(id);
 
-	if (bg_store_query(k->s, sample_row, &rows, "SELECT s.metric, s.value FROM samples s "
-			   "JOIN boots o ON o.id = s.boot_id WHERE o.image_sha256 = ? AND o.board = ? "
-			   "AND o.mode = ? AND o.outcome = 'complete' ORDER BY s.metric, s.value",
-			   "sss", b->image_sha256, b->board, set->mode) < 0) {
+	if (bg_store_export_samples(k->s, b->image_sha256, b->board, set->mode, &rows) < 0) {
 		ret = -1;
 		goto out;
 	}
@@ -613,10 +487,7 @@ static int write_set(struct kcidb *k, const struct build *b, const struct boot_s
 		k->n.tests++;
 	}
 out:
-	for (size_t i = 0; i < rows.n; i++)
-		free(rows.metric[i]);
-	free(rows.metric);
-	free(rows.value);
+	bg_export_samples_release(&rows);
 	bg_strbuf_release(&path);
 	free(mode);
 	return ret;
@@ -625,26 +496,20 @@ out:
 static int write_tests(struct kcidb *k)
 {
 	for (size_t i = 0; i < k->nb; i++) {
-		struct build *b = &k->b[i];
-		struct boot_sets sets = { 0 };
+		const struct bg_export_build *b = k->b[i].row;
+		struct bg_export_boot_sets sets = { 0 };
 		char *build_id;
 		int ret = 0;
 
-		if (!b->tests)
+		if (!k->b[i].tests)
 			continue;
 		build_id = xasprintf("%s:build:%" PRId64, k->origin, b->id);
-		if (bg_store_query(k->s, set_row, &sets, "SELECT mode, COUNT(*), MIN(created), "
-				   "SUM(outcome = 'complete'), "
-				   "SUM(outcome IN ('panic', 'hang', 'truncated')) FROM boots "
-				   "WHERE image_sha256 = ? AND board = ? GROUP BY mode ORDER BY mode",
-				   "ss", b->image_sha256, b->board) < 0)
+		if (bg_store_export_boot_sets(k->s, b->image_sha256, b->board, &sets) < 0)
 			ret = -1;
-		for (size_t n = 0; n < sets.n; n++) {
-			if (!ret && write_set(k, b, &sets.v[n], build_id) < 0)
+		for (size_t n = 0; !ret && n < sets.n; n++)
+			if (write_set(k, b, &sets.v[n], build_id) < 0)
 				ret = -1;
-			free(sets.v[n].mode);
-		}
-		free(sets.v);
+		bg_export_boot_sets_release(&sets);
 		free(build_id);
 		if (ret < 0)
 			return -1;
@@ -662,17 +527,9 @@ static void kcidb_release(struct kcidb *k)
 		free(k->co[i].branch);
 	}
 	free(k->co);
-	for (size_t i = 0; i < k->nb; i++) {
-		struct build *b = &k->b[i];
-
-		free(b->commit);
-		free(b->board);
-		free(b->status);
-		free(b->config_hash);
-		free(b->image_sha256);
-		free(b->log);
-	}
 	free(k->b);
+	bg_export_builds_release(&k->rows);
+	bg_export_series_list_release(&k->series);
 	for (size_t i = 0; i < k->nkeys; i++)
 		free(k->keys[i]);
 	free(k->keys);
@@ -692,20 +549,27 @@ int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, str
 		goto out;
 	}
 	/* one read transaction: the daemon's writes meanwhile are in it entirely or not */
-	if (bg_store_exec(s, "BEGIN", "") < 0)
+	if (bg_store_begin_read(s) < 0)
 		goto out;
 	k.began = true;
-	if (bg_store_query(s, series_row, &k, "SELECT id, message_id, created FROM series "
-			   "ORDER BY id", "") < 0 ||
-	    bg_store_query(s, build_row, &k, "SELECT id, commit_sha, board, status, config_hash, "
-			   "image_sha256, seconds, created, log, reused FROM builds ORDER BY id",
-			   "") < 0)
+	if (bg_store_export_series(s, &k.series) < 0 || bg_store_export_builds(s, &k.rows) < 0)
 		goto out;
+	/* each series is a checkout; the builds of its patches join it (place_build) */
+	for (size_t i = 0; i < k.series.n; i++) {
+		const struct bg_export_series *se = &k.series.v[i];
+
+		add_checkout(&k, xasprintf("%s:series:%s", origin, se->message_id), CO_SERIES,
+			     se->id, NULL, se->created);
+	}
+	k.b = xcalloc(k.rows.n ? k.rows.n : 1, sizeof(*k.b));
+	for (size_t i = 0; i < k.rows.n; i++)
+		k.b[k.nb++] = (struct build){ .row = &k.rows.v[i], .patch = -1 };
 	for (size_t i = 0; i < k.nb; i++) {
-		struct build *b = &k.b[i];
+		struct build *p = &k.b[i];
+		const struct bg_export_build *b = p->row;
 		char *key;
 
-		if (place_build(&k, b) < 0)
+		if (place_build(&k, p) < 0)
 			goto out;
 		if (strcmp(b->status, "built") || !b->image_sha256)
 			continue;
@@ -718,7 +582,7 @@ int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, str
 		ALLOC_GROW(k.keys, k.nkeys + 1, k.akeys);
 		k.keys[k.nkeys++] = key;
 		bg_strmap_put(&k.images, key, i);
-		b->tests = true;
+		p->tests = true;
 	}
 
 	bg_json_object_begin(j);
@@ -749,40 +613,17 @@ int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, str
 		*counts = k.n;
 	ret = 0;
 out:
-	if (k.began)
-		bg_store_exec(s, ret ? "ROLLBACK" : "COMMIT", "");
+	if (k.began && ret)
+		bg_store_rollback(s);
+	else if (k.began)
+		bg_store_commit(s);
 	kcidb_release(&k);
 	return ret;
 }
 
 /* ---- boot-data files ---- */
 
-struct stored_boot {
-	int64_t id;
-	char *board, *mode, *outcome, *console, *image, *commit;
-	double created;
-	char *kernel, *cmdline;   /* as the boot said them when it was read */
-};
-
-struct stored_boots {
-	struct stored_boot *v;
-	size_t n, alloc;
-};
-
-static int boot_row(const struct bg_store_row *r, void *data)
-{
-	struct stored_boots *boots = data;
-
-	ALLOC_GROW(boots->v, boots->n + 1, boots->alloc);
-	boots->v[boots->n++] = (struct stored_boot){ bg_row_int(r, 0), xstrdup(bg_row_text(r, 1)),
-						     xstrdup(bg_row_text(r, 2)),
-						     xstrdup(bg_row_text(r, 3)), col(r, 4),
-						     xstrdup(bg_row_text(r, 5)), col(r, 6),
-						     bg_row_double(r, 7), col(r, 8), col(r, 9) };
-	return 0;
-}
-
-static int export_boot(const struct stored_boot *sb, const char *dir,
+static int export_boot(const struct bg_export_boot *sb, const char *dir,
 		       void (*on_file)(const struct bg_bootdata_file *, void *),
 		       void (*on_problem)(int64_t, const char *, bool, void *), void *data)
 {
@@ -801,7 +642,7 @@ static int export_boot(const struct stored_boot *sb, const char *dir,
 		const char *extra[] = { "BOOTGATE_BOOT", id, "BOOTGATE_COMMIT",
 					sb->commit ? sb->commit : "", "BOOTGATE_BOARD", sb->board,
 					"BOOTGATE_MODE", sb->mode, "BOOTGATE_OUTCOME", sb->outcome,
-					"BOOTGATE_IMAGE_SHA256", sb->image, NULL };
+					"BOOTGATE_IMAGE_SHA256", sb->image_sha256, NULL };
 		/* the kernel's release and command line as the boot's one reading stored them */
 		struct bg_bootdata_info info = { sb->board, sb->created, sb->kernel, sb->cmdline,
 						 extra };
@@ -830,7 +671,7 @@ int bg_export_boot_data(struct bg_store *s, const char *dir,
 			void (*on_problem)(int64_t boot, const char *why, bool error, void *data),
 			void *data)
 {
-	struct stored_boots boots = { 0 };
+	struct bg_export_boots boots = { 0 };
 	struct stat st;
 	int ret = 0;
 
@@ -840,31 +681,16 @@ int bg_export_boot_data(struct bg_store *s, const char *dir,
 		return bg_error_errno("cannot use '%s'", dir);
 	if (!S_ISDIR(st.st_mode))
 		return bg_error("'%s' is not a directory", dir);
-	/* a boot belongs to its image: its commit is the first one built into that image */
-	if (bg_store_query(s, boot_row, &boots, "SELECT o.id, o.board, o.mode, o.outcome, "
-			   "o.console, o.image_sha256, (SELECT b.commit_sha FROM builds b "
-			   "WHERE b.image_sha256 = o.image_sha256 AND b.board = o.board "
-			   "ORDER BY b.id LIMIT 1), o.created, o.kernel, o.cmdline FROM boots o "
-			   "ORDER BY o.id", "") < 0)
+	if (bg_store_export_boots(s, &boots) < 0)
 		ret = -1;
-	for (size_t i = 0; i < boots.n; i++) {
-		struct stored_boot *b = &boots.v[i];
+	for (size_t i = 0; ret >= 0 && i < boots.n; i++) {
+		const struct bg_export_boot *b = &boots.v[i];
 
-		if (ret >= 0) {
-			if (!b->console || !*b->console)
-				on_problem(b->id, "no console stored", false, data);
-			else if (export_boot(b, dir, on_file, on_problem, data))
-				ret = 1;
-		}
-		free(b->board);
-		free(b->mode);
-		free(b->outcome);
-		free(b->console);
-		free(b->image);
-		free(b->commit);
-		free(b->kernel);
-		free(b->cmdline);
+		if (!b->console || !*b->console)
+			on_problem(b->id, "no console stored", false, data);
+		else if (export_boot(b, dir, on_file, on_problem, data))
+			ret = 1;
 	}
-	free(boots.v);
+	bg_export_boots_release(&boots);
 	return ret;
 }

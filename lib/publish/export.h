@@ -3,8 +3,8 @@
  * I/O schema v5.3 (kernelci/kcidb-io, kcidb_io/schema/v05_03.py) and the boot-time
  * wizard's boot-data files (report/bootdata.h), one per stored boot.
  */
-#ifndef BG_LAB_EXPORT_H
-#define BG_LAB_EXPORT_H
+#ifndef BG_PUBLISH_EXPORT_H
+#define BG_PUBLISH_EXPORT_H
 
 #include "store/store.h"
 #include "util/json.h"

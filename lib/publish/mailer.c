@@ -6,7 +6,10 @@
 #include "decide/verdict.h"
 #include "conf/board.h"
 #include "net/git.h"
+#include "store/mail.h"
 #include "store/results.h"
+#include "store/service.h"
+#include "store/views.h"
 #include "lab/record.h"
 #include "net/smtp.h"
 #include "lab/workers.h"
@@ -21,15 +24,6 @@
 #include "util/xmalloc.h"
 
 #define PASSWORD_MAX 4096
-
-/* ---- rows ---- */
-
-/* Each row's first column into a strvec: the LAVA job URLs of a report's boots. */
-static int take_url(const struct bg_store_row *r, void *data)
-{
-	bg_strvec_push(data, bg_row_text(r, 0));
-	return 0;
-}
 
 /* ---- what the boots say ---- */
 
@@ -207,8 +201,7 @@ static void mail_steps(struct ctx *x, const struct bg_bisection_steps *bs, struc
 
 		for (size_t k = 0; k < p->nvalues; k++)
 			bg_strbuf_addf(&vals, "%s%.0f", k ? " " : "", p->values[k]);
-		bg_store_text(x->s, &subject, "SELECT subject FROM commits WHERE sha = ?", "s",
-			      p->commit);
+		bg_store_commit_subject(x->s, p->commit, &subject);
 		st->v[st->n].commit = own(st, xstrdup(p->commit));
 		st->v[st->n].values = own(st, bg_strbuf_detach(&vals, NULL));
 		st->v[st->n].verdict = p->verdict;
@@ -230,8 +223,7 @@ static int skip(struct ctx *x, int64_t outbox, const char *kind, int64_t ref, co
 {
 	struct bg_mailer_event e = { "skipped", outbox, 0, kind, ref, NULL, NULL, why, NULL, 0, 0 };
 
-	if (!x->dry_run && bg_store_exec(x->s, "UPDATE outbox SET done = ?, note = ? WHERE id = ? "
-					 "AND done IS NULL", "dsi", bg_store_now(), why, outbox) < 0)
+	if (!x->dry_run && bg_store_outbox_skip(x->s, outbox, why) < 0)
 		return -1;
 	if (x->fn)
 		x->fn(&e, x->data);
@@ -247,28 +239,14 @@ static void finish_message(struct ctx *x, struct made *m)
 	bg_mail_message(&m->message, &h, m->body.buf);
 }
 
-/* The mail into mails and its row marked done, inside the caller's transaction. */
-static int store_mail(struct ctx *x, int64_t outbox, const struct made *m, const char *rcpt,
-		      int64_t *mail_id)
-{
-	if (bg_store_exec(x->s, "INSERT INTO mails (outbox_id, about, message_id, mail_from, "
-			  "rcpt, subject, message) VALUES (?, ?, ?, ?, ?, ?, ?)", "issssss",
-			  outbox, m->about, m->message_id, x->from.addr, rcpt, m->subject.buf,
-			  m->message.buf) < 0)
-		return -1;
-	*mail_id = bg_store_last_id(x->s);
-	return bg_store_exec(x->s, "UPDATE outbox SET done = ? WHERE id = ?", "di",
-			     bg_store_now(), outbox);
-}
-
 /* Stores the mail and marks the row done, at once; or tells it (dry run). */
 static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 {
 	struct bg_mailer_event e = { x->dry_run ? "dry-run" : "composed", outbox, 0, m->kind, ref,
 				     m->message_id, m->subject.buf, NULL, NULL, 0, 0 };
 	struct bg_strbuf rcpt = BG_STRBUF_INIT;
-	int64_t done = 0;
-	int ret = -1;
+	struct bg_mail_row row;
+	int ret;
 
 	if (x->dry_run) {
 		e.message = m->message.buf;
@@ -280,21 +258,12 @@ static int keep(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 		bg_strbuf_addf(&rcpt, "%s\n", m->to.v[i].addr);
 	for (size_t i = 0; i < m->cc.n; i++)
 		bg_strbuf_addf(&rcpt, "%s\n", m->cc.v[i].addr);
-	if (bg_store_begin(x->s) < 0)
-		goto out;
-	/* another mailer may have taken the row meanwhile */
-	if (bg_store_int(x->s, 1, &done, "SELECT done IS NOT NULL FROM outbox WHERE id = ?", "i",
-			 outbox) < 0 ||
-	    (!done && store_mail(x, outbox, m, rcpt.buf, &e.mail_id) < 0)) {
-		bg_store_rollback(x->s);
-		goto out;
-	}
-	if (bg_store_commit(x->s) < 0)
-		goto out;
-	if (!done && x->fn)
+	row = (struct bg_mail_row){ outbox, m->about, m->message_id, x->from.addr, rcpt.buf,
+				    m->subject.buf, m->message.buf };
+	/* 0: another mailer took the row meanwhile */
+	ret = bg_store_mail_add(x->s, &row, &e.mail_id);
+	if (ret > 0 && x->fn)
 		x->fn(&e, x->data);
-	ret = !done;
-out:
 	bg_strbuf_release(&rcpt);
 	return ret;
 }
@@ -322,12 +291,6 @@ static int deliver(struct ctx *x, int64_t outbox, int64_t ref, struct made *m)
 			    "author address");
 	finish_message(x, m);
 	return keep(x, outbox, ref, m);
-}
-
-/* A mail about the same thing exists already: its id, else 0. */
-static int already(struct ctx *x, const char *about, int64_t *id)
-{
-	return bg_store_int(x->s, 0, id, "SELECT id FROM mails WHERE about = ?", "s", about);
 }
 
 static const struct bg_verdict *verdict_in(const struct bg_stored_comparison *c,
@@ -387,7 +350,7 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		goto out;
 	}
 	m.about = xasprintf("culprit %s %s", sb.culprit, sb.metric);
-	if (already(x, m.about, &dup) < 0)
+	if (bg_store_mail_about(x->s, m.about, &dup) < 0)
 		goto out;
 	if (dup) {
 		why = xasprintf("this culprit and metric were mailed already (mail %" PRId64 ")",
@@ -395,11 +358,9 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		ret = skip(x, outbox, "bisection", id, why);
 		goto out;
 	}
-	if (bg_store_text(x->s, &tree_path, "SELECT path FROM trees WHERE id = ?", "i",
-			  sb.tree_id) < 0 ||
-	    bg_store_text(x->s, &url, "SELECT url FROM trees WHERE id = ?", "i", sb.tree_id) < 0 ||
-	    bg_store_text(x->s, &branch, "SELECT coalesce(branch, '') FROM trees WHERE id = ?",
-			  "i", sb.tree_id) < 0 ||
+	if (bg_store_tree_path(x->s, sb.tree_id, &tree_path) < 0 ||
+	    bg_store_tree_url(x->s, sb.tree_id, &url) < 0 ||
+	    bg_store_tree_branch(x->s, sb.tree_id, &branch) < 0 ||
 	    bg_store_bisection_comparisons(x->s, &sb, c) < 0 ||
 	    bg_store_bisection_steps(x->s, &sb, &bs) < 0)
 		goto out;
@@ -450,9 +411,7 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 		    cm == BG_CONSOLE_QUIET ? "--console" : NULL, "quiet", NULL);
 	shell_words(&rerun, "bootgate", "rerun", "--tree", sb.tree, sb.culprit, NULL);
 	/* the boots the engine was told of, each lab job once, in the order they came */
-	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM bisection_reports r "
-			   "JOIN boots o ON o.id = r.boot_id WHERE r.bisection_id = ? AND "
-			   "o.job_url IS NOT NULL GROUP BY o.job_url ORDER BY min(r.seq)", "i", id) < 0)
+	if (bg_store_bisection_job_urls(x->s, id, &urls) < 0)
 		goto out;
 	b.job_urls = (const char *const *)urls.v;
 	b.njob_urls = urls.n;
@@ -565,17 +524,15 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 		goto out;
 	}
 	m.about = xasprintf("series %" PRId64, id);
-	if (already(x, m.about, &dup) < 0)
+	if (bg_store_mail_about(x->s, m.about, &dup) < 0)
 		goto out;
 	if (dup) {
 		why = xasprintf("this series was mailed already (mail %" PRId64 ")", dup);
 		ret = skip(x, outbox, "series", id, why);
 		goto out;
 	}
-	if (bg_store_text(x->s, &branch, "SELECT coalesce(branch, '') FROM trees WHERE id = ?",
-			  "i", ss.tree_id) < 0 ||
-	    bg_store_text(x->s, &tree_path, "SELECT path FROM trees WHERE id = ?", "i",
-			  ss.tree_id) < 0)
+	if (bg_store_tree_branch(x->s, ss.tree_id, &branch) < 0 ||
+	    bg_store_tree_path(x->s, ss.tree_id, &tree_path) < 0)
 		goto out;
 	mode = ss.mode ? ss.mode : "timing";
 	board = ss.board ? ss.board : "qemu-x86_64";
@@ -614,12 +571,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	se.regression = regression;
 	se.improved = !regression && best >= 0 ? &mp[best] : NULL;
 	/* the boots of the base and of the tree after each patch, on the series' board */
-	if (bg_store_query(x->s, take_url, &urls, "SELECT o.job_url FROM boots o WHERE "
-			   "o.board = ?1 AND o.mode = ?2 AND o.job_url IS NOT NULL AND "
-			   "o.image_sha256 IN (SELECT image_sha256 FROM builds WHERE board = ?1 AND "
-			   "(commit_sha = ?3 OR commit_sha IN (SELECT commit_sha FROM series_patches "
-			   "WHERE series_id = ?4))) GROUP BY o.job_url ORDER BY min(o.id)", "sssi",
-			   board, mode, ss.base, id) < 0)
+	if (bg_store_series_job_urls(x->s, id, board, mode, ss.base, &urls) < 0)
 		goto out;
 	se.job_urls = (const char *const *)urls.v;
 	se.njob_urls = urls.n;
@@ -671,51 +623,36 @@ out:
 
 /* ---- the outbox ---- */
 
-struct outbox_row {
-	int64_t id, ref;
-	char kind[32];
-};
-
-static int take_outbox(const struct bg_store_row *r, void *data)
-{
-	struct { struct outbox_row *v; size_t n, alloc; } *l = data;
-
-	ALLOC_GROW(l->v, l->n + 1, l->alloc);
-	l->v[l->n].id = bg_row_int(r, 0);
-	l->v[l->n].ref = bg_row_int(r, 2);
-	snprintf(l->v[l->n].kind, sizeof(l->v[l->n].kind), "%s", bg_row_text(r, 1));
-	l->n++;
-	return 0;
-}
-
 int bg_mailer_compose(struct bg_store *s, const struct bg_service_conf *c, bool dry_run,
 		      bg_mailer_fn fn, void *data)
 {
-	struct { struct outbox_row *v; size_t n, alloc; } rows = { NULL, 0, 0 };
+	struct bg_outbox_rows rows = { NULL, 0, 0 };
 	struct ctx x = { s, c, { NULL, NULL }, NULL, NULL, dry_run, fn, data };
 	int made = 0, ret = -1;
 
-	if (bg_store_query(s, take_outbox, &rows, "SELECT id, kind, ref FROM outbox WHERE done "
-			   "IS NULL ORDER BY id", "") < 0)
+	if (bg_store_outbox_waiting(s, &rows) < 0) {
+		bg_outbox_rows_release(&rows);
 		return -1;
+	}
 	if (!rows.n) {
-		free(rows.v);
+		bg_outbox_rows_release(&rows);
 		return 0;
 	}
 	if (!c->report.enabled || !c->report.from) {
-		free(rows.v);
-		return bg_error("%s: 'report: from:' is not configured: %zu outbox rows wait",
-				c->file, rows.n);
+		bg_error("%s: 'report: from:' is not configured: %zu outbox rows wait", c->file,
+			 rows.n);
+		bg_outbox_rows_release(&rows);
+		return -1;
 	}
 	if (bg_mail_addr_parse(c->report.from, &x.from) < 0) {
-		free(rows.v);
+		bg_outbox_rows_release(&rows);
 		return -1;
 	}
 	x.domain = strchr(x.from.addr, '@') + 1;
 	x.reporter = x.from.name ? xasprintf("%s <%s>", x.from.name, x.from.addr)
 				 : xasprintf("bootgate <%s>", x.from.addr);
 	for (size_t i = 0; i < rows.n; i++) {
-		const struct outbox_row *o = &rows.v[i];
+		const struct bg_outbox_row *o = &rows.v[i];
 		int r;
 
 		if (!strcmp(o->kind, "bisection"))
@@ -730,7 +667,7 @@ int bg_mailer_compose(struct bg_store *s, const struct bg_service_conf *c, bool 
 	}
 	ret = made;
 out:
-	free(rows.v);
+	bg_outbox_rows_release(&rows);
 	free(x.reporter);
 	bg_mail_addr_release(&x.from);
 	return ret;
@@ -738,51 +675,17 @@ out:
 
 /* ---- sending ---- */
 
-struct due {
-	int64_t id, attempts;
-	char *from, *rcpt, *message, *message_id, *subject;
-};
-
-static int take_due(const struct bg_store_row *r, void *data)
-{
-	struct { struct due *v; size_t n, alloc; } *l = data;
-	struct due *d;
-
-	ALLOC_GROW(l->v, l->n + 1, l->alloc);
-	d = &l->v[l->n++];
-	d->id = bg_row_int(r, 0);
-	d->attempts = bg_row_int(r, 1);
-	d->from = xstrdup(bg_row_text(r, 2));
-	d->rcpt = xstrdup(bg_row_text(r, 3));
-	d->message = xstrdup(bg_row_text(r, 4));
-	d->message_id = xstrdup(bg_row_text(r, 5));
-	d->subject = xstrdup(bg_row_text(r, 6));
-	return 0;
-}
-
-/* Takes a mail for one try: no other mailer sends it meanwhile. 1 taken, 0 not, -1. */
-static int lease(struct bg_store *s, int64_t id)
-{
-	if (bg_store_exec(s, "UPDATE mails SET not_before = ? WHERE id = ? AND sent IS NULL AND "
-			  "not_before <= ?", "did", bg_store_now() + BG_SMTP_TIMEOUT + 30, id,
-			  bg_store_now()) < 0)
-		return -1;
-	return bg_store_changes(s) == 1;
-}
-
 int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double backoff,
 		   const volatile sig_atomic_t *stop, bg_mailer_fn fn, void *data)
 {
-	struct { struct due *v; size_t n, alloc; } due = { NULL, 0, 0 };
+	struct bg_due_mails due = { NULL, 0, 0 };
 	struct bg_smtp srv = { c->report.smtp, c->report.smtp_user, NULL, 0, 0 };
 	char *password = NULL;
 	int64_t waiting = 0;
 	int ret = -1;
 
-	if (bg_store_query(s, take_due, &due, "SELECT id, attempts, mail_from, rcpt, message, "
-			   "message_id, subject FROM mails WHERE sent IS NULL AND not_before <= ? "
-			   "ORDER BY id", "d", bg_store_now()) < 0)
-		return -1;
+	if (bg_store_mails_due(s, bg_store_now(), &due) < 0)
+		goto out;
 	if (due.n && !c->report.smtp) {
 		bg_error("%s: 'report: smtp:' is not configured: %zu mails wait", c->file, due.n);
 		goto out;
@@ -792,7 +695,7 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 		goto out;
 	srv.password = password;
 	for (size_t i = 0; i < due.n; i++) {
-		struct due *d = &due.v[i];
+		struct bg_due_mail *d = &due.v[i];
 		struct bg_mailer_event e = { "sent", 0, d->id, NULL, 0, d->message_id, d->subject,
 					     NULL, NULL, d->attempts + 1, 0 };
 		struct bg_strvec rcpt = BG_STRVEC_INIT;
@@ -800,7 +703,9 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 
 		if (stop && *stop)
 			break;
-		if ((taken = lease(s, d->id)) < 0)
+		/* the lease outlasts the longest try: no other mailer sends it meanwhile */
+		taken = bg_store_mail_lease(s, d->id, bg_store_now() + BG_SMTP_TIMEOUT + 30);
+		if (taken < 0)
 			goto out;
 		if (!taken)
 			continue;
@@ -817,8 +722,7 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 		}
 		if (bg_smtp_send(&srv, d->from, rcpt.v, rcpt.n, d->message, strlen(d->message)) == 0) {
 			/* marked at once: the server has it, it must never go twice */
-			if (bg_store_exec(s, "UPDATE mails SET sent = ?, attempts = attempts + 1, "
-					  "error = NULL WHERE id = ?", "di", bg_store_now(), d->id) < 0) {
+			if (bg_store_mail_sent(s, d->id) < 0) {
 				bg_strvec_release(&rcpt);
 				goto out;
 			}
@@ -829,9 +733,7 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 			e.what = "waiting";
 			e.note = bg_error_last();
 			e.not_before = bg_store_now() + wait;
-			if (bg_store_exec(s, "UPDATE mails SET attempts = attempts + 1, not_before = ?, "
-					  "error = ? WHERE id = ?", "dsi", e.not_before, e.note,
-					  d->id) < 0) {
+			if (bg_store_mail_failed(s, d->id, e.not_before, e.note) < 0) {
 				bg_strvec_release(&rcpt);
 				goto out;
 			}
@@ -840,25 +742,16 @@ int bg_mailer_send(struct bg_store *s, const struct bg_service_conf *c, double b
 		if (fn)
 			fn(&e, data);
 	}
-	if (bg_store_int(s, 0, &waiting, "SELECT count(*) FROM mails WHERE sent IS NULL", "") < 0)
+	if (bg_store_mails_unsent(s, &waiting) < 0)
 		goto out;
 	ret = (int)waiting;
 out:
-	for (size_t i = 0; i < due.n; i++) {
-		free(due.v[i].from);
-		free(due.v[i].rcpt);
-		free(due.v[i].message);
-		free(due.v[i].message_id);
-		free(due.v[i].subject);
-	}
-	free(due.v);
+	bg_due_mails_release(&due);
 	bg_secret_free(password);
 	return ret;
 }
 
 int bg_mailer_pending(struct bg_store *s, int64_t *n)
 {
-	return bg_store_int(s, 0, n, "SELECT (SELECT count(*) FROM outbox WHERE done IS NULL) + "
-			    "(SELECT count(*) FROM mails WHERE sent IS NULL AND not_before <= ?)",
-			    "d", bg_store_now());
+	return bg_store_mail_pending(s, bg_store_now(), n);
 }

@@ -7,6 +7,7 @@
 #include "decide/bisect.h"
 #include "publish/results.h"
 #include "publish/site-page.h"
+#include "store/views.h"
 #include "report/html.h"
 #include "util/xmalloc.h"
 
@@ -160,11 +161,7 @@ static int boot_row(const struct bg_store_row *r, void *data)
 static int boots(struct site *w, struct bg_strbuf *p, int64_t id)
 {
 	struct bg_strbuf rows = BG_STRBUF_INIT;
-	int ret = bg_store_query(w->s, boot_row, &rows, "SELECT c.sha, o.board, o.outcome, "
-				 "o.wall_s, o.job_url FROM bisection_reports r JOIN boots o ON "
-				 "o.id = r.boot_id JOIN bisection_commits c ON c.bisection_id = "
-				 "r.bisection_id AND c.idx = r.idx WHERE r.bisection_id = ? ORDER BY "
-				 "r.seq", "i", id);
+	int ret = bg_store_bisection_boots(w->s, id, boot_row, &rows);
 
 	if (ret >= 0)
 		site_boots_table(p, "commit", &rows);
@@ -266,10 +263,7 @@ int site_bisection_page(struct site *w, int64_t id)
 		bg_strbuf_addstr(p, "<h2 id=\"reports\">Reports so far</h2>\n<table class=\"reports\">"
 				 "\n<thead><tr><th>#</th><th>commit</th><th>kind</th><th>value us</th>"
 				 "</tr></thead>\n<tbody>\n");
-		ret = bg_store_query(w->s, report_row, p, "SELECT r.seq, c.sha, r.kind, r.value "
-				     "FROM bisection_reports r JOIN bisection_commits c ON "
-				     "c.bisection_id = r.bisection_id AND c.idx = r.idx WHERE "
-				     "r.bisection_id = ? ORDER BY r.seq", "i", id);
+		ret = bg_store_bisection_reports(w->s, id, report_row, p);
 		if (ret < 0)
 			goto out;
 		bg_strbuf_addstr(p, "</tbody></table>\n");

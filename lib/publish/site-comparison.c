@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "publish/site-page.h"
+#include "store/views.h"
 #include "report/html.h"
 #include "report/results-json.h"
 #include "report/svg.h"
@@ -275,12 +276,9 @@ int site_comparison_page(struct site *w, int64_t id)
 	snprintf(rel_json, sizeof(rel_json), "comparison/%" PRId64 ".json", id);
 	snprintf(idtext, sizeof(idtext), "%" PRId64, id);
 	snprintf(created, sizeof(created), "%.6f", c.created);
-	if (bg_store_text(w->s, &base_subject, "SELECT subject FROM commits WHERE sha = ?", "s",
-			  c.base ? c.base : "") < 0 ||
-	    bg_store_text(w->s, &subject, "SELECT subject FROM commits WHERE sha = ?", "s",
-			  c.cand ? c.cand : "") < 0 ||
-	    bg_store_text(w->s, &author, "SELECT author FROM commits WHERE sha = ?", "s",
-			  c.cand ? c.cand : "") < 0) {
+	if (bg_store_commit_subject(w->s, c.base, &base_subject) < 0 ||
+	    bg_store_commit_subject(w->s, c.cand, &subject) < 0 ||
+	    bg_store_commit_author(w->s, c.cand, &author) < 0) {
 		ret = -1;
 		goto out;
 	}

@@ -1,8 +1,8 @@
 /* The site's index.html: trees, recent commits, bisections and series (site-page.h). */
 #include <math.h>
 
-#include "decide/bisect.h"
 #include "publish/site-page.h"
+#include "store/views.h"
 
 /* How much of the store the index shows. */
 #define RECENT_COMMITS 100
@@ -99,11 +99,7 @@ int site_index_page(struct site *w)
 	bg_strbuf_addstr(p, "<h2 id=\"trees\">Trees</h2>\n<table class=\"trees\">\n<thead><tr>"
 			 "<th>tree</th><th>branch</th><th>last good</th><th>last tip</th>"
 			 "<th>gated</th><th>regressions</th></tr></thead>\n<tbody>\n");
-	if (bg_store_query(w->s, index_tree, p, "SELECT t.name, t.branch, t.last_good, "
-			   "t.last_tip, (SELECT count(*) FROM comparisons c WHERE c.tree_id = t.id AND "
-			   "c.role IN ('gate', 'series')), (SELECT count(*) FROM comparisons c "
-			   "WHERE c.tree_id = t.id AND c.role IN ('gate', 'series') AND "
-			   "c.verdict = 'regression') FROM trees t ORDER BY t.name", "") < 0)
+	if (bg_store_index_trees(w->s, index_tree, p) < 0)
 		return -1;
 	bg_strbuf_addf(p, "</tbody></table>\n<h2 id=\"commits\">Recent commits</h2>\n"
 		       "<p>The last %d commits gated, newest first: each against its tree's last "
@@ -111,31 +107,19 @@ int site_index_page(struct site *w)
 		       "<th>tree</th><th>when</th><th>commit</th><th>subject</th><th>verdict</th>"
 		       "<th>worst metric</th><th>delta us</th></tr></thead>\n<tbody>\n",
 		       RECENT_COMMITS);
-	if (bg_store_query(w->s, index_commit, p, "SELECT c.id, t.name, c.cand, cm.subject, "
-			   "c.verdict, c.metric, c.delta, c.created FROM comparisons c LEFT JOIN "
-			   "trees t ON t.id = c.tree_id LEFT JOIN commits cm ON cm.sha = c.cand "
-			   "WHERE c.role IN ('gate', 'series') ORDER BY c.created DESC, c.id DESC "
-			   "LIMIT ?", "i",
-			   (int64_t)RECENT_COMMITS) < 0)
+	if (bg_store_index_commits(w->s, RECENT_COMMITS, index_commit, p) < 0)
 		return -1;
 	bg_strbuf_addstr(p, "</tbody></table>\n<h2 id=\"bisections\">Recent bisections</h2>\n"
 			 "<table class=\"bisections\">\n<thead><tr><th>#</th><th>tree</th>"
 			 "<th>metric</th><th>state</th><th>culprit</th><th>subject</th>"
 			 "<th>posterior</th></tr></thead>\n<tbody>\n");
-	/* a culprit its revert contradicted reads "unconfirmed" where others read their state */
-	if (bg_store_query(w->s, index_bisection, p, "SELECT b.id, t.name, b.metric, CASE WHEN "
-			   "b.outcome = '" BG_BISECT_UNCONFIRMED "' THEN b.outcome ELSE b.state END, "
-			   "b.culprit, cm.subject, b.confidence FROM bisections b LEFT JOIN trees t "
-			   "ON t.id = b.tree_id LEFT JOIN commits cm ON cm.sha = b.culprit "
-			   "ORDER BY b.id DESC LIMIT ?", "i", (int64_t)RECENT_OTHERS) < 0)
+	if (bg_store_index_bisections(w->s, RECENT_OTHERS, index_bisection, p) < 0)
 		return -1;
 	bg_strbuf_addstr(p, "</tbody></table>\n<h2 id=\"series\">Patch series</h2>\n"
 			 "<table class=\"series\">\n<thead><tr><th>#</th><th>tree</th>"
 			 "<th>subject</th><th>version</th><th>patches</th><th>state</th></tr>"
 			 "</thead>\n<tbody>\n");
-	if (bg_store_query(w->s, index_series, p, "SELECT s.id, t.name, s.subject, s.version, "
-			   "s.total, s.state FROM series s LEFT JOIN trees t ON t.id = s.tree_id "
-			   "ORDER BY s.id DESC LIMIT ?", "i", (int64_t)RECENT_OTHERS) < 0)
+	if (bg_store_index_series(w->s, RECENT_OTHERS, index_series, p) < 0)
 		return -1;
 	bg_strbuf_addstr(p, "</tbody></table>\n");
 	site_page_end(w, NULL);

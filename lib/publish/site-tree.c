@@ -3,6 +3,7 @@
 
 #include "decide/stats.h"
 #include "publish/site-page.h"
+#include "store/views.h"
 #include "report/svg.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
@@ -114,24 +115,12 @@ static void trend_release(struct trend *t)
 /* The medians of boot.init and every initcall, per commit, from the boots of its image. */
 static int trend_read(struct site *w, int64_t tree, struct trend *t)
 {
-	if (bg_store_query(w->s, take_commit, t, "SELECT x.sha, x.board, x.mode, max(x.cid), "
-			   "cm.subject FROM (SELECT base sha, board, mode, created - 1e-6 t, NULL cid "
-			   "FROM comparisons WHERE tree_id = ? AND role IN ('gate', 'series') UNION "
-			   "ALL SELECT cand, board, mode, created, id FROM comparisons WHERE "
-			   "tree_id = ? AND role IN ('gate', 'series')) x LEFT JOIN commits cm "
-			   "ON cm.sha = x.sha GROUP BY x.sha ORDER BY min(x.t), x.sha", "ii", tree,
-			   tree) < 0)
+	if (bg_store_trend_commits(w->s, tree, take_commit, t) < 0)
 		return -1;
 	for (size_t i = 0; i < t->nc; i++) {
 		const struct trend_commit *c = &t->c[i];
 
-		if (bg_store_query(w->s, take_sample, t, "SELECT s.metric, s.value FROM boots o "
-				   "JOIN samples s ON s.boot_id = o.id WHERE o.image_sha256 IN "
-				   "(SELECT image_sha256 FROM builds WHERE commit_sha = ? AND board = ? "
-				   "AND status = 'built') AND o.board = ? AND o.mode = ? AND "
-				   "o.outcome = 'complete' AND (s.metric = 'boot.init' OR "
-				   "s.metric GLOB 'initcall.*')", "ssss", c->sha, c->board, c->board,
-				   c->mode) < 0)
+		if (bg_store_trend_samples(w->s, c->sha, c->board, c->mode, take_sample, t) < 0)
 			return -1;
 		for (size_t k = 0; k < t->nm; k++) {
 			struct trend_metric *m = &t->m[k];
@@ -256,7 +245,7 @@ int site_tree_pages(struct site *w)
 	struct tree_list l = { { NULL, 0, 0 }, NULL };
 	int ret = 0;
 
-	if (bg_store_query(w->s, take_tree, &l, "SELECT id, name FROM trees ORDER BY id", "") < 0)
+	if (bg_store_tree_rows(w->s, take_tree, &l) < 0)
 		return -1;
 	for (size_t i = 0; i < l.ids.n; i++) {
 		/* a name that cannot be a file name has no page (the index shows it unlinked) */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "publish/site-page.h"
+#include "store/views.h"
 #include "report/html.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -350,8 +351,7 @@ void site_subject_of(struct site *w, struct bg_strbuf *p, const char *sha)
 {
 	char *subject = NULL;
 
-	if (sha && bg_store_text(w->s, &subject, "SELECT subject FROM commits WHERE sha = ?", "s",
-				 sha) == 0 && subject)
+	if (sha && bg_store_commit_subject(w->s, sha, &subject) == 0 && subject)
 		bg_html_txt(p, subject);
 	free(subject);
 }

@@ -590,6 +590,7 @@ void bg_stored_series_init(struct bg_stored_series *se)
 void bg_stored_series_release(struct bg_stored_series *se)
 {
 	free(se->tree);
+	free(se->tree_path);
 	free(se->message_id);
 	free(se->subject);
 	free(se->author);
@@ -636,6 +637,7 @@ static int take_series(const struct bg_store_row *r, void *data)
 	se->whole_comparison_id = col_id(r, 22);
 	se->created = col_num(r, 23);
 	se->finished = col_num(r, 24);
+	se->tree_path = col_str(r, 25);
 	return 1;
 }
 
@@ -645,8 +647,8 @@ int bg_store_series_get(struct bg_store *s, int64_t id, struct bg_stored_series 
 			      "t.name, s.message_id, s.subject, s.author, s.title, s.addr, s.source, "
 			      "s.version, s.total, s.base, s.base_from, s.base_image_sha256, "
 			      "s.base_boots, s.patchset_hash, s.board, s.mode, s.state, s.error, "
-			      "s.boots_per_commit, s.whole_comparison_id, s.created, s.finished FROM "
-			      "series s LEFT JOIN trees t ON t.id = s.tree_id WHERE s.id = ?", "i", id);
+			      "s.boots_per_commit, s.whole_comparison_id, s.created, s.finished, t.path "
+			      "FROM series s LEFT JOIN trees t ON t.id = s.tree_id WHERE s.id = ?", "i", id);
 }
 
 static int take_patch(const struct bg_store_row *r, void *data)
@@ -720,4 +722,14 @@ int bg_store_outbox_add(struct bg_store *s, const char *kind, int64_t ref)
 	snprintf(body, sizeof(body), "{\"kind\": \"%s\", \"id\": %" PRId64 "}", kind, ref);
 	return bg_store_exec(s, "INSERT INTO outbox (kind, ref, body, created) VALUES (?, ?, ?, ?)",
 			     "sisd", kind, ref, body, bg_store_now());
+}
+
+int bg_store_outbox_add_once(struct bg_store *s, const char *kind, int64_t ref)
+{
+	int64_t have;
+
+	if (bg_store_int(s, 0, &have, "SELECT count(*) FROM outbox WHERE kind = ? AND ref = ?",
+			 "si", kind, ref) < 0)
+		return -1;
+	return have ? 0 : bg_store_outbox_add(s, kind, ref);
 }

@@ -191,7 +191,7 @@ int bg_store_bisection_conclude(struct bg_store *s, int64_t id,
 struct bg_stored_series {
 	int64_t id, tree_id;
 	int64_t superseded_by;    /* 0: none */
-	char *tree;               /* its name, or NULL */
+	char *tree, *tree_path;   /* its tree's name and repository, or NULL */
 	char *message_id, *subject, *author, *title, *addr, *source;
 	int64_t version, total;
 	char *base, *base_from, *base_image_sha256;
@@ -239,5 +239,7 @@ int bg_store_series_ids(struct bg_store *s, int64_t **ids, size_t *n);
  * the outbox row names what it is about; the mailer reads that from the store.
  */
 int bg_store_outbox_add(struct bg_store *s, const char *kind, int64_t ref);
+/* The same unless there is one about it already (a series run again). */
+int bg_store_outbox_add_once(struct bg_store *s, const char *kind, int64_t ref);
 
 #endif

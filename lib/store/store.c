@@ -250,6 +250,11 @@ int bg_store_begin(struct bg_store *s)
 	return exec_plain(s, "BEGIN IMMEDIATE");
 }
 
+int bg_store_begin_read(struct bg_store *s)
+{
+	return bg_store_exec(s, "BEGIN", "");
+}
+
 int bg_store_commit(struct bg_store *s)
 {
 	if (exec_plain(s, "COMMIT") < 0) {

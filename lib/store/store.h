@@ -31,6 +31,11 @@ char *bg_store_default_path(void);
 
 /* BEGIN IMMEDIATE (waits for other writers), COMMIT, ROLLBACK. */
 int bg_store_begin(struct bg_store *s);
+/*
+ * BEGIN (deferred): one snapshot for what follows, taken at the first read, and no
+ * writer waits for it (the export, which may take a while, on a store the daemon writes).
+ */
+int bg_store_begin_read(struct bg_store *s);
 int bg_store_commit(struct bg_store *s);
 void bg_store_rollback(struct bg_store *s);
 

@@ -3,7 +3,9 @@
 
 # q SQL: the answer of the daemon's store ($DB, which the test sets)
 q() {
-	sqlite3 -batch -noheader "$DB" "$1"
+	# a reader waits for a writer that holds the store (a migration, a checkpoint)
+	# rather than failing with "database is locked"
+	sqlite3 -batch -noheader -cmd ".timeout 30000" "$DB" "$1"
 }
 
 # wait_for SECONDS SHELL-CONDITION: polls every second; fails with the daemon's log and,
