@@ -156,10 +156,11 @@ e2e)
 	main=           # the pid of the script running in the main lane
 	running=        # the pid of the lane running beside
 	# The main script runs in the background, waited for, so that a signal to this
-	# process reaches it at once; the lane in a session of its own: stopped, the script
-	# running in it stops too (their EXIT traps run). What the lane leaves running leaves
+	# process reaches it at once; it and the lane each in a session of their own: stopped,
+	# the script running in it stops too, with what it was waiting for (their EXIT traps
+	# run). What the lane leaves running leaves
 	# its cgroup too.
-	trap '[ -z "$main" ] || kill -TERM "$main" 2>/dev/null
+	trap '[ -z "$main" ] || kill -TERM "-$main" 2>/dev/null
 		for pid in $running; do kill -TERM "-$pid" 2>/dev/null; done; wait
 		lane_leftovers "$cg"
 		for i in 1 2 3 4 5; do
@@ -199,7 +200,8 @@ e2e)
 			lane=$!
 			running="$running $lane"
 		fi
-		sh "$t" >"$side/main.out" 2>&1 &
+		# a session of its own too: stopped, what it runs in the foreground stops with it
+		setsid sh "$t" >"$side/main.out" 2>&1 &
 		main=$!
 		wait "$main"
 		rc=$?

@@ -41,10 +41,19 @@ awk -v name="$name" -v s=$((end - start)) -v over="$over" '
 	/^stat::number_of_executed_units/ { n = $2 }
 	/^stat::slowest_unit_time_sec/ { slow = $2 }
 	/^stat::peak_rss_mb/ { rss = $2 }
-	END { printf "%s: %s executions in %d s (%d/s), %s, peak RSS %s MB\n",
-		     name, n, s, s ? n / s : n,
-		     over ? "an input over the time limit" : slow == "" ? "slowest input unknown" :
-		     slow == 0 ? "every input under 1 s" : "slowest input " slow " s", rss }' \
+	END {
+		rate = s ? n / s : n
+		if (over)
+			why = "an input over the time limit"
+		else if (slow == "")
+			why = "slowest input unknown"
+		else if (slow == 0)
+			why = "every input under 1 s"
+		else
+			why = "slowest input " slow " s"
+		printf "%s: %s executions in %d s (%d/s), %s, peak RSS %s MB\n", name, n, s, rate,
+		       why, rss
+	}' \
 	"$work/log"
 if ls "$work"/slow-unit-* >/dev/null 2>&1; then
 	mkdir -p build/fuzz/slow
