@@ -79,8 +79,13 @@ DAEMON_OBJ = $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)
 # the simulator's header, for the programs that link it: never for the library
 $(CLI_OBJ): ALL_CFLAGS += -Ibench
-WORKER_SRC = $(wildcard workers/*.c)
-WORKERS = $(WORKER_SRC:workers/%.c=$(BIN)/%)
+# The workers: a program of one file, workers/bootgate-NAME.c, or of a folder,
+# workers/NAME/*.c (its main.c holds main), each into $(BIN)/bootgate-NAME. workers/init/
+# has no main.c: the test init, cross-built for each arch by scripts/initramfs.sh.
+WORKER_FILE_SRC = $(wildcard workers/*.c)
+WORKER_DIRS = $(patsubst workers/%/main.c,%,$(wildcard workers/*/main.c))
+WORKER_SRC = $(WORKER_FILE_SRC) $(foreach d,$(WORKER_DIRS),$(wildcard workers/$(d)/*.c))
+WORKERS = $(WORKER_FILE_SRC:workers/%.c=$(BIN)/%) $(WORKER_DIRS:%=$(BIN)/bootgate-%)
 PROGRAMS = $(BIN)/bootgate $(BIN)/bootgated $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -121,9 +126,20 @@ $(BIN)/bootgated: $(DAEMON_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(DAEMON_OBJ) $(LIB_A) $(LIBS)
 
+# a worker of one file
 $(BIN)/bootgate-%: $(BUILD)/workers/bootgate-%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+
+# A worker of a folder: a rule for each, $(BIN)/bootgate-NAME from the objects of
+# workers/NAME/*.c (their headers are in the .d files included below).
+worker_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard workers/$(1)/*.c))
+define worker_dir_rule
+$(BIN)/bootgate-$(1): $(call worker_obj,$(1)) $(LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(QUIET_LINK)$$(CC) $$(ALL_CFLAGS) -o $$@ $(call worker_obj,$(1)) $$(LIB_A) $$(LIBS)
+endef
+$(foreach d,$(WORKER_DIRS),$(eval $(call worker_dir_rule,$(d))))
 
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(BENCH_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -42,7 +42,7 @@ owner() {
 	done
 }
 
-for f in lib/*/*.[ch] daemon/*.[ch] workers/*.c bench/*.[ch]; do
+for f in lib/*/*.[ch] daemon/*.[ch] workers/*.c workers/*/*.[ch] bench/*.[ch]; do
 	checked=$((checked + 1))
 	g=""
 	case "$f" in lib/*) g=$(echo "$f" | cut -d/ -f2) ;; esac

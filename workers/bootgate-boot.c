@@ -56,6 +56,7 @@ struct run {
 	const char *extra;
 	const char *perf[2];       /* each image's static perf for the initramfs, or NULL */
 	const char *initrds[2];    /* each image's initramfs: the test one, perf added */
+	char *made_initrd, *with_perf[2];   /* those of them made here: owned */
 	unsigned boots, parallel, perf_runs;
 	bool deterministic;
 	enum bg_console console;
@@ -544,225 +545,320 @@ static int print_lava_job(const struct run *r)
 	return ret;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "image", required_argument, NULL, 'i' },
-		{ "image2", required_argument, NULL, 'I' },
-		{ "board", required_argument, NULL, 'b' },
-		{ "boots", required_argument, NULL, 'n' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "parallel", required_argument, NULL, 'p' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "initrd", required_argument, NULL, 'r' },
-		{ "append", required_argument, NULL, 'a' },
-		{ "lab", required_argument, NULL, 'l' },
-		{ "print-job", no_argument, NULL, 'P' },
-		{ "console", required_argument, NULL, 'c' },
-		{ "perf", required_argument, NULL, 'f' },
-		{ "perf2", required_argument, NULL, 'F' },
-		{ "perf-runs", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run r = { 0 };
-	const char *board = NULL, *lab = NULL;
-	struct bg_boot_run res;
-	unsigned failed = 0, infra = 0, execfail = 0;
-	unsigned long v;
-	bool result_lost = false, print_job = false, parallel_given = false;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char *outdir = NULL, *initrd = NULL, *with_perf[2] = { NULL, NULL };
-	bool perf_runs_given = false;
-	struct bg_json j;
-	int opt, ret;
+static const struct option long_options[] = {
+	{ "image", required_argument, NULL, 'i' },
+	{ "image2", required_argument, NULL, 'I' },
+	{ "board", required_argument, NULL, 'b' },
+	{ "boots", required_argument, NULL, 'n' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "parallel", required_argument, NULL, 'p' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "initrd", required_argument, NULL, 'r' },
+	{ "append", required_argument, NULL, 'a' },
+	{ "lab", required_argument, NULL, 'l' },
+	{ "print-job", no_argument, NULL, 'P' },
+	{ "console", required_argument, NULL, 'c' },
+	{ "perf", required_argument, NULL, 'f' },
+	{ "perf2", required_argument, NULL, 'F' },
+	{ "perf-runs", required_argument, NULL, 'R' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	log_init("bootgate-boot", 0);
+/* What the options say besides the run's own settings (struct run). */
+struct options {
+	const char *board, *lab;
+	bool print_job;
+	bool parallel_given, perf_runs_given;
+};
+
+/* The settings before any option: 3 boots of each image, as many at once as cores. */
+static void run_init(struct run *r)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*r = (struct run){ .boots = 3, .parallel = cores > 0 ? (unsigned)cores : 1,
+			   .perf_runs = 3 };
+}
+
+/* An option whose value is checked (n, p, m, c or R): -1, said, when it is not valid. */
+static int parse_checked(int opt, const char *arg, struct run *r, struct options *o)
+{
+	unsigned long v;
+
+	switch (opt) {
+	case 'n':
+	case 'p':
+		if (bg_num_parse_ulong(arg, 1, opt == 'n' ? 1000 : 64, &v) < 0) {
+			log_warnx("--%s: %s", opt == 'n' ? "boots" : "parallel", bg_error_last());
+			return -1;
+		}
+		*(opt == 'n' ? &r->boots : &r->parallel) = (unsigned)v;
+		o->parallel_given |= opt == 'p';
+		break;
+	case 'm':
+		if (!strcmp(arg, "deterministic")) {
+			r->deterministic = true;
+		} else if (strcmp(arg, "timing") != 0) {
+			log_warnx("--mode is timing or deterministic, not '%s'", arg);
+			return -1;
+		}
+		break;
+	case 'c':
+		if (bg_console_parse(arg, &r->console) < 0) {
+			log_warnx("--console: %s", bg_error_last());
+			return -1;
+		}
+		break;
+	case 'R':
+		if (bg_num_parse_ulong(arg, 1, 100, &v) < 0) {
+			log_warnx("--perf-runs: %s", bg_error_last());
+			return -1;
+		}
+		r->perf_runs = (unsigned)v;
+		o->perf_runs_given = true;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Reads the options into r and o: -1 to go on, or the exit code to leave with at once
+ * (after --help, or a usage error, said).
+ */
+static int parse_options(int argc, char **argv, struct run *r, struct options *o)
+{
+	int opt;
+
 	opterr = 0;     /* a bad option is named once, escaped, below */
-	r.boots = 3;
-	r.parallel = cores > 0 ? (unsigned)cores : 1;
-	r.perf_runs = 3;
-	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:c:f:F:R:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:I:b:n:m:p:o:r:a:l:c:f:F:R:h", long_options,
+				  NULL)) != -1) {
 		switch (opt) {
-		case 'i': r.images[0] = optarg; break;
-		case 'I': r.images[1] = optarg; break;
-		case 'b': board = optarg; break;
-		case 'n':
-		case 'p':
-			if (bg_num_parse_ulong(optarg, 1, opt == 'n' ? 1000 : 64, &v) < 0) {
-				log_warnx("--%s: %s", opt == 'n' ? "boots" : "parallel", bg_error_last());
+		case 'i': r->images[0] = optarg; break;
+		case 'I': r->images[1] = optarg; break;
+		case 'b': o->board = optarg; break;
+		case 'o': r->out = optarg; break;
+		case 'r': r->initrd = optarg; break;
+		case 'a': r->extra = optarg; break;
+		case 'l': o->lab = optarg; break;
+		case 'P': o->print_job = true; break;
+		case 'f': r->perf[0] = optarg; break;
+		case 'F': r->perf[1] = optarg; break;
+		case 'n': case 'p': case 'm': case 'c': case 'R':
+			if (parse_checked(opt, optarg, r, o) < 0)
 				return BG_EXIT_USAGE;
-			}
-			*(opt == 'n' ? &r.boots : &r.parallel) = (unsigned)v;
-			parallel_given |= opt == 'p';
-			break;
-		case 'm':
-			if (!strcmp(optarg, "deterministic")) {
-				r.deterministic = true;
-			} else if (strcmp(optarg, "timing") != 0) {
-				log_warnx("--mode is timing or deterministic, not '%s'", optarg);
-				return BG_EXIT_USAGE;
-			}
-			break;
-		case 'o': r.out = optarg; break;
-		case 'r': r.initrd = optarg; break;
-		case 'a': r.extra = optarg; break;
-		case 'l': lab = optarg; break;
-		case 'P': print_job = true; break;
-		case 'c':
-			if (bg_console_parse(optarg, &r.console) < 0) {
-				log_warnx("--console: %s", bg_error_last());
-				return BG_EXIT_USAGE;
-			}
-			break;
-		case 'f': r.perf[0] = optarg; break;
-		case 'F': r.perf[1] = optarg; break;
-		case 'R':
-			if (bg_num_parse_ulong(optarg, 1, 100, &v) < 0) {
-				log_warnx("--perf-runs: %s", bg_error_last());
-				return BG_EXIT_USAGE;
-			}
-			r.perf_runs = (unsigned)v;
-			perf_runs_given = true;
 			break;
 		case 'h': usage(stdout); return BG_EXIT_OK;
 		default:
-			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
+			log_warnx("unknown option, or one without its value: '%s'",
+				  argv[optind - 1]);
 			usage(stderr);
 			return BG_EXIT_USAGE;
 		}
 	}
-	if (!r.images[0] || !board || optind < argc) {
+	if (!r->images[0] || !o->board || optind < argc) {
 		usage(stderr);
 		return BG_EXIT_USAGE;
 	}
-	if ((perf_runs_given || r.perf[1]) && !r.perf[0]) {
+	return -1;
+}
+
+/* The options that go together: --perf2 and --perf-runs with --perf, --perf2 with --image2. */
+static int check_options(struct run *r, const struct options *o)
+{
+	if ((o->perf_runs_given || r->perf[1]) && !r->perf[0]) {
 		log_warnx("--perf-runs and --perf2 need --perf BIN");
-		return BG_EXIT_USAGE;
+		return -1;
 	}
-	if (r.perf[1] && !r.images[1]) {
+	if (r->perf[1] && !r->images[1]) {
 		log_warnx("--perf2 is the perf of --image2");
-		return BG_EXIT_USAGE;
+		return -1;
 	}
-	if (!r.perf[0])
-		r.perf_runs = 0;
-	else if (r.images[1] && !r.perf[1])
-		r.perf[1] = r.perf[0];
-	if (r.parallel > 64)
-		r.parallel = 64;
+	if (!r->perf[0])
+		r->perf_runs = 0;
+	else if (r->images[1] && !r->perf[1])
+		r->perf[1] = r->perf[0];
+	if (r->parallel > 64)
+		r->parallel = 64;
+	return 0;
+}
+
+/* Each file named: there, readable and a regular file; a perf not empty. */
+static int check_files(const struct run *r)
+{
+	static const char *what[] = { "image", "image", "initrd", "perf", "perf2" };
+
 	for (int s = 0; s < 5; s++) {
-		static const char *what[] = { "image", "image", "initrd", "perf", "perf2" };
-		const char *f = s < 2 ? r.images[s] : s == 2 ? r.initrd : r.perf[s - 3];
+		const char *f = s < 2 ? r->images[s] : s == 2 ? r->initrd : r->perf[s - 3];
 		struct stat st;
 
-		if (f && (stat(f, &st) < 0 || access(f, R_OK) != 0)) {
+		if (!f)
+			continue;
+		if (stat(f, &st) < 0 || access(f, R_OK) != 0) {
 			log_warn("%s '%s'", what[s], f);
-			return BG_EXIT_USAGE;
+			return -1;
 		}
-		if (f && !S_ISREG(st.st_mode)) {
+		if (!S_ISREG(st.st_mode)) {
 			log_warnx("%s '%s' is not a file", what[s], f);
-			return BG_EXIT_USAGE;
+			return -1;
 		}
-		if (f && s >= 3 && st.st_size == 0) {
+		if (s >= 3 && st.st_size == 0) {
 			log_warnx("%s '%s' is empty: no perf program", what[s], f);
-			return BG_EXIT_USAGE;
+			return -1;
 		}
 	}
-	if (bg_board_load(lab ? lab : bg_lab_dir(), board, &r.board) < 0) {
+	return 0;
+}
+
+/* The board, which must boot in the mode asked (and run perf, with --perf). */
+static int load_board(struct run *r, const struct options *o)
+{
+	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &r->board) < 0 ||
+	    bg_board_check_mode(&r->board, r->deterministic) < 0) {
 		log_warnx("%s", bg_error_last());
-		return BG_EXIT_USAGE;
+		return -1;
 	}
-	if (bg_board_check_mode(&r.board, r.deterministic) < 0) {
-		log_warnx("%s", bg_error_last());
-		bg_board_release(&r.board);
-		return BG_EXIT_USAGE;
-	}
-	if (r.perf[0] && bg_board_check_perf(&r.board) < 0) {
+	if (r->perf[0] && bg_board_check_perf(&r->board) < 0) {
 		log_warnx("--perf: %s", bg_error_last());
-		bg_board_release(&r.board);
-		return BG_EXIT_USAGE;
+		return -1;
 	}
-	if (!r.initrd) {
+	return 0;
+}
+
+/* The initramfs of each image: --initrd or the test init, and the image's perf in it. */
+static int make_initrds(struct run *r)
+{
+	if (!r->initrd) {
 		/* the board arch's test init, built once */
-		if (!(initrd = initramfs_script("initramfs.sh", r.board.arch, r.board.init_cc))) {
+		r->made_initrd = initramfs_script("initramfs.sh", r->board.arch, r->board.init_cc);
+		if (!r->made_initrd) {
 			log_warnx("%s", bg_error_last());
-			bg_board_release(&r.board);
-			return BG_EXIT_INFRA;
+			return -1;
 		}
-		r.initrd = initrd;
+		r->initrd = r->made_initrd;
 	}
-	r.initrds[0] = r.initrds[1] = r.initrd;
+	r->initrds[0] = r->initrds[1] = r->initrd;
 	for (int s = 0; s < 2; s++)
-		if (r.perf[s] && !(r.initrds[s] = with_perf[s] =
-				   initramfs_script("initramfs-perf.sh", r.initrd, r.perf[s]))) {
+		if (r->perf[s] && !(r->initrds[s] = r->with_perf[s] =
+				   initramfs_script("initramfs-perf.sh", r->initrd, r->perf[s]))) {
 			log_warnx("%s", bg_error_last());
-			ret = BG_EXIT_INFRA;
-			goto out_early;
+			return -1;
 		}
-	r.accel = r.board.type == BG_BOARD_LAVA ? "lava" : pick_accel(&r.board);
-	snprintf(r.memory, sizeof(r.memory), "%ld", r.board.memory);
-	snprintf(r.icount, sizeof(r.icount), "shift=%ld,sleep=off,align=off", r.board.icount_shift);
+	return 0;
+}
+
+/* What every boot is given: the accelerator, QEMU's arguments, the kernel's command line. */
+static void boot_settings(struct run *r, const struct options *o)
+{
+	r->accel = r->board.type == BG_BOARD_LAVA ? "lava" : pick_accel(&r->board);
+	snprintf(r->memory, sizeof(r->memory), "%ld", r->board.memory);
+	snprintf(r->icount, sizeof(r->icount), "shift=%ld,sleep=off,align=off",
+		 r->board.icount_shift);
 	/*
 	 * one CPU per socket: without ACPI an x86 kernel learns its CPUs from SeaBIOS's MP
 	 * table, which lists only the first CPU of each package (QEMU's -smp 2 is one package
 	 * of two cores)
 	 */
-	snprintf(r.smp, sizeof(r.smp), "%ld,sockets=%ld", r.board.cpus, r.board.cpus);
+	snprintf(r->smp, sizeof(r->smp), "%ld,sockets=%ld", r->board.cpus, r->board.cpus);
 	/* timing: each boot's vCPUs run on host threads of their own; keep them off each other */
-	if (!parallel_given && !r.deterministic && r.board.cpus > 1)
-		r.parallel = r.parallel / (unsigned)r.board.cpus ? r.parallel / (unsigned)r.board.cpus : 1;
-	r.cmdline = bg_board_cmdline(&r.board, r.deterministic, r.console, host_tsc_khz(), r.extra,
-				     r.perf[0] ? r.perf_runs : 0);
-	if (print_job) {
-		ret = print_lava_job(&r);
-		goto out_early;
-	}
-	if (!(outdir = make_outdir(&r))) {
-		ret = BG_EXIT_INFRA;
-		goto out_early;
-	}
-	bg_boot_run_init(&res);
-	if (r.board.type == BG_BOARD_LAVA) {
-		int lr = run_lava(&r, outdir, &res);
+	if (!o->parallel_given && !r->deterministic && r->board.cpus > 1)
+		r->parallel = r->parallel / (unsigned)r->board.cpus ?
+			      r->parallel / (unsigned)r->board.cpus : 1;
+	r->cmdline = bg_board_cmdline(&r->board, r->deterministic, r->console, host_tsc_khz(),
+				      r->extra, r->perf[0] ? r->perf_runs : 0);
+}
 
-		if (lr < 0) {
-			/* the token or the job refused: no retry helps; the cache full: it may */
-			log_warnx("%s", bg_error_last());
-			bg_boot_run_release(&res);
-			ret = lr == BG_LAVA_RUN_CONFIG ? BG_EXIT_USAGE : BG_EXIT_INFRA;
-			goto out_early;
-		}
-	} else {
-		execfail = run_qemu(&r, outdir, &res);
-	}
-	res.board = xstrdup(r.board.name);
-	res.mode = xstrdup(r.deterministic ? "deterministic" : "timing");
-	res.console = xstrdup(bg_console_name(r.console));
-	res.accel = xstrdup(r.accel);
-	res.cmdline = xstrdup(r.cmdline);
-	res.out = xstrdup(outdir);
-	for (size_t i = 0; i < res.n; i++) {
-		failed += res.boots[i].outcome == BG_OUTCOME_PANIC ||
-			  res.boots[i].outcome == BG_OUTCOME_HANG;
-		infra += res.boots[i].outcome == BG_OUTCOME_INFRA;
+/* The summary of the boots on stdout, and the run's exit code. */
+static int summary(const struct run *r, const char *outdir, struct bg_boot_run *res,
+		   unsigned execfail)
+{
+	unsigned failed = 0, infra = 0;
+	bool result_lost = false;
+	struct bg_json j;
+
+	res->board = xstrdup(r->board.name);
+	res->mode = xstrdup(r->deterministic ? "deterministic" : "timing");
+	res->console = xstrdup(bg_console_name(r->console));
+	res->accel = xstrdup(r->accel);
+	res->cmdline = xstrdup(r->cmdline);
+	res->out = xstrdup(outdir);
+	for (size_t i = 0; i < res->n; i++) {
+		failed += res->boots[i].outcome == BG_OUTCOME_PANIC ||
+			  res->boots[i].outcome == BG_OUTCOME_HANG;
+		infra += res->boots[i].outcome == BG_OUTCOME_INFRA;
 	}
 	bg_json_init(&j, STDOUT_FILENO, 2);
-	bg_boot_run_write(&j, &res);
+	bg_boot_run_write(&j, res);
 	if (bg_json_finish(&j) < 0) {
 		/* nobody will know what the boots said: as a lab failure, worth a retry */
 		log_warnx("%s", bg_error_last());
 		result_lost = true;
 	}
-	bg_boot_run_release(&res);
 	/* a panic or a hang is the kernel's and decides; a lab failure alone is worth a retry */
-	ret = execfail ? BG_EXIT_EXEC : result_lost ? BG_EXIT_INFRA : failed ? BG_EXIT_FAILED :
-	      infra ? BG_EXIT_INFRA : BG_EXIT_OK;
-out_early:
-	free(r.cmdline);
+	return execfail ? BG_EXIT_EXEC : result_lost ? BG_EXIT_INFRA : failed ? BG_EXIT_FAILED :
+	       infra ? BG_EXIT_INFRA : BG_EXIT_OK;
+}
+
+/* Every boot, under QEMU or as LAVA jobs, then the summary: the run's exit code. */
+static int boot(struct run *r)
+{
+	struct bg_boot_run res;
+	unsigned execfail = 0;
+	char *outdir = make_outdir(r);
+	int ret;
+
+	if (!outdir)
+		return BG_EXIT_INFRA;
+	bg_boot_run_init(&res);
+	if (r->board.type == BG_BOARD_LAVA) {
+		ret = run_lava(r, outdir, &res);
+		/* the token or the job refused: no retry helps; the cache full: it may */
+		if (ret < 0) {
+			log_warnx("%s", bg_error_last());
+			ret = ret == BG_LAVA_RUN_CONFIG ? BG_EXIT_USAGE : BG_EXIT_INFRA;
+			goto out;
+		}
+	} else {
+		execfail = run_qemu(r, outdir, &res);
+	}
+	ret = summary(r, outdir, &res, execfail);
+out:
+	bg_boot_run_release(&res);
 	free(outdir);
-	free(initrd);
-	free(with_perf[0]);
-	free(with_perf[1]);
-	bg_board_release(&r.board);
+	return ret;
+}
+
+static void run_release(struct run *r)
+{
+	free(r->cmdline);
+	free(r->made_initrd);
+	free(r->with_perf[0]);
+	free(r->with_perf[1]);
+	bg_board_release(&r->board);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	struct options o = { 0 };
+	int ret;
+
+	log_init("bootgate-boot", 0);
+	run_init(&r);
+	ret = parse_options(argc, argv, &r, &o);
+	if (ret >= 0)
+		return ret;
+	if (check_options(&r, &o) < 0 || check_files(&r) < 0 || load_board(&r, &o) < 0) {
+		ret = BG_EXIT_USAGE;
+		goto out;
+	}
+	if (make_initrds(&r) < 0) {
+		ret = BG_EXIT_INFRA;
+		goto out;
+	}
+	boot_settings(&r, &o);
+	ret = o.print_job ? print_lava_job(&r) : boot(&r);
+out:
+	run_release(&r);
 	return ret;
 }

@@ -1,0 +1,209 @@
+/*
+ * What a build step sees (build.h): its environment, and the sandbox it runs in, where
+ * the service's secrets, the machine's and the cache's other contents are hidden.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "build.h"
+#include "conf/service-conf.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+/* The sandbox's /tmp and /dev/shm: memory, so bounded */
+#define TMPFS_SIZE "268435456"
+
+/* The environment of every build step: nothing of the service's own. */
+static void build_env(const struct build *b, struct bg_strvec *env)
+{
+	bg_strvec_pushv(env, (char *const[]){
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=/tmp", "LC_ALL=C",
+		/* identical sources give identical images: no date, user, host or count */
+		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_BUILD_USER=bootgate",
+		"KBUILD_BUILD_HOST=bootgate", "KBUILD_BUILD_VERSION=1", NULL });
+	bg_strvec_pushf(env, "CCACHE_DIR=%s", b->ccache);
+	/* read, never written (it is mounted read-only too): no result of its is stored */
+	if (b->untrusted)
+		bg_strvec_pushv(env, (char *const[]){ "CCACHE_READONLY=1", "CCACHE_TEMPDIR=/tmp",
+						      NULL });
+	/* the build directory is not part of a compile's hash (it is the same anyway) */
+	bg_strvec_push(env, "CCACHE_NOHASHDIR=1");
+	/*
+	 * Not CCACHE_DEPEND, though it compiles a cold kernel a quarter faster: the object
+	 * of a source with .incbin (piggy.S, the compressed vmlinux) is then answered from
+	 * the cache, and the image keeps the kernel of an earlier commit (t0085). Said
+	 * here, over any ccache.conf that asks for it.
+	 */
+	bg_strvec_push(env, "CCACHE_NODEPEND=1");
+	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->in_out);
+}
+
+/* What no build step sees, on any machine: passwords, keys, and the services' data. */
+static const char *const system_secrets[] = {
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
+	"/etc/ssl/private", "/etc/lava-server", "/etc/lava-dispatcher", "/etc/postfix",
+	"/var/lib", "/var/spool", "/var/mail", "/var/log", "/var/backups",
+};
+
+/*
+ * An empty directory over path in the sandbox, or an empty file (/dev/null, read-only),
+ * when there is one to hide; under its real name too, when a link leads there.
+ */
+static void hide(struct bg_strvec *a, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!path || *path != '/' || !path[1] || stat(path, &st) < 0)
+		return;
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? real : path;
+
+		if (i && (!realpath(path, real) || !strcmp(real, path)))
+			break;
+		if (S_ISDIR(st.st_mode))
+			bg_strvec_pushv(a, (char *const[]){ "--tmpfs", (char *)p, NULL });
+		else
+			bg_strvec_pushv(a, (char *const[]){ "--ro-bind", "/dev/null", (char *)p,
+							    NULL });
+	}
+}
+
+/*
+ * What the service keeps from builds: its configuration file, the webhook's secret, the
+ * SMTP password, its state (the store) and its socket (a Unix socket on a read-only
+ * mount still takes connections). -1 when the file does not load.
+ */
+int hide_service(struct build *b)
+{
+	struct bg_service_conf c;
+
+	if (!b->service || !*b->service)
+		return 0;
+	if (bg_service_conf_load(b->service, &c) < 0)
+		return bg_error("--service: %s", bg_error_last());
+	bg_strvec_push(&b->hidden, c.file);
+	if (c.webhook_secret_file)
+		bg_strvec_push(&b->hidden, c.webhook_secret_file);
+	if (c.report.smtp_password_file)
+		bg_strvec_push(&b->hidden, c.report.smtp_password_file);
+	bg_strvec_push(&b->hidden, c.state);
+	bg_strvec_push(&b->hidden, c.socket);
+	bg_service_conf_release(&c);
+	return 0;
+}
+
+/* The LAVA token file of every board of the lab: the lab itself is hidden, they may not be. */
+void hide_tokens(struct build *b)
+{
+	char *dir = bg_path_join(b->board.lab, "boards");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct bg_board other;
+		char *name;
+
+		if (n <= 5 || strcmp(e->d_name + n - 5, ".yaml") != 0)
+			continue;
+		name = xstrndup(e->d_name, n - 5);
+		if (bg_board_load(b->board.lab, name, &other) == 0) {
+			if (other.lava.token_file && *other.lava.token_file)
+				bg_strvec_push(&b->hidden, other.lava.token_file);
+			bg_board_release(&other);
+		} else {
+			log_warnx("a board that does not load: its token is not hidden: %s",
+				  bg_error_last());
+		}
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/*
+ * The bubblewrap before a sandboxed step's argv: capabilities dropped, the machine's and
+ * the service's secrets hidden, and only the build's own directories writable.
+ */
+static void sandbox_argv(const struct build *b, struct bg_strvec *a)
+{
+	/*
+	 * As root, bwrap keeps every capability: without --cap-drop a build could
+	 * unmount what hides a secret, remount / writable or load a module. uid 0
+	 * without them still writes any file root owns: so /proc/sys (core_pattern)
+	 * and sysrq-trigger read-only, /dev read-only, and the writable memory file
+	 * systems bounded.
+	 */
+	bg_strvec_pushv(a, (char *const[]){ "bwrap", "--die-with-parent", "--cap-drop",
+		"ALL", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--size", TMPFS_SIZE, "--tmpfs",
+		"/dev/shm", "--remount-ro", "/dev", "--proc", "/proc", "--ro-bind",
+		"/proc/sys", "/proc/sys", "--size", TMPFS_SIZE, "--tmpfs", "/tmp", NULL });
+	hide(a, "/proc/sysrq-trigger");
+	/* /run: the host's sockets (a read-only mount does not stop a connect) */
+	hide(a, "/run");
+	hide(a, "/root");
+	hide(a, "/home");
+	hide(a, getenv("HOME"));
+	hide(a, "/etc/bootgate");
+	/*
+	 * uid 0 reads any file root owns, capabilities or not: the system's secrets
+	 * and every service's data (the store's default place among them) are hidden.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(system_secrets); i++)
+		hide(a, system_secrets[i]);
+	hide(a, getenv("BOOTGATE_STATE"));
+	for (size_t i = 0; i < b->hidden.n; i++)
+		hide(a, b->hidden.v[i]);
+	hide(a, b->cache);
+	hide(a, b->board.lab);
+	if (b->perf)
+		bg_strvec_pushv(a, (char *const[]){ "--bind", b->perf_out,
+						    (char *)b->in_perf, NULL });
+	/*
+	 * Every tree's worktree is seen at one path: the kernel writes its source path
+	 * into every compile (-I, -fmacro-prefix-map), so only then do the tracing,
+	 * printk and perf trees, 99% one source, share their compiles in ccache.
+	 */
+	bg_strvec_pushv(a, (char *const[]){ "--ro-bind", b->src, (char *)b->in_src,
+		"--ro-bind", b->frag, (char *)b->in_frag, "--bind", b->out,
+		(char *)b->in_out, b->untrusted ? "--ro-bind" : "--bind", b->ccache,
+		b->ccache, "--chdir",
+		(char *)b->in_out, "--", NULL });
+}
+
+/*
+ * Runs a build step, in the sandbox unless asked not to: no network (its loopback is its
+ * own), the file system read-only but for the build directory and the ccache (the
+ * worktree and the config fragments read-only too, so that no build can plant a link
+ * there for this worker to follow later), and neither the cache's other contents, nor
+ * the lab's configuration, nor the home directories in view. A posted patch is untrusted
+ * code.
+ */
+int step(struct build *b, char *const *argv, struct bg_proc_result *r)
+{
+	struct bg_strvec a = BG_STRVEC_INIT, env = BG_STRVEC_INIT;
+	struct bg_proc_opts o = { 0 };
+	int ret;
+
+	if (b->sandbox)
+		sandbox_argv(b, &a);
+	bg_strvec_pushv(&a, argv);
+	build_env(b, &env);
+	o.argv = bg_strvec_argv(&a);
+	o.envp = bg_strvec_argv(&env);
+	o.dir = b->out;
+	o.in_fd = -1;
+	o.out_fd = b->log_fd;
+	o.err_fd = BG_PROC_SAME;
+	ret = run_limited(b, &o, r);
+	bg_strvec_release(&a);
+	bg_strvec_release(&env);
+	return ret;
+}
