@@ -110,7 +110,8 @@ static int add_patch(struct bg_store *s, int64_t id, unsigned idx, const struct 
 
 	message_text(msgs, nmsgs, (size_t)(m - msgs), buf, len, &text, &n);
 	mbox = xstrndup(text, n);
-	ret = bg_store_series_patch_add(s, id, idx, m->message_id, m->subject, m->from, mbox);
+	ret = bg_store_series_patch_add(s, id, idx, m->message_id, m->subject ? m->subject : "",
+					m->from, mbox);
 	free(mbox);
 	return ret;
 }
@@ -145,7 +146,8 @@ int bg_series_add(struct bg_store *s, const struct bg_series_msgs *sm,
 		goto out;
 	n = (struct bg_series_new){
 		.tree_id = tree_id, .message_id = mid, .version = sm->version,
-		.total = sm->total, .subject = head->subject, .author = head->from,
+		.total = sm->total, .subject = head->subject ? head->subject : "",
+		.author = head->from,
 		.source = source,
 	};
 	if (bg_store_series_insert(s, &n, id) < 0)
@@ -202,13 +204,12 @@ static int load(struct run *r)
 {
 	struct bg_stored_series se;
 	struct bg_stored_patches ps = { 0 };
-	int ret = -1;
+	int ret = -1, found;
 
-	if (bg_store_series_get(r->s, r->id, &se) < 0)
-		return -1;
-	if (!se.message_id) {
+	found = bg_store_series_get(r->s, r->id, &se);
+	if (found <= 0) {
 		bg_stored_series_release(&se);
-		return bg_error("series %" PRId64 " does not exist", r->id);
+		return found < 0 ? -1 : bg_error("series %" PRId64 " does not exist", r->id);
 	}
 	take(&r->message_id, &se.message_id);
 	take(&r->subject, &se.subject);
@@ -230,7 +231,7 @@ static int load(struct run *r)
 		bg_sample_set_init(&r->c[i].set);
 	}
 	if (bg_store_series_patches(r->s, r->id, true, &ps) < 0)
-		return -1;
+		goto out;
 	for (size_t i = 0; i < ps.n; i++)
 		if (take_patch(r, &ps.v[i]) < 0)
 			goto out;

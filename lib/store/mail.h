@@ -1,8 +1,8 @@
 /*
  * The reports' rows: the outbox (what to report on, queued by a bisection or a series
  * that ended) and the mails made of it, each sent once and tried again later while the
- * server refuses; and the few lookups the mailer makes beside results.h's, views.h's and
- * service.h's: a tree's URL and branch, the lab pages of the boots a report cites.
+ * server refuses; and the lab pages of the boots a report cites (the other lookups of
+ * the mailer are results.h's, views.h's and service.h's).
  */
 #ifndef BG_STORE_MAIL_H
 #define BG_STORE_MAIL_H

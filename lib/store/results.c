@@ -207,9 +207,10 @@ static int comparison_parts(struct bg_store *s, struct bg_stored_comparison *out
 
 int bg_store_comparison_get(struct bg_store *s, int64_t id, struct bg_stored_comparison *out)
 {
-	int ret = bg_store_query(s, take_comparison, out, COMPARISON_COLUMNS "WHERE c.id = ?",
-				 "i", id);
+	int ret;
 
+	bg_stored_comparison_init(out);
+	ret = bg_store_query(s, take_comparison, out, COMPARISON_COLUMNS "WHERE c.id = ?", "i", id);
 	if (ret <= 0)
 		return ret;
 	return comparison_parts(s, out);
@@ -218,10 +219,12 @@ int bg_store_comparison_get(struct bg_store *s, int64_t id, struct bg_stored_com
 int bg_store_comparison_of_bisection(struct bg_store *s, int64_t bisection, enum bg_role role,
 				     struct bg_stored_comparison *out)
 {
-	int ret = bg_store_query(s, take_comparison, out, COMPARISON_COLUMNS "WHERE "
-				 "c.bisection_id = ? AND c.role = ? ORDER BY c.id DESC LIMIT 1", "is",
-				 bisection, bg_role_name(role));
+	int ret;
 
+	bg_stored_comparison_init(out);
+	ret = bg_store_query(s, take_comparison, out, COMPARISON_COLUMNS "WHERE c.bisection_id = ? "
+			     "AND c.role = ? ORDER BY c.id DESC LIMIT 1", "is", bisection,
+			     bg_role_name(role));
 	if (ret <= 0)
 		return ret;
 	return comparison_parts(s, out);
@@ -331,6 +334,7 @@ static int take_stored_boot(const struct bg_store_row *r, void *data)
 
 int bg_store_boot_get(struct bg_store *s, int64_t id, struct bg_stored_boot *out)
 {
+	bg_stored_boot_init(out);
 	return bg_store_query(s, take_stored_boot, out, "SELECT o.id, o.image_sha256, o.board, "
 			      "o.mode, o.console_mode, o.outcome, o.console, o.job_url, o.kernel, "
 			      "o.cmdline, o.wall_s, o.created, (SELECT value FROM samples WHERE "
@@ -442,6 +446,7 @@ static int take_bisection(const struct bg_store_row *r, void *data)
 
 int bg_store_bisection_get(struct bg_store *s, int64_t id, struct bg_stored_bisection *out)
 {
+	bg_stored_bisection_init(out);
 	return bg_store_query(s, take_bisection, out, "SELECT b.id, b.tree_id, b.parent_id, "
 			      "(SELECT max(i.id) FROM bisections i WHERE i.parent_id = b.id), t.name, "
 			      "b.good, b.bad, b.board, b.mode, b.console_mode, b.asked_metric, "
@@ -643,6 +648,7 @@ static int take_series(const struct bg_store_row *r, void *data)
 
 int bg_store_series_get(struct bg_store *s, int64_t id, struct bg_stored_series *out)
 {
+	bg_stored_series_init(out);
 	return bg_store_query(s, take_series, out, "SELECT s.id, s.tree_id, s.superseded_by, "
 			      "t.name, s.message_id, s.subject, s.author, s.title, s.addr, s.source, "
 			      "s.version, s.total, s.base, s.base_from, s.base_image_sha256, "

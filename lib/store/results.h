@@ -59,9 +59,12 @@ void bg_stored_comparison_add_boot(struct bg_stored_comparison *c, enum bg_side 
  * has one) and sets c->id. -1 with why.
  */
 int bg_store_comparison_add(struct bg_store *s, struct bg_stored_comparison *c);
-/* Reads comparison id into out (init it first): 1 found, 0 none, -1 with why. */
+/*
+ * Reads comparison id into out, made anew (release it after, found or not): 1 found,
+ * 0 none, -1 with why. The same for the _get of boots, bisections and series.
+ */
 int bg_store_comparison_get(struct bg_store *s, int64_t id, struct bg_stored_comparison *out);
-/* The latest comparison of a bisection in a role: 1, 0 when it has none, -1. */
+/* The latest comparison of a bisection in a role, as _get: 1, 0 when it has none, -1. */
 int bg_store_comparison_of_bisection(struct bg_store *s, int64_t bisection, enum bg_role role,
 				     struct bg_stored_comparison *out);
 /*

@@ -19,8 +19,8 @@ int bg_store_series_insert(struct bg_store *s, const struct bg_series_new *n, in
 			  "author, title, addr, source, base, patchset_hash, state, superseded_by, "
 			  "error, created, finished) VALUES (nullif(?, 0), ?, ?, ?, ?, ?, ?, ?, ?, "
 			  "?, ?, ?, nullif(?, 0), ?, ?, ?)", "isiissssssssisdd", n->tree_id,
-			  n->message_id, (int64_t)n->version, (int64_t)n->total,
-			  n->subject ? n->subject : "", n->author, n->title, n->addr, n->source,
+			  n->message_id, (int64_t)n->version, (int64_t)n->total, n->subject,
+			  n->author, n->title, n->addr, n->source,
 			  n->base, n->patchset_hash, n->superseded_by ? "superseded" : "queued",
 			  n->superseded_by, n->superseded_by ? n->error : NULL, now,
 			  n->superseded_by ? now : NAN) < 0)
@@ -35,8 +35,7 @@ int bg_store_series_patch_add(struct bg_store *s, int64_t series, unsigned idx,
 {
 	return bg_store_exec(s, "INSERT INTO series_patches (series_id, idx, message_id, subject, "
 			     "author, mbox) VALUES (?, ?, ?, ?, ?, ?)", "iissss", series,
-			     (int64_t)idx, message_id ? message_id : "", subject ? subject : "",
-			     author, mbox);
+			     (int64_t)idx, message_id ? message_id : "", subject, author, mbox);
 }
 
 struct versions {

@@ -16,7 +16,8 @@ struct bg_series_new {
 	int64_t tree_id;               /* 0: none yet */
 	const char *message_id;        /* the row's key */
 	unsigned version, total;
-	const char *subject, *author, *title, *addr, *source;
+	const char *subject;           /* NOT NULL in the store: "" where the mail has none */
+	const char *author, *title, *addr, *source;
 	const char *base;              /* the base its mails name, or NULL */
 	const char *patchset_hash;     /* or NULL */
 	int64_t superseded_by;         /* a newer version there already: 0 none */
@@ -35,7 +36,10 @@ int bg_store_series_patch_add(struct bg_store *s, int64_t series, unsigned idx,
 struct bg_series_version {
 	int64_t id, version;
 };
-/* The series of this title and author not superseded, the newest version first. */
+/*
+ * The series of this title and author not superseded, the newest version first; *v owned
+ * by the caller.
+ */
 int bg_store_series_versions(struct bg_store *s, const char *title, const char *addr,
 			     struct bg_series_version **v, size_t *n);
 /* old gives way to by: superseded, and its queued job done with why. */

@@ -90,9 +90,9 @@ int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip)
 			 "AND origin = 'fetch' AND state = 'queued' ORDER BY id DESC LIMIT 1", "i",
 			 id) < 0)
 		goto fail;
-	if (queued ? bg_store_exec(s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip, queued) :
-		     bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
-				   "('gate', ?, ?, ?)", "isd", id, tip, bg_store_now()) < 0)
+	if ((queued ? bg_store_exec(s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip, queued) :
+		      bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
+				    "('gate', ?, ?, ?)", "isd", id, tip, bg_store_now())) < 0)
 		goto fail;
 	return bg_store_commit(s);
 fail:

@@ -1,4 +1,6 @@
 /* The store (store.h): SQLite, WAL, migrations applied at open. */
+#include <glob.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -155,29 +157,99 @@ static int check_pages(struct bg_store *s)
 	return ret < 0 ? -1 : 0;
 }
 
+/* What a process killed while it made a store left: PATH.new-PID of a PID gone. */
+static void sweep_unfinished(const char *path)
+{
+	static const char *const ext[] = { "", "-wal", "-shm", "-journal" };
+	char *pattern = xasprintf("%s.new-[0-9]*", path);
+	glob_t g;
+
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *p = g.gl_pathv[i] + strlen(path) + strlen(".new-");
+			char *end;
+			long pid = strtol(p, &end, 10);
+
+			if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+				continue;
+			for (size_t k = 0; k < ARRAY_SIZE(ext); k++) {
+				char *f = xasprintf("%s%s", g.gl_pathv[i], ext[k]);
+
+				unlink(f);
+				free(f);
+			}
+		}
+		globfree(&g);
+	}
+	free(pattern);
+}
+
+/*
+ * A new store is made whole under a name of its own (PATH.new-PID), then linked into
+ * place: a process killed while it writes the schema leaves no empty or half-made file
+ * at path, which every later open would refuse; a second process that made it meanwhile
+ * keeps its own.
+ */
+static int create_new(const char *path)
+{
+	struct bg_store *s = xcalloc(1, sizeof(*s));
+	char *tmp = xasprintf("%s.new-%ld", path, (long)getpid());
+	int ret = -1;
+
+	sweep_unfinished(path);
+	s->path = xstrdup(tmp);
+	if (sqlite3_open_v2(tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+		bg_error("%s: cannot make: %s", tmp, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto out;
+	}
+	if (exec_plain(s, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON") < 0 ||
+	    migrate(s) < 0)
+		goto out;
+	/* closed (the last connection), its log is written into it: the file is the store */
+	bg_store_close(s);
+	s = NULL;
+	if (link(tmp, path) < 0 && errno != EEXIST) {
+		bg_error_errno("%s", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	bg_store_close(s);
+	unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
 int bg_store_open(const char *path, struct bg_store **out)
 {
 	struct bg_store *s;
 	char *dir, *slash;
+	struct stat st;
 
 	*out = NULL;
 	if (regular_or_none(path, true) < 0)
 		return -1;
-	s = xcalloc(1, sizeof(*s));
 	dir = xstrdup(path);
 	slash = strrchr(dir, '/');
-	s->path = xstrdup(path);
 	if (slash && slash != dir) {
 		*slash = '\0';
 		if (bg_mkdirs(dir) < 0) {
 			free(dir);
-			bg_store_close(s);
 			return -1;
 		}
 	}
 	free(dir);
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return bg_error_errno("%s", path);
+		if (create_new(path) < 0)
+			return -1;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
+	    SQLITE_OK) {
 		bg_error("%s: cannot open: %s", path,
 			 s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		bg_store_close(s);

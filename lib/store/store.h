@@ -1,8 +1,11 @@
 /*
  * The store: one SQLite file in WAL mode that the daemon, the CLI and the bisections
  * share. Its migrations (schemas/NNN-*.sql) are applied in order at open, each in a
- * transaction. This is the one file of lib/ that includes sqlite3.h: its callers write
- * SQL, bind values through a small type string, and read rows through a callback.
+ * transaction. This is the one file of lib/ that includes sqlite3.h. The other files of
+ * lib/store/ write the SQL, bind values through a small type string and read rows through
+ * a callback; no SQL is written outside lib/store/: the rest of bootgate calls their
+ * functions, which fill named structs (results.h) or hand rows to a callback whose
+ * columns they name.
  */
 #ifndef BG_STORE_H
 #define BG_STORE_H

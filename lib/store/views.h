@@ -38,7 +38,10 @@ int bg_store_event_rows(struct bg_store *s, const char *tree, int64_t lines, bg_
 /* A commit's subject and author as the store noted them (owned by the caller), or NULL. */
 int bg_store_commit_subject(struct bg_store *s, const char *sha, char **subject);
 int bg_store_commit_author(struct bg_store *s, const char *sha, char **author);
-/* The commits built whose id starts with prefix: how many, and one of them. */
+/*
+ * The commits built whose id starts with prefix (hex: LIKE is safe with it): how many,
+ * and one of them (owned by the caller).
+ */
 int bg_store_commit_find(struct bg_store *s, const char *prefix, int64_t *n, char **sha);
 /* A commit's builds: id, board, status, reused, seconds, image (or log). */
 int bg_store_commit_builds(struct bg_store *s, const char *sha, bg_store_row_fn fn, void *data);

@@ -81,6 +81,7 @@ test_expect_success() {
 		return 0
 	fi
 	rm -f "$SCRATCH/.case-notes" "$SCRATCH/.case-why"
+	case_start=$(date +%s)
 	lint=$( (test_body_ "(exit 117) && $2
 echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 	if [ "$lint" != chain-117 ]; then
@@ -95,6 +96,9 @@ echo chain-\$? >&3") 3>&1 >/dev/null 2>&1)
 		test_passed=$((test_passed + 1))
 		echo "ok $test_count - $TEST_NAME: $1"
 		[ ! -s "$SCRATCH/.case-notes" ] || sed 's/^/#   /' "$SCRATCH/.case-notes"
+		# where a script's minutes go, for the suite's budget: the cases that cost some
+		case_secs=$(($(date +%s) - case_start))
+		[ "$case_secs" -lt 30 ] || echo "#   this case: $case_secs s"
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $TEST_NAME: $1"

@@ -65,4 +65,11 @@ test_expect_success 'absurd numbering is named, with its line' '
 	test_grep "v.mbox:4: version v99999999999 is not from 1 to 999" err
 '
 
+test_expect_success 'a series id the store does not hold: named, exit 1, nothing run' '
+	test_exit_code 1 bootgate series --id 99 --tree small --arch x86_64 --db s.db 2>err &&
+	test_grep "series 99 does not exist" err &&
+	test_exit_code 2 bootgate series --id abc --tree small --arch x86_64 --db s.db 2>err &&
+	test "$(sqlite3 s.db "SELECT count(*) FROM jobs")" = 0
+'
+
 test_done

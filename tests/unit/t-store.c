@@ -5,6 +5,7 @@
 #include "unit.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/xmalloc.h"
 
 extern const size_t bg_store_nmigrations;
 
@@ -88,6 +89,38 @@ static void test_empty_file_refused(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 0);
 	free(path);
+}
+
+/*
+ * A new store is made whole beside its place, then linked there: what a process killed
+ * while it made one left (PATH.new-PID of a PID gone) is removed, one of a process alive
+ * is not, and nothing of the making is left beside the store (a kill then left an empty
+ * file that every later open refused).
+ */
+static void test_made_whole_then_linked(void **state)
+{
+	char *path = db_path("new.db"), *dead = db_path("new.db.new-2147483646"),
+	     *alive = db_path("new.db.new-1"), *mine;
+	struct bg_store *s;
+	struct stat st;
+
+	(void)state;
+	mine = xasprintf("%s.new-%ld", path, (long)getpid());
+	assert_int_equal(bg_write_file(dead, "half a store", 12), 0);
+	assert_int_equal(bg_write_file(alive, "another's", 9), 0);
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_version(s), (int)bg_store_nmigrations);
+	bg_store_close(s);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 0);
+	assert_int_equal(stat(dead, &st), -1);
+	assert_int_equal(stat(alive, &st), 0);
+	assert_int_equal(stat(mine, &st), -1);
+	unlink(alive);
+	free(mine);
+	free(path);
+	free(dead);
+	free(alive);
 }
 
 /*
@@ -266,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_not_a_database),
 		cmocka_unit_test(test_empty_file_refused),
+		cmocka_unit_test(test_made_whole_then_linked),
 		cmocka_unit_test(test_damaged_page_refused),
 		cmocka_unit_test(test_binds_and_rows),
 		cmocka_unit_test(test_bind_count_checked),
