@@ -116,6 +116,8 @@ static int print_table(struct bg_store *s, int64_t id)
 	if (whole.id)
 		print_row("all", "-", whole.verdict, whole.metric, whole.delta,
 			  "(the series as a whole)");
+	if (se.error)
+		bg_text_printf(stdout, "error: %s\n", se.error);
 	ret = 0;
 out:
 	bg_stored_comparison_release(&whole);

@@ -576,7 +576,7 @@ int bg_store_bisection_conclude(struct bg_store *s, int64_t id,
 			     "status = 'built' AND board = bisections.board AND id IN (SELECT "
 			     "build_id FROM bisection_reports WHERE bisection_id = ?)), boots = "
 			     "(SELECT count(DISTINCT boot_id) FROM bisection_reports WHERE "
-			     "bisection_id = ?) WHERE id = ?", "ssdiiisissdd" "iii", c->outcome,
+			     "bisection_id = ?) WHERE id = ?", "ssdiiisisddd" "iii", c->outcome,
 			     c->culprit, c->confidence, (int64_t)c->range_first,
 			     (int64_t)c->range_last, (int64_t)c->exact, c->merge_commit,
 			     (int64_t)c->revert_applies, c->revert_commit, c->regression_us, now, now,

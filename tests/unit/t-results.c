@@ -309,12 +309,66 @@ static void test_bisection_one_truth(void **state)
 	bg_store_close(s);
 }
 
+/*
+ * A bisection's end, written and read back: every column of the conclusion (a double
+ * bound as a string crashed the merge's inner bisection at its end, exit 139).
+ */
+static void test_bisection_conclusion(void **state)
+{
+	struct bg_store *s = store("conclusion");
+	struct bg_bisection_conclusion c = {
+		.outcome = "found", .culprit = CULPRIT, .confidence = 0.998, .range_first = 1,
+		.range_last = 2, .exact = true, .merge_commit = PARENT, .revert_applies = 1,
+		.revert_commit = BAD, .regression_us = 5957.5,
+	};
+	struct bg_stored_bisection b;
+
+	(void)state;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
+		"mode, metric, state, created) VALUES (7, 1, ?, ?, 'qemu-x86_64', 'deterministic', "
+		"'initcall.init_kprobe_trace', 'running', ?)", "ssd", GOOD, BAD,
+		bg_store_now() - 60), 0);
+	assert_int_equal(bg_store_bisection_conclude(s, 7, &c), 0);
+	assert_int_equal(bg_store_bisection_get(s, 7, &b), 1);
+	assert_string_equal(b.state, "done");
+	assert_string_equal(b.outcome, "found");
+	assert_string_equal(b.culprit, CULPRIT);
+	assert_true(fabs(b.confidence - 0.998) < 1e-9);
+	assert_int_equal(b.range_first, 1);
+	assert_int_equal(b.range_last, 2);
+	assert_true(b.exact);
+	assert_string_equal(b.merge_commit, PARENT);
+	assert_int_equal(b.revert_applies, 1);
+	assert_string_equal(b.revert_commit, BAD);
+	assert_true(b.regression_us == 5957.5);
+	assert_true(b.wall_s >= 59 && b.wall_s < 600);
+	assert_false(isnan(b.finished));
+	assert_int_equal(b.builds, 0);
+	assert_int_equal(b.boots, 0);
+	bg_stored_bisection_release(&b);
+	/* none of the optional parts: NULL and -1 stay so, NAN reads back as NAN */
+	c = (struct bg_bisection_conclusion){ .outcome = "not_reproducible", .confidence = NAN,
+					      .range_first = -1, .range_last = -1,
+					      .revert_applies = -1, .regression_us = NAN };
+	assert_int_equal(bg_store_bisection_conclude(s, 7, &c), 0);
+	assert_int_equal(bg_store_bisection_get(s, 7, &b), 1);
+	assert_null(b.culprit);
+	assert_null(b.merge_commit);
+	assert_int_equal(b.range_first, -1);
+	assert_int_equal(b.revert_applies, -1);
+	assert_true(isnan(b.regression_us));
+	assert_true(isnan(b.confidence));
+	bg_stored_bisection_release(&b);
+	bg_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_series_exact_per_metric),
 		cmocka_unit_test(test_bisection_one_truth),
+		cmocka_unit_test(test_bisection_conclusion),
 	};
 
 	return cmocka_run_group_tests_name("results", tests, setup, teardown);
