@@ -9,6 +9,7 @@
 #include "decide/bisect.h"
 #include "ci/bisection.h"
 #include "publish/results.h"
+#include "report/comparison.h"
 #include "store/results.h"
 #include "store/views.h"
 #include "util/error.h"
@@ -81,17 +82,13 @@ static void print_figures(FILE *out, const struct bg_stored_bisection *b,
 		else
 			fprintf(out, "-\n");
 	}
-	if (b->revert_applies == 0) {
-		fprintf(out, "a revert of the culprit does not apply to the bad tip\n");
-	} else if (b->revert_applies == 1) {
-		struct bg_restore r;
+	{
+		struct bg_strbuf t = BG_STRBUF_INIT;
 
-		bg_revert_judge(revert, b->regression_us, true, &r);
-		fprintf(out, "reverting it on the bad tip restores %.0f µs of %.0f", r.restored_us,
-			r.regression_us);
-		if (!isnan(r.share))
-			fprintf(out, " (%.0f%%)", 100 * r.share);
-		fprintf(out, ": %s\n", revert ? bg_verdict_name(revert->verdict) : "not measured");
+		bg_revert_text(&t, b->revert_applies, revert, b->regression_us);
+		if (t.len)
+			fprintf(out, "%s\n", t.buf);
+		bg_strbuf_release(&t);
 	}
 }
 
@@ -116,7 +113,7 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 	bg_text_printf(out, "bisection %" PRId64 ": %s, %s, %s mode, %s; %s\n", id, b.tree,
 		       b.board, b.mode, b.metric ? b.metric : "(metric not chosen yet)", b.state);
 	bg_text_printf(out, "good %.12s, bad %.12s\n", b.good, b.bad);
-	if (!strcmp(b.state, "done")) {
+	if (b.state && !strcmp(b.state, "done")) {
 		if (bg_store_bisection_steps(s, &b, &st) < 0 ||
 		    bg_store_bisection_comparisons(s, &b, c) < 0)
 			goto out;

@@ -9,6 +9,7 @@
 #include "store/views.h"
 #include "net/git.h"
 #include "util/error.h"
+#include "util/num.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/path.h"
@@ -61,12 +62,12 @@ static int row(const struct bg_store_row *r, void *data)
 		if (bg_row_null(r, c) || (is_time(name) && bg_row_double(r, c) <= 0))
 			continue;
 		if (is_time(name) && bg_row_number(r, c)) {
-			time_t t = (time_t)bg_row_double(r, c);
 			char buf[32];
 
-			struct tm tm;
-
-			strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+			/* a time no writer made (past year 9999) shows as what it is */
+			if (!bg_num_time_utc(bg_row_double(r, c), "%Y-%m-%d %H:%M:%S", buf,
+					     sizeof(buf)))
+				snprintf(buf, sizeof(buf), "%.0f?", bg_row_double(r, c));
 			bg_text_printf(rs->out, "%s%s=%s", c ? " " : "", name, buf);
 		} else if (strlen(v) == (BG_OID_HEX - 1) && strspn(v, "0123456789abcdef") == (BG_OID_HEX - 1)) {
 			bg_text_printf(rs->out, "%s%s=%.12s", c ? " " : "", name, v);

@@ -104,33 +104,43 @@ ALTER TABLE series_patches ADD COLUMN boots INTEGER;
 
 -- ---- stores made before: their JSON into the rows above ----
 
--- A result that is not JSON moves nothing (json_each over '{}' gives no row).
+-- A result that is not JSON moves nothing (json_each over '{}' gives no row), and an
+-- element of a list that is not an object is read as '{}': json_extract of a plain string
+-- is an error, and one odd row would keep the whole store from opening.
 CREATE TEMP VIEW old_cmp AS
 	SELECT id, CASE WHEN json_valid(result) THEN result ELSE '{}' END j,
 	       CASE WHEN json_valid(result) AND json_type(result, '$.comparison') = 'object'
 		    THEN '$.comparison' ELSE '$' END at
 	FROM comparisons WHERE result IS NOT NULL;
+CREATE TEMP VIEW old_verdict AS
+	SELECT c.id, v.key, CASE v.type WHEN 'object' THEN v.value ELSE '{}' END o
+	FROM old_cmp c, json_each(c.j, c.at || '.verdicts') v WHERE typeof(v.key) = 'integer';
+CREATE TEMP VIEW old_attribution AS
+	SELECT c.id, a.key, CASE a.type WHEN 'object' THEN a.value ELSE '{}' END o
+	FROM old_cmp c, json_each(c.j, c.at || '.attribution') a WHERE typeof(a.key) = 'integer';
+CREATE TEMP VIEW old_boot AS
+	SELECT c.id, b.key, CASE b.type WHEN 'object' THEN b.value ELSE '{}' END o
+	FROM old_cmp c, json_each(c.j, '$.boots') b
+	WHERE c.at = '$.comparison' AND typeof(b.key) = 'integer';
 
 INSERT INTO verdicts (comparison_id, rank, metric, verdict, base_median, cand_median, delta,
 		      delta_pct, ci_lo, ci_hi, p, q, n_base, n_cand, more_boots, exact)
-	SELECT c.id, v.key, json_extract(v.value, '$.metric'),
-	       coalesce(json_extract(v.value, '$.verdict'), 'unknown'),
-	       json_extract(v.value, '$.base_median'), json_extract(v.value, '$.cand_median'),
-	       json_extract(v.value, '$.delta'), json_extract(v.value, '$.delta_pct'),
-	       json_extract(v.value, '$.ci[0]'), json_extract(v.value, '$.ci[1]'),
-	       json_extract(v.value, '$.p'), json_extract(v.value, '$.q'),
-	       coalesce(json_extract(v.value, '$.n_base'), 0),
-	       coalesce(json_extract(v.value, '$.n_cand'), 0),
-	       coalesce(json_extract(v.value, '$.more_boots'), 0),
-	       coalesce(json_extract(v.value, '$.exact'), 0)
-	FROM old_cmp c, json_each(c.j, c.at || '.verdicts') v
-	WHERE typeof(v.key) = 'integer' AND json_type(v.value, '$.metric') = 'text';
+	SELECT v.id, v.key, json_extract(v.o, '$.metric'),
+	       coalesce(json_extract(v.o, '$.verdict'), 'unknown'),
+	       json_extract(v.o, '$.base_median'), json_extract(v.o, '$.cand_median'),
+	       json_extract(v.o, '$.delta'), json_extract(v.o, '$.delta_pct'),
+	       json_extract(v.o, '$.ci[0]'), json_extract(v.o, '$.ci[1]'),
+	       json_extract(v.o, '$.p'), json_extract(v.o, '$.q'),
+	       coalesce(json_extract(v.o, '$.n_base'), 0),
+	       coalesce(json_extract(v.o, '$.n_cand'), 0),
+	       coalesce(json_extract(v.o, '$.more_boots'), 0),
+	       coalesce(json_extract(v.o, '$.exact'), 0)
+	FROM old_verdict v WHERE json_type(v.o, '$.metric') = 'text';
 
 INSERT INTO attributions (comparison_id, rank, metric, delta, share)
-	SELECT c.id, a.key, json_extract(a.value, '$.metric'), json_extract(a.value, '$.delta'),
-	       json_extract(a.value, '$.share')
-	FROM old_cmp c, json_each(c.j, c.at || '.attribution') a
-	WHERE typeof(a.key) = 'integer' AND json_type(a.value, '$.metric') = 'text';
+	SELECT a.id, a.key, json_extract(a.o, '$.metric'), json_extract(a.o, '$.delta'),
+	       json_extract(a.o, '$.share')
+	FROM old_attribution a WHERE json_type(a.o, '$.metric') = 'text';
 
 UPDATE comparisons SET
 	boots_base = coalesce((SELECT json_extract(c.j, c.at || '.boots.base') FROM old_cmp c
@@ -153,37 +163,46 @@ UPDATE comparisons SET role = 'series'
 
 -- A gate's boots, by the console each was read from.
 INSERT INTO comparison_boots (comparison_id, seq, side, boot_id)
-	SELECT c.id, b.key,
-	       CASE json_extract(b.value, '$.side') WHEN 'against' THEN 'base' ELSE 'cand' END,
-	       (SELECT o.id FROM boots o WHERE o.console = json_extract(b.value, '$.parsed.file')
+	SELECT b.id, b.key,
+	       CASE json_extract(b.o, '$.side') WHEN 'against' THEN 'base' ELSE 'cand' END,
+	       (SELECT o.id FROM boots o WHERE o.console = json_extract(b.o, '$.parsed.file')
 		ORDER BY o.id LIMIT 1)
-	FROM old_cmp c, json_each(c.j, '$.boots') b
-	WHERE c.at = '$.comparison' AND typeof(b.key) = 'integer';
+	FROM old_boot b;
 
+CREATE TEMP VIEW old_initcall AS
+	SELECT b.id, b.key seq, i.key, CASE i.type WHEN 'object' THEN i.value ELSE '{}' END o
+	FROM old_boot b, json_each(b.o, '$.parsed.initcalls') i WHERE typeof(i.key) = 'integer';
 -- When each initcall ran, from the parsed boots a gate kept; "#K" for the K-th call of a
 -- name, as parse/metrics.c names them.
 UPDATE samples SET start_us = x.start_us, end_us = x.end_us FROM (
-	SELECT cb.boot_id, 'initcall.' || json_extract(i.value, '$.name') ||
+	SELECT cb.boot_id, 'initcall.' || json_extract(i.o, '$.name') ||
 	       CASE WHEN row_number() OVER w > 1 THEN '#' || row_number() OVER w ELSE '' END
 	       AS metric,
-	       json_extract(i.value, '$.start_us') AS start_us,
-	       json_extract(i.value, '$.end_us') AS end_us
-	FROM old_cmp c
-	JOIN json_each(c.j, '$.boots') b
-	JOIN comparison_boots cb ON cb.comparison_id = c.id AND cb.seq = b.key
-	JOIN json_each(b.value, '$.parsed.initcalls') i
-	WHERE c.at = '$.comparison' AND cb.boot_id IS NOT NULL
-	WINDOW w AS (PARTITION BY c.id, b.key, json_extract(i.value, '$.name') ORDER BY i.key)
+	       json_extract(i.o, '$.start_us') AS start_us,
+	       json_extract(i.o, '$.end_us') AS end_us
+	FROM old_initcall i
+	JOIN comparison_boots cb ON cb.comparison_id = i.id AND cb.seq = i.seq
+	WHERE cb.boot_id IS NOT NULL
+	WINDOW w AS (PARTITION BY i.id, i.seq, json_extract(i.o, '$.name') ORDER BY i.key)
 ) x WHERE samples.boot_id = x.boot_id AND samples.metric = x.metric;
 
+DROP VIEW old_initcall;
+DROP VIEW old_boot;
+DROP VIEW old_attribution;
+DROP VIEW old_verdict;
 DROP VIEW old_cmp;
 
 -- A bisection's figures and its confirmations: each confirmation a comparison of one
 -- metric (and boot.init) with its verdicts.
 CREATE TEMP VIEW old_bis AS
-	SELECT id, tree_id, board, mode, metric, culprit, console_mode, bad,
-	       CASE WHEN json_valid(result) THEN result ELSE '{}' END j
-	FROM bisections WHERE result IS NOT NULL;
+	SELECT id, tree_id, board, mode, metric, culprit, console_mode, bad, j,
+	       -- figures that are numbers, or none (a string is no 0)
+	       CASE WHEN json_type(j, '$.confirmation.delta_us') IN ('integer', 'real')
+		    THEN json_extract(j, '$.confirmation.delta_us') END delta_us,
+	       CASE WHEN json_type(j, '$.confirmation.revert.delta_us') IN ('integer', 'real')
+		    THEN json_extract(j, '$.confirmation.revert.delta_us') END revert_delta_us
+	FROM (SELECT *, CASE WHEN json_valid(result) THEN result ELSE '{}' END j
+	      FROM bisections WHERE result IS NOT NULL);
 
 UPDATE bisections SET
 	range_first = (SELECT c.idx FROM bisection_commits c, old_bis o WHERE o.id = bisections.id
@@ -209,11 +228,12 @@ INSERT INTO comparisons (base, cand, board, mode, verdict, metric, delta, create
 			 role, bisection_id, console_mode, boots_base, boots_cand)
 	SELECT coalesce(cm.parent, ''), o.culprit, o.board, 'timing',
 	       json_extract(o.j, '$.confirmation.verdict'), o.metric,
-	       json_extract(o.j, '$.confirmation.delta_us'), b.finished, o.tree_id, 'timing', o.id,
+	       o.delta_us, coalesce(b.finished, b.created), o.tree_id, 'timing', o.id,
 	       o.console_mode, coalesce(json_extract(o.j, '$.confirmation.boots'), 0),
 	       coalesce(json_extract(o.j, '$.confirmation.boots'), 0)
 	FROM old_bis o JOIN bisections b ON b.id = o.id LEFT JOIN commits cm ON cm.sha = o.culprit
-	WHERE json_type(o.j, '$.confirmation.verdict') = 'text' AND o.metric IS NOT NULL;
+	WHERE json_type(o.j, '$.confirmation.verdict') = 'text' AND o.metric IS NOT NULL AND
+	      o.culprit IS NOT NULL;
 -- the revert: its commit the base, the bad tip the candidate (the old JSON had them the
 -- other way round: its figures are swapped)
 INSERT INTO comparisons (base, cand, board, mode, verdict, metric, delta, created, tree_id,
@@ -221,20 +241,19 @@ INSERT INTO comparisons (base, cand, board, mode, verdict, metric, delta, create
 	SELECT json_extract(o.j, '$.confirmation.revert.commit'), o.bad, o.board,
 	       coalesce(json_extract(o.j, '$.confirmation.revert.mode'), o.mode),
 	       json_extract(o.j, '$.confirmation.revert.verdict'), o.metric,
-	       -json_extract(o.j, '$.confirmation.revert.delta_us'), b.finished, o.tree_id,
-	       'revert', o.id, o.console_mode,
+	       -o.revert_delta_us, coalesce(b.finished, b.created), o.tree_id, 'revert', o.id,
+	       o.console_mode,
 	       coalesce(json_extract(o.j, '$.confirmation.revert.boots'), 0),
 	       coalesce(json_extract(o.j, '$.confirmation.revert.boots'), 0)
 	FROM old_bis o JOIN bisections b ON b.id = o.id
-	WHERE json_type(o.j, '$.confirmation.revert.verdict') = 'text' AND o.metric IS NOT NULL;
+	WHERE json_type(o.j, '$.confirmation.revert.verdict') = 'text' AND o.metric IS NOT NULL AND
+	      json_type(o.j, '$.confirmation.revert.commit') = 'text';
 
 INSERT INTO verdicts (comparison_id, rank, metric, verdict, base_median, cand_median, delta,
 		      delta_pct, p, n_base, n_cand)
 	SELECT c.id, 0, c.metric, c.verdict,
 	       json_extract(o.j, '$.confirmation.base_us'), json_extract(o.j, '$.confirmation.cand_us'),
-	       json_extract(o.j, '$.confirmation.delta_us'),
-	       100.0 * json_extract(o.j, '$.confirmation.delta_us') /
-		       nullif(json_extract(o.j, '$.confirmation.base_us'), 0),
+	       o.delta_us, 100.0 * o.delta_us / nullif(json_extract(o.j, '$.confirmation.base_us'), 0),
 	       json_extract(o.j, '$.confirmation.p'), c.boots_base, c.boots_cand
 	FROM comparisons c JOIN old_bis o ON o.id = c.bisection_id WHERE c.role = 'timing';
 INSERT INTO verdicts (comparison_id, rank, metric, verdict, delta, n_base, n_cand)
@@ -248,9 +267,8 @@ INSERT INTO verdicts (comparison_id, rank, metric, verdict, base_median, cand_me
 	SELECT c.id, 0, c.metric, c.verdict,
 	       json_extract(o.j, '$.confirmation.revert.cand_us'),
 	       json_extract(o.j, '$.confirmation.revert.base_us'),
-	       -json_extract(o.j, '$.confirmation.revert.delta_us'),
-	       -100.0 * json_extract(o.j, '$.confirmation.revert.delta_us') /
-		       nullif(json_extract(o.j, '$.confirmation.revert.cand_us'), 0),
+	       -o.revert_delta_us,
+	       -100.0 * o.revert_delta_us / nullif(json_extract(o.j, '$.confirmation.revert.cand_us'), 0),
 	       json_extract(o.j, '$.confirmation.revert.p'), c.boots_base, c.boots_cand
 	FROM comparisons c JOIN old_bis o ON o.id = c.bisection_id WHERE c.role = 'revert';
 
@@ -268,15 +286,19 @@ UPDATE series SET
 		      WHERE o.id = series.id),
 	boots_per_commit = (SELECT json_extract(j, '$.boots_per_commit') FROM old_series o
 			    WHERE o.id = series.id),
-	whole_comparison_id = (SELECT json_extract(j, '$.whole.comparison') FROM old_series o
-			       WHERE o.id = series.id);
+	whole_comparison_id = (SELECT c.id FROM old_series o, comparisons c
+			       WHERE o.id = series.id AND c.id = json_extract(o.j, '$.whole.comparison'));
+CREATE TEMP VIEW old_patch AS
+	SELECT o.id, CASE p.type WHEN 'object' THEN p.value ELSE '{}' END o
+	FROM old_series o, json_each(o.j, '$.patches') p WHERE typeof(p.key) = 'integer';
 UPDATE series_patches SET
-	image_sha256 = (SELECT json_extract(p.value, '$.image_sha256') FROM old_series o,
-			json_each(o.j, '$.patches') p WHERE o.id = series_patches.series_id
-			AND json_extract(p.value, '$.idx') = series_patches.idx),
-	boots = (SELECT json_extract(p.value, '$.boots') FROM old_series o,
-		 json_each(o.j, '$.patches') p WHERE o.id = series_patches.series_id
-		 AND json_extract(p.value, '$.idx') = series_patches.idx);
+	image_sha256 = (SELECT json_extract(p.o, '$.image_sha256') FROM old_patch p
+			WHERE p.id = series_patches.series_id AND
+			      json_extract(p.o, '$.idx') = series_patches.idx),
+	boots = (SELECT json_extract(p.o, '$.boots') FROM old_patch p
+		 WHERE p.id = series_patches.series_id AND
+		       json_extract(p.o, '$.idx') = series_patches.idx);
+DROP VIEW old_patch;
 DROP VIEW old_series;
 
 ALTER TABLE comparisons DROP COLUMN result;

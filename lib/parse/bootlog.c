@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xmalloc.h"
@@ -1770,7 +1771,8 @@ static int quote_first(const struct bg_boot *b, void *data)
 
 char *bg_bootlog_quote(const char *path, uint64_t lineno)
 {
-	FILE *f = lineno ? fopen(path, "r") : NULL;
+	/* a console the store names may be gone, or be no file to read (a FIFO would block) */
+	FILE *f = lineno ? bg_fopen_regular(path) : NULL;
 	struct bg_strbuf line = BG_STRBUF_INIT;
 	struct bg_bootlog *p;
 	char *out = NULL, buf[4096];

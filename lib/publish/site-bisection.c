@@ -2,11 +2,13 @@
  * The site's bisection/ID.html and .json: a bisection's facts, its headline figure, its
  * steps, its confirmations and its boots, all from the store's typed rows.
  */
+#include <ctype.h>
 #include <math.h>
 
 #include "decide/bisect.h"
 #include "publish/results.h"
 #include "publish/site-page.h"
+#include "report/comparison.h"
 #include "store/views.h"
 #include "report/html.h"
 #include "util/xmalloc.h"
@@ -107,20 +109,14 @@ static void confirmation(struct bg_strbuf *p, const struct bg_stored_bisection *
 		}
 		bg_strbuf_addstr(p, ".</li>\n");
 	}
-	if (b->revert_applies == 0) {
-		bg_strbuf_addstr(p, "<li class=\"revert\">A revert of the culprit does not apply to "
-				 "the bad tip.</li>\n");
-	} else if (b->revert_applies == 1) {
-		struct bg_restore r;
+	if (b->revert_applies == 0 || b->revert_applies == 1) {
+		struct bg_strbuf t = BG_STRBUF_INIT;
 
-		bg_revert_judge(revert, b->regression_us, true, &r);
-		bg_strbuf_addstr(p, "<li class=\"revert\">Reverting it on the bad tip restores ");
-		site_us(p, r.restored_us, false);
-		bg_strbuf_addstr(p, " us of ");
-		site_us(p, r.regression_us, false);
-		if (!isnan(r.share))
-			bg_strbuf_addf(p, " (%.0f%%)", 100 * r.share);
-		bg_strbuf_addf(p, ": %s", revert ? bg_verdict_name(revert->verdict) : "not measured");
+		/* words and figures only: nothing in them to escape */
+		bg_revert_text(&t, b->revert_applies, revert, b->regression_us);
+		t.buf[0] = (char)toupper((unsigned char)t.buf[0]);
+		bg_strbuf_addf(p, "<li class=\"revert\">%s", t.buf);
+		bg_strbuf_release(&t);
 		if (c[2].id) {
 			bg_strbuf_addstr(p, ", comparison ");
 			site_link_id(p, "../", "comparison", c[2].id);

@@ -43,7 +43,7 @@ static int64_t pick_boot(struct site *w, const struct bg_stored_comparison *c,
 		if (c->boot[i].side != side || !c->boot[i].boot_id)
 			continue;
 		bg_stored_boot_init(&sb);
-		if (bg_store_boot_get(w->s, c->boot[i].boot_id, &sb) > 0 &&
+		if (bg_store_boot_get(w->s, c->boot[i].boot_id, &sb) > 0 && sb.outcome &&
 		    !strcmp(sb.outcome, "complete")) {
 			if (!any)
 				any = sb.id;

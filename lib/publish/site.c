@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/num.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
 
@@ -238,15 +239,9 @@ void site_page_end(struct site *w, const char *json)
 void site_time(struct bg_strbuf *p, double t)
 {
 	char buf[64];
-	struct tm tm;
-	time_t tt = (time_t)t;
 
-	if (isnan(t) || t < 0 || t > 1e12 || !gmtime_r(&tt, &tm) ||
-	    !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", &tm)) {
-		bg_strbuf_addstr(p, "-");
-		return;
-	}
-	bg_strbuf_addstr(p, buf);
+	bg_strbuf_addstr(p, bg_num_time_utc(t, "%Y-%m-%d %H:%M UTC", buf, sizeof(buf)) ? buf :
+			 "-");
 }
 
 /* A number of µs as a whole number, or "-" for none. */

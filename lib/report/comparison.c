@@ -150,3 +150,27 @@ void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg
 	bg_strbuf_release(&line);
 }
 
+
+void bg_revert_text(struct bg_strbuf *t, int applies, const struct bg_verdict *revert,
+		    double regression_us)
+{
+	struct bg_restore r;
+
+	if (applies == 0) {
+		bg_strbuf_addstr(t, "a revert of it does not apply to the bad tip");
+		return;
+	}
+	if (applies != 1)
+		return;
+	bg_revert_judge(revert, regression_us, true, &r);
+	if (isnan(r.restored_us)) {
+		bg_strbuf_addstr(t, "a revert of it applies to the bad tip, but was not measured");
+		return;
+	}
+	bg_strbuf_addf(t, "reverting it on the bad tip restores %.0f \xc2\xb5s", r.restored_us);
+	if (!isnan(r.regression_us))
+		bg_strbuf_addf(t, " of %.0f", r.regression_us);
+	if (!isnan(r.share))
+		bg_strbuf_addf(t, " (%.0f%%)", 100 * r.share);
+	bg_strbuf_addf(t, ": %s", bg_verdict_name(revert->verdict));
+}

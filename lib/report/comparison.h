@@ -7,6 +7,7 @@
 
 #include "util/compat.h"
 #include "util/json.h"
+#include "util/strbuf.h"
 #include "decide/verdict.h"
 
 /* {"boots": {...}, "verdicts": [...], "attribution": [...]} */
@@ -22,5 +23,14 @@ void bg_comparison_write_verdict(struct bg_json *j, const struct bg_verdict *v);
  * a shift of boot.init. */
 void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg_sample_set *base,
 			 const struct bg_sample_set *cand, size_t top, bool all);
+/*
+ * What a revert of the culprit did, as the CLI, the mail and the site say it, in words
+ * and figures computed once (bg_revert_judge): "reverting it on the bad tip restores X µs
+ * of Y (S%): different", that it was not measured, or that it does not apply. applies:
+ * -1 not tried (nothing is added), 0 did not apply, 1 applied; revert: its metric's
+ * verdict, NULL when it was not measured. No capital, no final stop.
+ */
+void bg_revert_text(struct bg_strbuf *t, int applies, const struct bg_verdict *revert,
+		    double regression_us);
 
 #endif

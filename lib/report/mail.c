@@ -6,6 +6,7 @@
 
 #include "decide/bisect.h"
 #include "report/mail.h"
+#include "report/comparison.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
@@ -750,20 +751,12 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 		bg_mail_wrap(sb, "", "", "It was not measured again in timing mode.");
 	}
 	bg_strbuf_reset(&t);
-	if (b->revert_applies == 1) {
-		struct bg_restore r;
-
-		bg_revert_judge(b->revert, b->regression_us, true, &r);
-		bg_strbuf_addf(&t, "Reverting it on the bad tip restores %.0f \xc2\xb5s of %.0f",
-			       r.restored_us, r.regression_us);
-		if (!isnan(r.share))
-			bg_strbuf_addf(&t, " (%.0f%%)", 100 * r.share);
-		bg_strbuf_addf(&t, ": %s.", b->revert ? bg_verdict_name(b->revert->verdict) :
-			       "not measured");
-	} else if (b->revert_applies == 0)
-		bg_strbuf_addstr(&t, "A revert of it does not apply to the bad tip.");
-	if (t.len)
+	bg_revert_text(&t, b->revert_applies, b->revert, b->regression_us);
+	if (t.len) {
+		t.buf[0] = (char)toupper((unsigned char)t.buf[0]);
+		bg_strbuf_addch(&t, '.');
 		bg_mail_wrap(sb, "", "", t.buf);
+	}
 
 	if (b->nsteps) {
 		bg_strbuf_addf(sb, "\nBisection log (commit, verdict, %s in \xc2\xb5s):\n\n",

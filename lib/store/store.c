@@ -1,5 +1,6 @@
 /* The store (store.h): SQLite, WAL, migrations applied at open. */
 #include <glob.h>
+#include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -71,6 +72,10 @@ int bg_store_version(struct bg_store *s)
 
 	if (bg_store_int(s, 0, &v, "PRAGMA user_version", "") < 0)
 		return -1;
+	/* no migration makes these: another program's file, or one tampered with */
+	if (v < 0 || v > INT_MAX)
+		return bg_error("%s: schema version %" PRId64 " is none of bootgate's", s->path,
+				v);
 	return (int)v;
 }
 

@@ -83,6 +83,22 @@ char *bg_read_file(const char *path, size_t max, size_t *len)
 	return text;
 }
 
+FILE *bg_fopen_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	FILE *f;
+
+	if (fd < 0) {
+		bg_error_errno("cannot open '%s'", path);
+		return NULL;
+	}
+	if (check_regular(fd, path) < 0 || fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int bg_write_file(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp", path);

@@ -12,6 +12,8 @@ int bg_mkdirs(const char *path);
  * is larger than max bytes. *len may be NULL.
  */
 char *bg_read_file(const char *path, size_t max, size_t *len);
+/* The same file open for reading a line at a time: NULL with an error as above. */
+FILE *bg_fopen_regular(const char *path);
 /*
  * Writes through a temporary file and a rename: readers see the old or the new file.
  * A path that is there and is not a regular file (a link, a FIFO, a device) is refused,

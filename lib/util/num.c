@@ -1,5 +1,6 @@
 /* Strict numbers (num.h): strtoul, strtol and strtod, with everything they let pass checked. */
 #include <math.h>
+#include <time.h>
 
 #include "util/num.h"
 #include "util/error.h"
@@ -76,4 +77,22 @@ int bg_num_parse_double(const char *s, double lo, double hi, double *out)
 	return 0;
 bad:
 	return bg_error("'%s' is not a number from %g to %g", s ? s : "", lo, hi);
+}
+
+bool bg_num_time_utc(double t, const char *fmt, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t sec;
+
+	if (size)
+		buf[0] = '\0';
+	if (!(t >= 0 && t < 253402300800.0))
+		return false;
+	sec = (time_t)t;
+	if (!gmtime_r(&sec, &tm) || !strftime(buf, size, fmt, &tm)) {
+		if (size)
+			buf[0] = '\0';
+		return false;
+	}
+	return true;
 }

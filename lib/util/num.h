@@ -16,5 +16,11 @@ int bg_num_parse_long(const char *s, long min, long max, long *out);
 int bg_num_parse_double(const char *s, double lo, double hi, double *out);
 /* The length of the decimal number at the start of s ("12.5%" gives 4), or 0. */
 size_t bg_num_decimal_len(const char *s);
+/*
+ * A time as the store keeps it (Unix seconds) in UTC, as strftime's fmt makes it: false,
+ * buf "", for what is no time the store wrote (NaN, before 1970, after 9999), which no
+ * reader may pass to gmtime (a year past 2^31 has no struct tm).
+ */
+bool bg_num_time_utc(double t, const char *fmt, char *buf, size_t size);
 
 #endif

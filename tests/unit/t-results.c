@@ -362,6 +362,43 @@ static void test_bisection_conclusion(void **state)
 	bg_store_close(s);
 }
 
+/*
+ * A revert that applied but was never measured (it did not build, the lab failed): the
+ * mail says so in words, never "restores nan µs of nan", and the same of the JSON.
+ */
+static void test_revert_not_measured(void **state)
+{
+	struct bg_store *s = store("unmeasured");
+	struct bg_verdict step[1] = {
+		verdict("initcall.init_kprobe_trace", BG_DIFFERENT, 94, 50036, true, NAN),
+	};
+	struct bg_json j;
+	char *m;
+
+	(void)state;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO commits (sha, parent, subject, author) "
+		"VALUES (?, ?, 'tracing: slow', 'A U Thor <a@x.org>')", "ss", CULPRIT, PARENT), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
+		"mode, metric, state, outcome, culprit, confidence, created, finished, range_first, "
+		"range_last, revert_applies, revert_commit, regression_us) VALUES (1, 1, ?, ?, "
+		"'qemu-x86_64', 'deterministic', 'initcall.init_kprobe_trace', 'done', 'found', ?, "
+		"0.999, 1, 2, 1, 1, 1, NULL, 49942)", "sss", GOOD, BAD, CULPRIT), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisection_commits VALUES (1, 0, ?), "
+		"(1, 1, ?), (1, 2, ?)", "sss", GOOD, CULPRIT, BAD), 0);
+	add_comparison(s, BG_ROLE_STEP, 1, "deterministic", PARENT, CULPRIT, step, 1);
+	assert_int_equal(bg_store_outbox_add(s, "bisection", 1), 0);
+	m = mail_of(s, NULL);
+	flatten(m);
+	assert_non_null(strstr(m, "A revert of it applies to the bad tip, but was not measured."));
+	assert_null(strstr(m, "nan"));
+	free(m);
+	bg_json_init(&j, -1, 0);
+	assert_int_equal(bg_bisection_result_write(s, 1, &j), 0);
+	assert_null(strstr(j.out.buf, "nan"));
+	bg_strbuf_release(&j.out);
+	bg_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_series_exact_per_metric),
 		cmocka_unit_test(test_bisection_one_truth),
 		cmocka_unit_test(test_bisection_conclusion),
+		cmocka_unit_test(test_revert_not_measured),
 	};
 
 	return cmocka_run_group_tests_name("results", tests, setup, teardown);

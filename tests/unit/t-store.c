@@ -1,10 +1,13 @@
 /* The store: migrations, binds, transactions, and what it refuses. */
 #include <fcntl.h>
+#include <glob.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include "unit.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/xmalloc.h"
 
 extern const size_t bg_store_nmigrations;
@@ -121,6 +124,94 @@ static void test_made_whole_then_linked(void **state)
 	free(path);
 	free(dead);
 	free(alive);
+}
+
+/* A store of schema 4 made by the migrations of the source tree, with rows of old JSON. */
+static char *store_v4(const char *name, const char *rows)
+{
+	char *path = db_path(name), *sql;
+	sqlite3 *db;
+
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (int i = 1; i <= 4; i++) {
+		char *pattern = xasprintf("%s/../../schemas/%03d-*.sql", FIXTURES, i);
+		glob_t g;
+
+		assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+		sql = bg_read_file(g.gl_pathv[0], 1 << 20, NULL);
+		assert_non_null(sql);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		free(sql);
+		globfree(&g);
+		free(pattern);
+	}
+	sql = xasprintf("PRAGMA user_version = 4; INSERT INTO trees (id, name, path) VALUES "
+			"(1, 'tracing', '/x'); %s", rows);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
+	return path;
+}
+
+/*
+ * Migration 5 moves the old JSON results into rows. What an old store may hold that is
+ * odd (a list element that is no object, a figure that is a string, a whole comparison
+ * that is gone, a confirmation without a culprit or a time) moves nothing of itself and
+ * keeps nothing else from moving: it stopped the whole store from opening, each time
+ * with an error that named no row.
+ */
+static void test_migration_5_odd_rows(void **state)
+{
+	char *path = store_v4("v4.db",
+		"INSERT INTO comparisons (id, base, cand, board, mode, verdict, created, result) "
+		"VALUES (1, 'a', 'b', 'qemu-x86_64', 'timing', 'same', 1, '{\"verdicts\": "
+		"[\"oops\", {\"metric\": \"m\", \"verdict\": \"same\", \"delta\": 5}], "
+		"\"attribution\": [\"x\"], \"boots\": [\"y\"]}');"
+		"INSERT INTO series (id, message_id, total, subject, source, created, result) "
+		"VALUES (1, 'm@x', 1, 's', 'cli', 1, '{\"whole\": {\"comparison\": 999}, "
+		"\"patches\": [\"z\", {\"idx\": 1, \"boots\": 3}]}');"
+		"INSERT INTO series_patches (series_id, idx, message_id, subject, mbox) VALUES "
+		"(1, 1, 'p@x', 's', 'm');"
+		"INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, "
+		"outcome, culprit, created, result) VALUES (1, 1, 'a', 'c', 'qemu-x86_64', "
+		"'deterministic', 'm', 'done', 'found', 'b', 1, '{\"confirmation\": "
+		"{\"verdict\": \"different\", \"delta_us\": \"y\", \"revert\": "
+		"{\"verdict\": \"different\", \"delta_us\": 7}}}'), (2, 1, 'a', 'c', "
+		"'qemu-x86_64', 'deterministic', 'm', 'done', 'none', NULL, 1, "
+		"'{\"confirmation\": {\"verdict\": \"different\"}}');");
+	struct bg_store *s;
+	int64_t n;
+	double d;
+
+	(void)state;
+	assert_int_equal(bg_store_open(path, &s), 0);
+	assert_int_equal(bg_store_version(s), (int)bg_store_nmigrations);
+	/* the verdict that was an object moved, the string beside it did not */
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM verdicts WHERE "
+				      "comparison_id = 1", ""), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(bg_store_double(s, -1, &d, "SELECT delta FROM verdicts WHERE "
+					 "comparison_id = 1 AND metric = 'm'", ""), 0);
+	assert_true(d == 5);
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM attributions", ""), 0);
+	assert_int_equal(n, 0);
+	/* the patch's figures moved; the whole comparison that is gone did not */
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT boots FROM series_patches", ""), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(whole_comparison_id) FROM series",
+				      ""), 0);
+	assert_int_equal(n, 0);
+	/* a timing confirmation whose figure was a string: made, without the figure */
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM comparisons WHERE role = "
+				      "'timing' AND bisection_id = 1 AND delta IS NULL", ""), 0);
+	assert_int_equal(n, 1);
+	/* no revert without its commit, no confirmation without a culprit */
+	assert_int_equal(bg_store_int(s, -1, &n, "SELECT count(*) FROM comparisons WHERE role = "
+				      "'revert' OR bisection_id = 2", ""), 0);
+	assert_int_equal(n, 0);
+	bg_store_close(s);
+	free(path);
 }
 
 /*
@@ -300,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_database),
 		cmocka_unit_test(test_empty_file_refused),
 		cmocka_unit_test(test_made_whole_then_linked),
+		cmocka_unit_test(test_migration_5_odd_rows),
 		cmocka_unit_test(test_damaged_page_refused),
 		cmocka_unit_test(test_binds_and_rows),
 		cmocka_unit_test(test_bind_count_checked),
