@@ -210,7 +210,7 @@ test_expect_success 'site: index, tree, bisection and series pages in Chromium' 
 	grep -q "<dt>posterior</dt><dd>0.9987</dd>" b1.html &&
 	restored=$(sql "SELECT printf(\"%.0f\", delta) FROM verdicts WHERE comparison_id = 5 AND
 		metric = '\''initcall.init_kprobe_trace'\''") &&
-	grep -q "Reverting it on the bad tip restores $restored us of 49942" b1.html &&
+	test_grep "Reverting it on the bad tip restores $restored µs of 49942" b1.html &&
 	grep -q "<dt>what a boot pays (timing mode)</dt>" b1.html &&
 	chromium_dom site/bisection/2.html >b2.html &&
 	sed -n "/<table class=\"reports\">/,/<\/table>/p" b2.html >reports.html &&
