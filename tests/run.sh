@@ -47,12 +47,6 @@ tally() {
 	failed=$((failed + f))
 }
 
-# run_and_tally CMD...: runs one test program, then tallies it
-run_and_tally() {
-	out=$("$@" 2>&1)
-	tally "$out" $? "$*"
-}
-
 # partner SCRIPT: the script named on its "# beside: NAME" line (one of lines 2 to 5),
 # if any
 partner() {
@@ -114,8 +108,25 @@ case "$mode" in
 unit)
 	passed_re='s/^\[  PASSED  \] \([0-9]*\) test.*/\1/p'
 	failed_re='s/^\[  FAILED  \] \([0-9]*\) test.*/\1/p'
+	# as many programs at once as there are cores (UNIT_JOBS=N for N): each is one
+	# process in a directory of its own; their outputs are told in the order given
+	jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
+	case "$jobs" in
+	'' | *[!0-9]* | 0) echo "tests/run.sh: UNIT_JOBS wants a number of programs, not '$jobs'" >&2; exit 2 ;;
+	esac
+	outs=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-unit.XXXXXX") || exit 1
+	trap 'rm -rf "$outs"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	n=0
 	for t in "$@"; do
-		run_and_tally "$t"
+		n=$((n + 1))
+		echo "$n $t"
+	done | xargs -P "$jobs" -L 1 sh -c '"$2" >"$0/$1.out" 2>&1; echo $? >"$0/$1.rc"' "$outs"
+	n=0
+	for t in "$@"; do
+		n=$((n + 1))
+		tally "$(cat "$outs/$n.out" 2>/dev/null)" "$(cat "$outs/$n.rc" 2>/dev/null || echo 1)" "$t"
 	done
 	record "${SUITE:-unit}" "$passed" "$failed"
 	;;

@@ -353,4 +353,29 @@ test_expect_success 'wait_for: a failed job ends the wait at once, and its store
 	)
 '
 
+test_expect_success 'unit: programs two at a time, told in order, a lost count a failure' '
+	mkdir u &&
+	: each of meet-a and meet-b passes only if the other runs while it waits for it &&
+	for me in a b; do
+		other=$( [ $me = a ] && echo b || echo a ) &&
+		printf "%s\n" "#!/bin/sh" "touch \"$PWD/u/$me.here\"" "n=0" \
+			"until [ -e \"$PWD/u/$other.here\" ]; do" \
+			"	n=\$((n + 1)); [ \$n -lt 100 ] || { echo \"[  FAILED  ] 1 test(s).\"; exit 1; }" \
+			"	sleep 0.1" "done" "echo \"[  PASSED  ] 2 test(s).\"" >u/meet-$me || return 1
+	done &&
+	printf "#!/bin/sh\necho \"[  PASSED  ] 1 test(s).\"\necho \"[  FAILED  ] 2 test(s).\"\nexit 1\n" >u/fails &&
+	printf "#!/bin/sh\necho started\n" >u/stops &&
+	chmod +x u/* &&
+	test_exit_code 1 env UNIT_JOBS=2 SUITE=u sh "$ROOT/tests/run.sh" unit \
+		u/meet-a u/meet-b u/fails u/stops >out 2>err &&
+	grep -v "^u:" out >told &&
+	printf "%s\n" "[  PASSED  ] 2 test(s)." "[  PASSED  ] 2 test(s)." "[  PASSED  ] 1 test(s)." \
+		"[  FAILED  ] 2 test(s)." started >want &&
+	test_cmp want told &&
+	test_grep "^u: 5 passed, 3 failed in" out &&
+	test_grep "u/stops: no count of its tests" err &&
+	test_exit_code 2 env UNIT_JOBS=0 sh "$ROOT/tests/run.sh" unit u/fails 2>err &&
+	test_grep "UNIT_JOBS wants a number" err
+'
+
 test_done
