@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0110-service.sh
 # bootgate parse on the shipped real logs: tables, JSON, stdin, several boots in one log.
 . "$(dirname "$0")/lib.sh"
 

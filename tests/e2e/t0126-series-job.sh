@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0110-service.sh
 # bootgated runs series jobs as `bootgate series --id N` children: a series superseded
 # while its job waited is skipped without a build; a series that fails ends its job once
 # (no retry: its result is the report) with one outbox row. A small repository served by

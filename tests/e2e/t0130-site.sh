@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0110-service.sh
 # The static results site: a real store filled by SQL with the boots of the shipped
 # console logs, then "bootgate site", and its pages opened in headless Chromium. No
 # kernel is built: the comparisons' results are made by "bootgate parse" and "compare".

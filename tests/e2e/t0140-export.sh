@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0110-service.sh
 # bootgate export: a real store (SQLite, the project's migrations, rows inserted as the
 # service writes them, the shipped consoles) as KCIDB v5.3, checked by Debian's
 # python3-jsonschema against tests/fixtures/kcidb/v05_03-subset.schema.json, and as

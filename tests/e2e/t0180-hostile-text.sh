@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0110-service.sh
 # Hostile text through every output. Commit subjects and authors (a real git tree, put
 # in the store by "bootgate gate", whose build fails at once: the tree is no kernel),
 # initcall and device names and log lines (console logs read by parse, diff, compare),
