@@ -378,4 +378,29 @@ test_expect_success 'unit: programs two at a time, told in order, a lost count a
 	test_grep "UNIT_JOBS wants a number" err
 '
 
+test_expect_success 'check-layout: each forbidden include named with its line; a clean tree passes' '
+	mkdir -p lt/tests lt/lib/util lt/lib/store lt/lib/ci lt/lib/decide lt/daemon lt/workers/w lt/bench &&
+	cp "$ROOT/tests/layout.sh" lt/tests/ &&
+	for f in daemon/main.c workers/w/main.c workers/x.c bench/b.c lib/ci/job.c lib/decide/d.c; do
+		printf "#include \"util/fs.h\"\n#include <stdio.h>\n" >lt/$f || return 1
+	done &&
+	printf "#include <sqlite3.h>\n#include \"util/fs.h\"\n" >lt/lib/store/store.c &&
+	printf "#include <stdio.h>\n#include <sys/stat.h>\n" >lt/lib/util/fs.c &&
+	sh lt/tests/layout.sh >out &&
+	test_grep "^layout: 8 files checked, 0 problems$" out &&
+	printf "#include \"store/store.h\"\n#include \"fs.h\"\n#include <sqlite3.h>\n#include <pthread.h>\n" \
+		>lt/lib/util/bad.c &&
+	printf "#include \"util/fs.h\"\n#include <curl/curl.h>\n" >lt/workers/w/main.c &&
+	test_exit_code 1 sh lt/tests/layout.sh >out &&
+	printf "%s\n" \
+		"lib/util/bad.c:1: lib/util may not include '\''store/store.h'\''" \
+		"lib/util/bad.c:2: name '\''fs.h'\'' by its group (\"group/name.h\")" \
+		"lib/util/bad.c: includes <sqlite3.h>, which only lib/store/store.c may" \
+		"workers/w/main.c: includes <curl/curl.h>, which only lib/net/curl.c may" \
+		"lib/util/bad.c: <sqlite3.h> is not the C library or POSIX: lib/util/bad.c may not include it" \
+		"lib/util/bad.c: <pthread.h> is not the C library or POSIX: lib/util/bad.c may not include it" \
+		"layout: 9 files checked, 6 problems" "0 passed, 1 failed" >want &&
+	test_cmp want out
+'
+
 test_done
