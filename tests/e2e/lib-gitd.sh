@@ -13,8 +13,9 @@
 #                          $SCRATCH/served) with the cached repository's master alone,
 #                          its objects borrowed through alternates; prints its path
 #
-#   scenario_tree          makes scripts/scenario-tree.sh's tracing branch (cached after
-#                          the first run) and sets BASE, TIP, CULPRIT and INITCALL from it
+#   scenario_tree [ARG...] makes scripts/scenario-tree.sh's tracing branch, or the one
+#                          its ARGs name (cached after the first run), and sets BASE,
+#                          TIP, CULPRIT and INITCALL from it
 #
 # GITD_SOURCE names the repository to borrow from (default: scripts/kernel-repo.sh's).
 # One daemon at a time; its pid, port and directory are kept in $SCRATCH/.gitd.
@@ -113,7 +114,7 @@ make_served_repo() {
 }
 
 scenario_tree() {
-	sh "$ROOT/scripts/scenario-tree.sh" >"$SCRATCH/scenario" || return 1
+	sh "$ROOT/scripts/scenario-tree.sh" "$@" >"$SCRATCH/scenario" || return 1
 	BASE=$(awk '$1 == "base" { print $2 }' "$SCRATCH/scenario")
 	TIP=$(awk '$1 == "tip" { print $2 }' "$SCRATCH/scenario")
 	CULPRIT=$(awk '$1 == "culprit" { print $2 }' "$SCRATCH/scenario")
