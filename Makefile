@@ -88,11 +88,12 @@ WORKER_SRC = $(WORKER_FILE_SRC) $(foreach d,$(WORKER_DIRS),$(wildcard workers/$(
 WORKERS = $(WORKER_FILE_SRC:workers/%.c=$(BIN)/%) $(WORKER_DIRS:%=$(BIN)/bootgate-%)
 PROGRAMS = $(BIN)/bootgate $(BIN)/bootgated $(WORKERS)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
-# the programs that wait (a webhook client cut at 20 s, processes timed out) first, so that
-# the others run beside them (tests/run.sh runs as many as there are cores)
+# the programs that wait (a silent webhook client cut at 10 s, processes timed out) first,
+# so that the others run beside them (tests/run.sh runs as many as there are cores)
 UNIT_FIRST = t-webhook t-proc t-git t-verdict
-UNIT_BIN = $(addprefix $(BUILD)/tests/unit/,$(UNIT_FIRST) \
-	$(filter-out $(UNIT_FIRST),$(UNIT_SRC:tests/unit/%.c=%)))
+UNIT_NAMES = $(UNIT_SRC:tests/unit/%.c=%)
+UNIT_BIN = $(addprefix $(BUILD)/tests/unit/,$(filter $(UNIT_NAMES),$(UNIT_FIRST)) \
+	$(filter-out $(UNIT_FIRST),$(UNIT_NAMES)))
 
 .PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
 	$(FUZZ_TARGETS:%=fuzz-run-%) soak bench \

@@ -108,25 +108,42 @@ case "$mode" in
 unit)
 	passed_re='s/^\[  PASSED  \] \([0-9]*\) test.*/\1/p'
 	failed_re='s/^\[  FAILED  \] \([0-9]*\) test.*/\1/p'
-	# as many programs at once as there are cores (UNIT_JOBS=N for N): each is one
-	# process in a directory of its own; their outputs are told in the order given
+	# as many programs at once as there are cores (UNIT_JOBS=N for N): lane L of N runs
+	# the programs whose place in the order given is L modulo N, one after another, in a
+	# session of its own, so that a signal here stops the program it runs; their outputs
+	# are told in the order given
 	jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
 	case "$jobs" in
-	'' | *[!0-9]* | 0) echo "tests/run.sh: UNIT_JOBS wants a number of programs, not '$jobs'" >&2; exit 2 ;;
+	'' | *[!0-9]* | 0)
+		echo "tests/run.sh: UNIT_JOBS wants a number of programs, not '$jobs'" >&2
+		exit 2
+		;;
 	esac
 	outs=$(mktemp -d "${TMPDIR:-/tmp}/bootgate-unit.XXXXXX") || exit 1
+	lanes=
 	trap 'rm -rf "$outs"' EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM HUP
+	trap 'for l in $lanes; do kill -TERM "-$l" 2>/dev/null; done; exit 130' INT
+	trap 'for l in $lanes; do kill -TERM "-$l" 2>/dev/null; done; exit 143' TERM HUP
+	l=0
+	while [ "$l" -lt "$jobs" ]; do
+		setsid sh -c 'jobs=$1 l=$2 outs=$3
+			shift 3
+			n=0
+			for t in "$@"; do
+				n=$((n + 1))
+				[ $(((n - 1) % jobs)) = "$l" ] || continue
+				"$t" >"$outs/$n.out" 2>&1
+				echo $? >"$outs/$n.rc"
+			done' lane "$jobs" "$l" "$outs" "$@" &
+		lanes="$lanes $!"
+		l=$((l + 1))
+	done
+	wait
 	n=0
 	for t in "$@"; do
 		n=$((n + 1))
-		echo "$n $t"
-	done | xargs -P "$jobs" -L 1 sh -c '"$2" >"$0/$1.out" 2>&1; echo $? >"$0/$1.rc"' "$outs"
-	n=0
-	for t in "$@"; do
-		n=$((n + 1))
-		tally "$(cat "$outs/$n.out" 2>/dev/null)" "$(cat "$outs/$n.rc" 2>/dev/null || echo 1)" "$t"
+		rc=$(cat "$outs/$n.rc" 2>/dev/null) || rc=1
+		tally "$(cat "$outs/$n.out" 2>/dev/null)" "$rc" "$t"
 	done
 	record "${SUITE:-unit}" "$passed" "$failed"
 	;;

@@ -363,10 +363,11 @@ test_expect_success 'unit: programs two at a time, told in order, a lost count a
 			"	n=\$((n + 1)); [ \$n -lt 100 ] || { echo \"[  FAILED  ] 1 test(s).\"; exit 1; }" \
 			"	sleep 0.1" "done" "echo \"[  PASSED  ] 2 test(s).\"" >u/meet-$me || return 1
 	done &&
-	printf "#!/bin/sh\necho \"[  PASSED  ] 1 test(s).\"\necho \"[  FAILED  ] 2 test(s).\"\nexit 1\n" >u/fails &&
+	printf "%s\n" "#!/bin/sh" "echo \"[  PASSED  ] 1 test(s).\"" \
+		"echo \"[  FAILED  ] 2 test(s).\"" "exit 1" >u/fails &&
 	printf "#!/bin/sh\necho started\n" >u/stops &&
 	chmod +x u/* &&
-	test_exit_code 1 env UNIT_JOBS=2 SUITE=u sh "$ROOT/tests/run.sh" unit \
+	test_exit_code 1 env -u CHECK_SUMMARY UNIT_JOBS=2 SUITE=u sh "$ROOT/tests/run.sh" unit \
 		u/meet-a u/meet-b u/fails u/stops >out 2>err &&
 	grep -v "^u:" out >told &&
 	printf "%s\n" "[  PASSED  ] 2 test(s)." "[  PASSED  ] 2 test(s)." "[  PASSED  ] 1 test(s)." \
@@ -374,32 +375,38 @@ test_expect_success 'unit: programs two at a time, told in order, a lost count a
 	test_cmp want told &&
 	test_grep "^u: 5 passed, 3 failed in" out &&
 	test_grep "u/stops: no count of its tests" err &&
-	test_exit_code 2 env UNIT_JOBS=0 sh "$ROOT/tests/run.sh" unit u/fails 2>err &&
+	test_exit_code 2 env -u CHECK_SUMMARY UNIT_JOBS=0 sh "$ROOT/tests/run.sh" unit u/fails \
+		2>err &&
 	test_grep "UNIT_JOBS wants a number" err
 '
 
-test_expect_success 'check-layout: each forbidden include named with its line; a clean tree passes' '
-	mkdir -p lt/tests lt/lib/util lt/lib/store lt/lib/ci lt/lib/decide lt/daemon lt/workers/w lt/bench &&
+test_expect_success 'layout: each forbidden include named, with its line; a clean tree passes' '
+	mkdir -p lt/tests lt/lib/util lt/lib/store lt/lib/ci lt/lib/decide lt/daemon lt/workers/w \
+		lt/bench &&
 	cp "$ROOT/tests/layout.sh" lt/tests/ &&
-	for f in daemon/main.c workers/w/main.c workers/x.c bench/b.c lib/ci/job.c lib/decide/d.c; do
+	for f in daemon/main.c workers/w/main.c workers/x.c bench/b.c lib/ci/job.c lib/decide/d.c
+	do
 		printf "#include \"util/fs.h\"\n#include <stdio.h>\n" >lt/$f || return 1
 	done &&
 	printf "#include <sqlite3.h>\n#include \"util/fs.h\"\n" >lt/lib/store/store.c &&
 	printf "#include <stdio.h>\n#include <sys/stat.h>\n" >lt/lib/util/fs.c &&
-	sh lt/tests/layout.sh >out &&
+	env -u CHECK_SUMMARY sh lt/tests/layout.sh >out &&
 	test_grep "^layout: 8 files checked, 0 problems$" out &&
-	printf "#include \"store/store.h\"\n#include \"fs.h\"\n#include <sqlite3.h>\n#include <pthread.h>\n" \
-		>lt/lib/util/bad.c &&
+	printf "%s\n" "#include \"store/store.h\"" "#include \"fs.h\"" "#include <sqlite3.h>" \
+		"#include <pthread.h>" >lt/lib/util/bad.c &&
 	printf "#include \"util/fs.h\"\n#include <curl/curl.h>\n" >lt/workers/w/main.c &&
-	test_exit_code 1 sh lt/tests/layout.sh >out &&
+	: an empty file of no group is named too, in its place &&
+	mkdir lt/lib/zzz && : >lt/lib/zzz/empty.c &&
+	test_exit_code 1 env -u CHECK_SUMMARY sh lt/tests/layout.sh >out &&
+	not_c="is not the C library or POSIX: lib/util/bad.c may not include it" &&
 	printf "%s\n" \
 		"lib/util/bad.c:1: lib/util may not include '\''store/store.h'\''" \
 		"lib/util/bad.c:2: name '\''fs.h'\'' by its group (\"group/name.h\")" \
-		"lib/util/bad.c: includes <sqlite3.h>, which only lib/store/store.c may" \
-		"workers/w/main.c: includes <curl/curl.h>, which only lib/net/curl.c may" \
-		"lib/util/bad.c: <sqlite3.h> is not the C library or POSIX: lib/util/bad.c may not include it" \
-		"lib/util/bad.c: <pthread.h> is not the C library or POSIX: lib/util/bad.c may not include it" \
-		"layout: 9 files checked, 6 problems" "0 passed, 1 failed" >want &&
+		"lib/util/bad.c:3: includes <sqlite3.h>, which only lib/store/store.c may" \
+		"lib/zzz/empty.c: lib/zzz is not a known group" \
+		"workers/w/main.c:2: includes <curl/curl.h>, which only lib/net/curl.c may" \
+		"lib/util/bad.c:3: <sqlite3.h> $not_c" "lib/util/bad.c:4: <pthread.h> $not_c" \
+		"layout: 10 files checked, 7 problems" "0 passed, 1 failed" >want &&
 	test_cmp want out
 '
 

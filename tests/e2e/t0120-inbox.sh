@@ -1,5 +1,4 @@
 #!/bin/sh
-# beside: t0110-service.sh
 # Series from a list: a real public-inbox v2 inbox (Debian's public-inbox-init -V2, mail
 # delivered by public-inbox-mda) that `bootgate inbox` follows as a lore mirror. A
 # three-patch series with a cover letter arrives mail by mail with replies between and is

@@ -7,16 +7,17 @@
 # stopped mid-job; a kernel URL that does not exist is the lab's failure, retried and
 # never a regression; a wrong token is an error at once. The kernels come from the
 # shared cache (scripts/kernel-repo.sh, scripts/scenario-tree.sh): the tracing seed in 8
-# commits, whose images the demo's test (t0165) made before. Its culprit moves
-# init_kprobe_trace by some 700 ms, which the bisection's timing-mode confirmation through
-# LAVA decides in its first look (5 boots a side). The 12-commit tracing branch's 6 ms
-# took the second or the third look (10 or 20 boots a side, each look booted anew): in
-# two warm runs 33 and 53 LAVA boots stored, 264 and 428 s for the case, and the third
-# look again with nothing beside. Its daemon's tree is
-# lava-tracing, whose mirror in the cache no other test uses, and no check of it is a
-# timing-mode figure: it runs beside t0170 (tests/run.sh), whose boots take one core, as
-# LAVA's take another. (With t0170 beside t0151 instead, the pair took 317 s, against 242
-# this way round.)
+# commits, whose images the demo's test (t0165, run before) made. Its culprit moves
+# init_kprobe_trace by 724 ms in deterministic mode and by some 44 ms in timing mode
+# through LAVA, which the bisection's timing-mode confirmation decided at its second look
+# (10 boots a side), alone and warm: 33 LAVA boots stored, 184 s for the case. The
+# 12-commit tracing branch's 6 ms took the second or the third look (10 or 20 boots a
+# side, each look booted anew): 33 and 53 LAVA boots stored in two warm runs beside t0170,
+# 264 and 428 s for the case, and the third look alone. Its daemon's tree is lava-tracing,
+# whose mirror in the cache no other test uses (its branch, seed-tracing-8, t0165 makes
+# too, before), and no check of it is a timing-mode figure: it runs beside t0170
+# (tests/run.sh), whose boots take one core, as LAVA's take another. (With t0170 beside
+# t0151 instead, the pair took 317 s, against 242 this way round.)
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/e2e/lib-lava.sh"
 . "$ROOT/tests/e2e/lib-gitd.sh"
