@@ -108,10 +108,10 @@ case "$mode" in
 unit)
 	passed_re='s/^\[  PASSED  \] \([0-9]*\) test.*/\1/p'
 	failed_re='s/^\[  FAILED  \] \([0-9]*\) test.*/\1/p'
-	# as many programs at once as there are cores (UNIT_JOBS=N for N): lane L of N runs
-	# the programs whose place in the order given is L modulo N, one after another, in a
-	# session of its own, so that a signal here stops the program it runs; their outputs
-	# are told in the order given
+	# as many programs at once as there are cores (UNIT_JOBS=N for N): each of N lanes
+	# runs, in the order given, the programs no other lane has claimed (mkdir claims
+	# one), in a session of its own, so that a signal here stops the program it runs;
+	# their outputs are told in the order given
 	jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
 	case "$jobs" in
 	'' | *[!0-9]* | 0)
@@ -126,15 +126,15 @@ unit)
 	trap 'for l in $lanes; do kill -TERM "-$l" 2>/dev/null; done; exit 143' TERM HUP
 	l=0
 	while [ "$l" -lt "$jobs" ]; do
-		setsid sh -c 'jobs=$1 l=$2 outs=$3
-			shift 3
+		setsid sh -c 'outs=$1
+			shift
 			n=0
 			for t in "$@"; do
 				n=$((n + 1))
-				[ $(((n - 1) % jobs)) = "$l" ] || continue
+				mkdir "$outs/$n.claim" 2>/dev/null || continue
 				"$t" >"$outs/$n.out" 2>&1
 				echo $? >"$outs/$n.rc"
-			done' lane "$jobs" "$l" "$outs" "$@" &
+			done' lane "$outs" "$@" &
 		lanes="$lanes $!"
 		l=$((l + 1))
 	done
