@@ -67,34 +67,43 @@ static int check_regular(int fd, const char *name)
 	return 0;
 }
 
-char *bg_read_file(const char *path, size_t max, size_t *len)
+/* path open for reading, blocking, if it is a regular file: its fd, or -1 with why */
+static int open_regular_path(const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	char *text = NULL;
 
-	if (fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
-		return NULL;
+	if (fd < 0)
+		return bg_error_errno("cannot open '%s'", path);
+	if (check_regular(fd, path) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		return -1;
 	}
-	if (check_regular(fd, path) == 0 && fcntl(fd, F_SETFL, 0) == 0)
-		text = read_fd(fd, path, max, len);
+	return fd;
+}
+
+char *bg_read_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open_regular_path(path);
+	char *text;
+
+	if (fd < 0)
+		return NULL;
+	text = read_fd(fd, path, max, len);
 	close(fd);
 	return text;
 }
 
 FILE *bg_fopen_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open_regular_path(path);
 	FILE *f;
 
-	if (fd < 0) {
-		bg_error_errno("cannot open '%s'", path);
+	if (fd < 0)
 		return NULL;
-	}
-	if (check_regular(fd, path) < 0 || fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r"))) {
+	if (!(f = fdopen(fd, "r"))) {
+		bg_error_errno("cannot read '%s'", path);
 		close(fd);
-		return NULL;
 	}
 	return f;
 }

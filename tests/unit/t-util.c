@@ -382,6 +382,21 @@ static void test_fs(void **state)
 		assert_non_null(strstr(bg_error_last(), "is not a regular file"));
 		assert_int_equal(bg_write_file(fifo, "x", 1), -1);
 		assert_null(bg_read_file("/dev/zero", 100, NULL));
+		/* the same refusals for a file read a line at a time */
+		assert_null(bg_fopen_regular(fifo));
+		assert_non_null(strstr(bg_error_last(), "is not a regular file"));
+		assert_null(bg_fopen_regular("/dev/zero"));
+		assert_null(bg_fopen_regular("/nonexistent/x"));
+		assert_string_equal(bg_error_last(),
+				    "cannot open '/nonexistent/x': No such file or directory");
+		{
+			FILE *f = bg_fopen_regular(lnk);   /* a link to a file: read as the file */
+			char line[16];
+
+			assert_non_null(f);
+			assert_non_null(fgets(line, sizeof(line), f));
+			fclose(f);
+		}
 		/* beneath a directory: no link on the way, at the end or above */
 		fd = bg_open_beneath(deep, "f");
 		assert_true(fd >= 0);
