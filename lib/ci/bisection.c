@@ -26,7 +26,7 @@
 /* Boots of each endpoint before the metric is chosen: two show a deterministic repeat. */
 #define ENDPOINT_BOOTS_EXACT 2
 #define ENDPOINT_BOOTS_TIMING 3
-/* Timing confirmation: boots per side at the looks, up to the last. */
+/* Timing confirmation: boots per side in all at the looks, up to the last. */
 static const unsigned confirm_looks[] = { 5, 10, 20 };
 
 enum report_kind { R_BUILT, R_UNBUILDABLE, R_VALUE, R_INFRA };
@@ -551,18 +551,22 @@ static int measure_pair(struct run *r, enum bg_role role, const char *cand, cons
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t look = 0; look < ARRAY_SIZE(confirm_looks); look++) {
-		mo.boots = deterministic ? ENDPOINT_BOOTS_EXACT : confirm_looks[look];
-		bg_measure_init(&m);
-		if (bg_measure_check(&mo, &m) < 0 || bg_measure_run(&mo, &m) < 0) {
-			bg_measure_release(&m);
-			return -1;
-		}
+	mo.boots = deterministic ? ENDPOINT_BOOTS_EXACT : confirm_looks[0];
+	bg_measure_init(&m);
+	if (bg_measure_check(&mo, &m) < 0 || bg_measure_run(&mo, &m) < 0) {
+		bg_measure_release(&m);
+		return -1;
+	}
+	/* each look adds boots to the earlier looks' (the verdict spends its alpha per look) */
+	for (size_t look = 0;; look++) {
 		v = bg_comparison_find(&m.cmp, r->metric);
 		out->decided = deterministic || look + 1 == ARRAY_SIZE(confirm_looks);
 		if (out->decided || !v || v->verdict != BG_UNKNOWN)
 			break;
-		bg_measure_release(&m);
+		if (bg_measure_more(&mo, &m, confirm_looks[look + 1] - confirm_looks[look]) < 0) {
+			bg_measure_release(&m);
+			return -1;
+		}
 	}
 	if (v) {
 		out->have = true;

@@ -54,21 +54,22 @@ static int build(const struct bg_measure_opts *o, struct bg_measure *m, int side
 			       &m->build[side]);
 }
 
-static int boot(const struct bg_measure_opts *o, struct bg_measure *m)
+/* Boots each side n times, interleaved, into run. */
+static int boot(const struct bg_measure_opts *o, struct bg_measure *m, unsigned n,
+		struct bg_boot_run *run)
 {
 	bool against = o->against != NULL;
 	struct bg_worker_boot wb = {
-		o->board, o->lab, o->deterministic, o->boots, o->parallel,
+		o->board, o->lab, o->deterministic, n, o->parallel,
 		m->build[against ? BG_SIDE_AGAINST : BG_SIDE_COMMIT].image,
 		against ? m->build[BG_SIDE_COMMIT].image : NULL, o->console,
 		o->config ? o->config->perf_runs : 0,
 	};
 
-	bg_progress_to(o, "booting %u time%s each (%s mode, %s console)", o->boots,
-		       o->boots == 1 ? "" : "s", o->deterministic ? "deterministic" : "timing",
-		       bg_console_name(o->console));
+	bg_progress_to(o, "booting %u time%s each (%s mode, %s console)", n, n == 1 ? "" : "s",
+		       o->deterministic ? "deterministic" : "timing", bg_console_name(o->console));
 	/* the base is image A, the candidate B: booted A B A B */
-	return bg_worker_boot(&wb, &m->run);
+	return bg_worker_boot(&wb, run);
 }
 
 static void warn_progress(const char *where, const char *msg, void *data)
@@ -76,13 +77,17 @@ static void warn_progress(const char *where, const char *msg, void *data)
 	bg_progress_to((const struct bg_measure_opts *)data, "warning: %s: %s", where, msg);
 }
 
-/* Reads every console: complete boots give values, the others are only counted. */
+/*
+ * Reads the consoles of the boots not read yet: complete boots give values, the others
+ * are only counted.
+ */
 static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 {
 	bool against = o->against != NULL;
 
-	m->boots = xcalloc(m->run.n ? m->run.n : 1, sizeof(*m->boots));
-	for (size_t i = 0; i < m->run.n; i++) {
+	m->boots = xrealloc(m->boots, (m->run.n ? m->run.n : 1) * sizeof(*m->boots));
+	memset(m->boots + m->nboots, 0, (m->run.n - m->nboots) * sizeof(*m->boots));
+	for (size_t i = m->nboots; i < m->run.n; i++) {
 		const struct bg_boot_record *rec = &m->run.boots[i];
 		struct bg_measure_boot *mb = &m->boots[m->nboots++];
 		struct bg_sample_set *set;
@@ -109,25 +114,19 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 	}
 }
 
-int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m)
+/* Compares the sides over every boot read so far. */
+static int compare(const struct bg_measure_opts *o, struct bg_measure *m)
 {
 	struct bg_compare_config c;
 
-	/* one build at a time: the build worker also waits for any other build */
-	if (build(o, m, BG_SIDE_COMMIT) < 0)
-		return -1;
-	if (o->against && build(o, m, BG_SIDE_AGAINST) < 0)
-		return -1;
-	if (boot(o, m) < 0)
-		return -1;
-	collect(o, m);
-	if (!o->against)
-		return 0;
 	/* nothing to compare is an error, never a comparison of nothing */
 	for (int side = 0; side < 2; side++)
 		if (!m->set[side].boots)
 			return bg_error("no boot of %.12s reached userspace (%u did not): nothing to "
 					"compare", m->rev[side], m->set[side].excluded);
+	if (m->compared)
+		bg_comparison_release(&m->cmp);
+	m->compared = false;
 	/* the caller's thresholds, in this run's mode */
 	bg_compare_config_init(&c);
 	if (o->compare)
@@ -137,6 +136,41 @@ int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m)
 		return -1;
 	m->compared = true;
 	return 0;
+}
+
+int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m)
+{
+	/* one build at a time: the build worker also waits for any other build */
+	if (build(o, m, BG_SIDE_COMMIT) < 0)
+		return -1;
+	if (o->against && build(o, m, BG_SIDE_AGAINST) < 0)
+		return -1;
+	if (boot(o, m, o->boots, &m->run) < 0)
+		return -1;
+	collect(o, m);
+	return o->against ? compare(o, m) : 0;
+}
+
+int bg_measure_more(const struct bg_measure_opts *o, struct bg_measure *m, unsigned n)
+{
+	struct bg_boot_run more;
+
+	if (!o->against || !m->compared)
+		return bg_error("more boots asked of a measure that compared nothing");
+	bg_boot_run_init(&more);
+	if (boot(o, m, n, &more) < 0) {
+		bg_boot_run_release(&more);
+		return -1;
+	}
+	/* the records move into the measure's run: theirs to free now */
+	for (size_t i = 0; i < more.n; i++) {
+		ALLOC_GROW(m->run.boots, m->run.n + 1, m->run.alloc);
+		m->run.boots[m->run.n++] = more.boots[i];
+	}
+	more.n = 0;
+	bg_boot_run_release(&more);
+	collect(o, m);
+	return compare(o, m);
 }
 
 void bg_measure_release(struct bg_measure *m)

@@ -73,6 +73,13 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
  * boot to compare.
  */
 int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
+/*
+ * After a bg_measure_run with against: boots each side n more times, reads them and
+ * compares again over every boot, the earlier ones kept (a later look of a sequential
+ * test). -1 with why when the boot worker failed (the earlier boots and their
+ * comparison then stay as they were) or the values cannot be compared.
+ */
+int bg_measure_more(const struct bg_measure_opts *o, struct bg_measure *m, unsigned n);
 void bg_measure_release(struct bg_measure *m);
 /*
  * Every build and boot of a measure into the store, so that a bisection or a gate later

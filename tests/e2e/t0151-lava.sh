@@ -10,10 +10,9 @@
 # commits, whose images the demo's test (t0165, run before) made. Its culprit moves
 # init_kprobe_trace by 724 ms in deterministic mode and by some 44 ms in timing mode
 # through LAVA, which the bisection's timing-mode confirmation decided at its second look
-# (10 boots a side), alone and warm: 33 LAVA boots stored, 184 s for the case. The
-# 12-commit tracing branch's 6 ms took the second or the third look (10 or 20 boots a
-# side, each look booted anew): 33 and 53 LAVA boots stored in two warm runs beside t0170,
-# 264 and 428 s for the case, and the third look alone. Its daemon's tree is lava-tracing,
+# (10 boots a side, the first look's 5 kept): alone and warm, 33 LAVA jobs, every one a
+# boot stored, 159 s for the case. When each look booted anew, the first look's 10 jobs
+# were not kept (33 boots stored, 184 s). Its daemon's tree is lava-tracing,
 # whose mirror in the cache no other test uses (its branch, seed-tracing-8, t0165 makes
 # too, before), and no check of it is a timing-mode figure: it runs beside t0170
 # (tests/run.sh), whose boots take one core, as LAVA's take another. (With t0170 beside
@@ -220,6 +219,7 @@ test_expect_success 'bootgate measure through LAVA: the culprit against its pare
 
 test_expect_success 'the daemon bisects through LAVA on both workers; lava-server stops mid-job' '
 	stop_artifacts &&
+	jobs_before=$(lava_api "jobs/?limit=1" | jq -e .count) &&
 	start_git_daemon "$SCRATCH/served" >/dev/null &&
 	make_served_repo tracing.git >/dev/null &&
 	git -C "$TREE" push -q "$SCRATCH/served/tracing.git" "$BASE:refs/heads/for-next" &&
@@ -265,7 +265,12 @@ test_expect_success 'the daemon bisects through LAVA on both workers; lava-serve
 	devices=$(for id in $(q "SELECT substr(job_url, length('"'$LAVA_URL/scheduler/job/'"') + 1) FROM boots");
 		do lava_job "$id" | jq -r .actual_device; done | sort -u | tr "\n" " ") &&
 	test "$devices" = "qemu-w1 qemu-w2 " &&
-	test_note "$n LAVA boots stored, on $devices; $(cat "$STATE"/jobs/* | grep -c "waiting for the server") waits for the stopped server"
+	# every job the lab ran is a boot kept: a later look of the timing confirmation adds
+	# boots to the earlier looks'"'"'
+	jobs=$(($(lava_api "jobs/?limit=1" | jq -e .count) - jobs_before)) &&
+	test "$(q "SELECT count(*) FROM boots WHERE job_url IS NOT NULL")" = "$jobs" &&
+	timing=$(q "SELECT boots_base || \" \" || boots_cand FROM comparisons WHERE role = '"'timing'"'") &&
+	test_note "$n LAVA boots stored of $jobs jobs, on $devices; the timing confirmation $timing boots a side; $(cat "$STATE"/jobs/* | grep -c "waiting for the server") waits for the stopped server"
 '
 
 test_expect_success 'the report names the LAVA jobs: in the mail and on the site' '
