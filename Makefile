@@ -56,7 +56,18 @@ QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR = @echo '   ' AR $@;
 endif
 
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP \
+	$(PREFIX_MAP)
+
+# The objects compile through ccache when it is installed and the cache directory can be
+# written: a clean clone's make check then compiles only what changed. Its own directory
+# of the cache (never the kernels'); the checkout's path is mapped out of the debug
+# information, so clones in other directories share the objects.
+CCACHE_DIR_MAKE = $(BOOTGATE_CACHE)/ccache-make
+CCACHE := $(shell mkdir -p $(CCACHE_DIR_MAKE) 2>/dev/null && test -w $(CCACHE_DIR_MAKE) && \
+	command -v ccache)
+COMPILE = $(if $(CCACHE),CCACHE_DIR=$(CCACHE_DIR_MAKE) CCACHE_BASEDIR=$(CURDIR) $(CCACHE) )
+PREFIX_MAP = -fdebug-prefix-map=$(CURDIR)=.
 # xxhash is compiled inline (lib/util/hash.c): only its header is needed
 LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lcurl -lm
 TEST_LIBS = -lcmocka
@@ -103,21 +114,21 @@ all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(COMPILE)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed-sql.sh
 	@mkdir -p $(dir $@)
 	@sh scripts/embed-sql.sh $(MIGRATIONS) >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
-	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(COMPILE)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen/site-css.c: $(SITE_CSS) scripts/embed-text.sh
 	@mkdir -p $(dir $@)
 	@sh scripts/embed-text.sh bg_site_css $(SITE_CSS) >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/site-css.o: $(BUILD)/gen/site-css.c
-	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(COMPILE)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
@@ -146,10 +157,12 @@ $(BIN)/bootgate-$(1): $(call worker_obj,$(1)) $(LIB_A)
 endef
 $(foreach d,$(WORKER_DIRS),$(eval $(call worker_dir_rule,$(d))))
 
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(BENCH_OBJ) $(LIB_A)
+# a unit program: its object (the fixtures' path compiled in), linked with the library
+UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
+$(UNIT_OBJ): ALL_CFLAGS += -Ibench -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"'
+$(UNIT_BIN): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BENCH_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Ibench -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
-		-o $@ $< $(BENCH_OBJ) $(LIB_A) $(LIBS) $(TEST_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(BENCH_OBJ) $(LIB_A) $(LIBS) $(TEST_LIBS)
 
 # ---- dependencies: each entry point installs what it needs when it is missing
 
@@ -244,8 +257,8 @@ FUZZ_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC) $(BENCH_SRC) \
 	$(BUILD)/gen/migrations.c $(BUILD)/gen/site-css.c)
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP \
-		-c -o $@ $<
+	$(QUIET_CC)$(COMPILE)clang $(FUZZ_CFLAGS) $(PREFIX_MAP) \
+		-fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
 $(FUZZ_TARGETS:%=build/fuzz/fuzz-%): build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
@@ -326,4 +339,4 @@ install: all
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(WORKER_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(WORKER_SRC:%.c=$(BUILD)/%.d) $(UNIT_OBJ:.o=.d)
