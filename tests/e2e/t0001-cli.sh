@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # The command table, help and usage errors of the bootgate CLI.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # Bad input: a clear message naming the file (and line), or an empty result with outcome
 # "truncated"; never a crash, and the other logs are still read.
 . "$(dirname "$0")/lib.sh"

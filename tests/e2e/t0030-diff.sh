@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # bootgate diff: the planted 50 ms delay in init_kprobe_trace shows first, quoted as the
 # kernel printed it before and after.
 . "$(dirname "$0")/lib.sh"

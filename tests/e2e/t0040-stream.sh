@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # A 1 GiB log streamed through a pipe is read in bounded memory, every boot counted.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # bootgate compare: verdicts per metric from real logs and from simulated boots.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # bootgate bench-bisect: its corpora, and its figures beside plain git bisect.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # Every input of measure and of the workers is checked before any work, and a mistake
 # is a usage error (exit 2: never retried), not the machine's (111: retried forever).
 # No kernel is needed: nothing here gets as far as building or booting one.

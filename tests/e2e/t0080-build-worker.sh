@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0085-build-sandbox.sh
 # bootgate-build on trees with a Makefile of their own: what the worker asks of a kernel
 # tree (make O=DIR ARCH=... TARGET, scripts/kconfig/merge_config.sh) in a few lines, so
 # that its contract is tested in seconds: artifacts, exit codes, trees that share a name,

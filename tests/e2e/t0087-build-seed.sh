@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0085-build-sandbox.sh
 # A tree's first build of a board starts from another tree's build of it (bootgate-build's
 # seed_work): what the two trees' sources share is not built again, what differs is, and
 # the image is the tree's own (an untrusted build's too, in its copy). Nothing else is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0085-build-sandbox.sh
 # lib-gitd.sh on the cached kernel repository: a git daemon on a free port of loopback,
 # a served repository that borrows the cache's objects, scripts/scenario-tree.sh's
 # scenario-tracing pushed to it, seen and cloned over git:// without copying the tree.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0150-lava-templates.sh
 # Series from a list: a real public-inbox v2 inbox (Debian's public-inbox-init -V2, mail
 # delivered by public-inbox-mda) that `bootgate inbox` follows as a lore mirror. A
 # three-patch series with a cover letter arrives mail by mail with replies between and is

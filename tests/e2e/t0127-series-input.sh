@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0150-lava-templates.sh
 # bootgate series fed what a tired maintainer or an attacker would: mails without a
 # Message-Id (as git format-patch writes them without --thread), a diff that names a path
 # outside the tree, absurd numbers. A small repository stands in for the tree; none of

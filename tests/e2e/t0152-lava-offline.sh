@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0161-perf.sh
 # A LAVA board without its lab: bootgate-boot's --print-job writes the job naming the
 # image and the initramfs by hash, a server that does not answer is the lab's failure
 # (exit 111, every boot infra, never the configuration's exit 2), and a token that is

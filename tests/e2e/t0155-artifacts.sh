@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0150-lava-templates.sh
 # The artifact server: `bootgate serve-artifacts` over a scratch cache holding a fake
 # image, asked with curl on 127.0.0.1 (the bytes, HEAD, hostile targets, links out of the
 # cache, 100 clients at once, a client that leaves mid-download), then bootgated serving

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0150-lava-templates.sh
 # bootgate-boot against a LAVA server that answers badly (tests/e2e/fake-lava.py on
 # 127.0.0.1): a log holding a NUL byte, a server that is down or failing before any
 # job, a log that cannot be read, a command line that would bend QEMU's. Each ends with
