@@ -548,6 +548,7 @@ static int measure_pair(struct run *r, enum bg_role role, const char *cand, cons
 	struct bg_measure m;
 	const struct bg_verdict *v = NULL;
 	int64_t *ids;
+	char *why = NULL;         /* a later look failed: why */
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -557,15 +558,18 @@ static int measure_pair(struct run *r, enum bg_role role, const char *cand, cons
 		bg_measure_release(&m);
 		return -1;
 	}
-	/* each look adds boots to the earlier looks' (the verdict spends its alpha per look) */
+	/*
+	 * Each look adds boots to the earlier looks' (the verdict spends its alpha per look).
+	 * When a later look fails, the boots so far are still recorded, undecided.
+	 */
 	for (size_t look = 0;; look++) {
 		v = bg_comparison_find(&m.cmp, r->metric);
 		out->decided = deterministic || look + 1 == ARRAY_SIZE(confirm_looks);
 		if (out->decided || !v || v->verdict != BG_UNKNOWN)
 			break;
 		if (bg_measure_more(&mo, &m, confirm_looks[look + 1] - confirm_looks[look]) < 0) {
-			bg_measure_release(&m);
-			return -1;
+			why = xstrdup(bg_error_last());
+			break;
 		}
 	}
 	if (v) {
@@ -588,6 +592,9 @@ static int measure_pair(struct run *r, enum bg_role role, const char *cand, cons
 		else
 			ret = bg_store_commit(r->s);
 	}
+	if (why && ret == 0)
+		ret = bg_error("%s", why);
+	free(why);
 	/* the verdicts are the measure's: it frees them */
 	memset(&c.cmp, 0, sizeof(c.cmp));
 	bg_stored_comparison_release(&c);

@@ -85,7 +85,7 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 {
 	bool against = o->against != NULL;
 
-	m->boots = xrealloc(m->boots, (m->run.n ? m->run.n : 1) * sizeof(*m->boots));
+	m->boots = xreallocarray(m->boots, m->run.n ? m->run.n : 1, sizeof(*m->boots));
 	memset(m->boots + m->nboots, 0, (m->run.n - m->nboots) * sizeof(*m->boots));
 	for (size_t i = m->nboots; i < m->run.n; i++) {
 		const struct bg_boot_record *rec = &m->run.boots[i];
@@ -114,26 +114,27 @@ static void collect(const struct bg_measure_opts *o, struct bg_measure *m)
 	}
 }
 
-/* Compares the sides over every boot read so far. */
+/* Compares the sides over every boot read so far; the earlier comparison stays on error. */
 static int compare(const struct bg_measure_opts *o, struct bg_measure *m)
 {
 	struct bg_compare_config c;
+	struct bg_comparison cmp;
 
 	/* nothing to compare is an error, never a comparison of nothing */
 	for (int side = 0; side < 2; side++)
 		if (!m->set[side].boots)
 			return bg_error("no boot of %.12s reached userspace (%u did not): nothing to "
 					"compare", m->rev[side], m->set[side].excluded);
-	if (m->compared)
-		bg_comparison_release(&m->cmp);
-	m->compared = false;
 	/* the caller's thresholds, in this run's mode */
 	bg_compare_config_init(&c);
 	if (o->compare)
 		c = *o->compare;
 	c.deterministic = o->deterministic;
-	if (bg_compare(&m->set[BG_SIDE_AGAINST], &m->set[BG_SIDE_COMMIT], &c, &m->cmp) < 0)
+	if (bg_compare(&m->set[BG_SIDE_AGAINST], &m->set[BG_SIDE_COMMIT], &c, &cmp) < 0)
 		return -1;
+	if (m->compared)
+		bg_comparison_release(&m->cmp);
+	m->cmp = cmp;
 	m->compared = true;
 	return 0;
 }
@@ -154,23 +155,19 @@ int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m)
 int bg_measure_more(const struct bg_measure_opts *o, struct bg_measure *m, unsigned n)
 {
 	struct bg_boot_run more;
+	int ret = -1;
 
 	if (!o->against || !m->compared)
 		return bg_error("more boots asked of a measure that compared nothing");
 	bg_boot_run_init(&more);
-	if (boot(o, m, n, &more) < 0) {
-		bg_boot_run_release(&more);
-		return -1;
-	}
-	/* the records move into the measure's run: theirs to free now */
-	for (size_t i = 0; i < more.n; i++) {
-		ALLOC_GROW(m->run.boots, m->run.n + 1, m->run.alloc);
-		m->run.boots[m->run.n++] = more.boots[i];
-	}
-	more.n = 0;
-	bg_boot_run_release(&more);
+	if (boot(o, m, n, &more) < 0)
+		goto out;
+	bg_boot_run_append(&m->run, &more);
 	collect(o, m);
-	return compare(o, m);
+	ret = compare(o, m);
+out:
+	bg_boot_run_release(&more);
+	return ret;
 }
 
 void bg_measure_release(struct bg_measure *m)

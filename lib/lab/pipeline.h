@@ -58,7 +58,7 @@ struct bg_measure {
 	bool boots_failed;        /* a boot did not reach userspace: panic, hang or the lab */
 };
 
-/* No allocation; bg_measure_release frees what check and run filled in. */
+/* No allocation; bg_measure_release frees what check, run and more filled in. */
 void bg_measure_init(struct bg_measure *m);
 /*
  * Checks every input before any work: the tree is a git repository, the revisions are
@@ -76,8 +76,8 @@ int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 /*
  * After a bg_measure_run with against: boots each side n more times, reads them and
  * compares again over every boot, the earlier ones kept (a later look of a sequential
- * test). -1 with why when the boot worker failed (the earlier boots and their
- * comparison then stay as they were) or the values cannot be compared.
+ * test). -1 with why when the boot worker failed (the earlier boots then stay as they
+ * were) or the values cannot be compared; the earlier comparison stays in both cases.
  */
 int bg_measure_more(const struct bg_measure_opts *o, struct bg_measure *m, unsigned n);
 void bg_measure_release(struct bg_measure *m);

@@ -174,6 +174,14 @@ void bg_boot_run_release(struct bg_boot_run *r)
 	bg_boot_run_init(r);
 }
 
+void bg_boot_run_append(struct bg_boot_run *dst, struct bg_boot_run *src)
+{
+	ALLOC_GROW(dst->boots, dst->n + src->n, dst->alloc);
+	memcpy(dst->boots + dst->n, src->boots, src->n * sizeof(*src->boots));
+	dst->n += src->n;
+	src->n = 0;
+}
+
 struct bg_boot_record *bg_boot_run_add(struct bg_boot_run *r, int image, const char *image_path,
 				       enum bg_outcome outcome, const char *log)
 {

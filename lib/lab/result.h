@@ -77,6 +77,8 @@ struct bg_boot_run {
 
 void bg_boot_run_init(struct bg_boot_run *r);
 void bg_boot_run_release(struct bg_boot_run *r);
+/* Moves src's records to the end of dst's: src keeps its header and no record. */
+void bg_boot_run_append(struct bg_boot_run *dst, struct bg_boot_run *src);
 /* Adds a record, its strings copied; the record returned is valid until the next add. */
 struct bg_boot_record *bg_boot_run_add(struct bg_boot_run *r, int image, const char *image_path,
 				       enum bg_outcome outcome, const char *log);
