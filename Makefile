@@ -13,7 +13,8 @@
 
 PREFIX ?= /usr/local
 BINDIR_INSTALL = $(DESTDIR)$(PREFIX)/bin
-# Slow things kept between runs (kernel trees, built images, bench inputs).
+# Slow things kept between runs (kernel trees, built images, bench inputs, the objects'
+# ccache).
 BOOTGATE_CACHE ?= /var/cache/bootgate
 export BOOTGATE_CACHE
 
@@ -59,15 +60,16 @@ endif
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS) -Ilib -MMD -MP \
 	$(PREFIX_MAP)
 
-# The objects compile through ccache when it is installed and the cache directory can be
-# written: a clean clone's make check then compiles only what changed. Its own directory
-# of the cache (never the kernels'); the checkout's path is mapped out of the debug
-# information, so clones in other directories share the objects.
-CCACHE_DIR_MAKE = $(BOOTGATE_CACHE)/ccache-make
-CCACHE := $(shell mkdir -p $(CCACHE_DIR_MAKE) 2>/dev/null && test -w $(CCACHE_DIR_MAKE) && \
-	command -v ccache)
-COMPILE = $(if $(CCACHE),CCACHE_DIR=$(CCACHE_DIR_MAKE) CCACHE_BASEDIR=$(CURDIR) $(CCACHE) )
-PREFIX_MAP = -fdebug-prefix-map=$(CURDIR)=.
+# The objects compile through ccache when it is installed and the cache directory is
+# this user's: a clean clone's make check then compiles only what changed. Its own
+# directory of the cache (never the kernels'), made by ccache; no depend mode or
+# sloppiness from a ccache.conf (a system header changed must miss); the checkout's path
+# mapped out of the debug information, so that clones in other directories share it.
+CCACHE := $(shell command -v ccache >/dev/null && test -d '$(BOOTGATE_CACHE)' && \
+	test -O '$(BOOTGATE_CACHE)' && command -v ccache)
+COMPILE = $(if $(CCACHE),CCACHE_DIR='$(BOOTGATE_CACHE)/ccache-make' CCACHE_BASEDIR='$(CURDIR)' \
+	CCACHE_NODEPEND=1 CCACHE_SLOPPINESS= $(CCACHE) )
+PREFIX_MAP = $(if $(CCACHE),-fdebug-prefix-map=$(CURDIR)=.)
 # xxhash is compiled inline (lib/util/hash.c): only its header is needed
 LIBS = -lyaml -lgit2 -lcrypto -ljansson -lsqlite3 -lmicrohttpd -lcurl -lm
 TEST_LIBS = -lcmocka
