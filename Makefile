@@ -109,7 +109,7 @@ UNIT_BIN = $(addprefix $(BUILD)/tests/unit/,$(filter $(UNIT_NAMES),$(UNIT_FIRST)
 	$(filter-out $(UNIT_FIRST),$(UNIT_NAMES)))
 
 .PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
-	$(FUZZ_TARGETS:%=fuzz-run-%) check-fuzz-counted $(FUZZ_TARGETS:%=fuzz-count-%) soak bench \
+	$(FUZZ_TARGETS:%=fuzz-run-%) soak bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS)
@@ -245,24 +245,6 @@ check-fuzz: deps-sanitize
 $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%:
 	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-$* $(FUZZ_SECONDS_$*) $(FUZZ_SEEDS_$*)
 
-# make check's fuzzing: each target to a number of executions, the most its seconds above
-# gave in six warm runs on this machine's two cores (bench/check-times.md), run beside the
-# end-to-end tier in a cpu cgroup of the least weight (tests/run.sh idle): it takes what
-# the tier leaves of the cores, and an input is given 60 s before it counts as a hang
-FUZZ_CHECK_RUNS_bootlog = 90000
-FUZZ_CHECK_RUNS_bb = 215000
-FUZZ_CHECK_RUNS_mbox = 265000
-FUZZ_CHECK_RUNS_conf = 115000
-FUZZ_CHECK_RUNS_lava = 250000
-FUZZ_CHECK_RUNS_webhook = 1700000
-check-fuzz-counted: deps-sanitize
-	@$(MAKE) --no-print-directory $(JOBS) $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
-	@$(MAKE) --no-print-directory -k $(JOBS) --output-sync=target \
-		$(FUZZ_TARGETS:%=fuzz-count-%)
-$(FUZZ_TARGETS:%=fuzz-count-%): fuzz-count-%:
-	@FUZZ_RUNS=$(FUZZ_CHECK_RUNS_$*) FUZZ_TIMEOUT=60 sh tests/fuzz/run.sh \
-		build/fuzz/fuzz-$* 0 $(FUZZ_SEEDS_$*)
-
 # every target to FUZZ_RUNS executions, however long it takes; an input over 1 s fails
 # (FUZZ_TIMEOUT=N in the environment: N s, for a machine busy with other work)
 fuzz-long: deps-sanitize
@@ -294,12 +276,9 @@ CHECK_TIMED = CHECK_SUMMARY=$(CURDIR)/build/check-summary sh tests/run.sh timed 
 	$(CURDIR)/build/check-times
 # the closing table; after a tier that failed too, then make check stops
 CHECK_TOTAL = sh tests/run.sh total build/check-summary build/check-times build/check-start
-CHECK_FAILED = { $(CHECK_STOP_FUZZ); $(CHECK_TOTAL); exit 1; }
-# the fuzzers beside the end-to-end tier, when it failed: their session stopped
-CHECK_STOP_FUZZ = [ -s build/fuzz.rc ] || [ ! -s build/fuzz.pid ] || \
-	kill -TERM -"$$(cat build/fuzz.pid)" 2>/dev/null || :
+CHECK_FAILED = { $(CHECK_TOTAL); exit 1; }
 check:
-	@rm -f build/check-summary build/check-times build/deps-e2e.rc build/fuzz.rc build/fuzz.pid
+	@rm -f build/check-summary build/check-times build/deps-e2e.rc
 	@mkdir -p build
 	@date +%s >build/check-start
 	@: >build/check-summary
@@ -310,17 +289,11 @@ check:
 	@$(CHECK_TIMED) layout $(MAKE) --no-print-directory check-layout || $(CHECK_FAILED)
 	@$(CHECK_TIMED) unit $(MAKE) --no-print-directory check-unit || $(CHECK_FAILED)
 	@$(CHECK_TIMED) unit-sanitize $(MAKE) --no-print-directory check-sanitize || $(CHECK_FAILED)
-	@$(CHECK_TIMED) fuzz-build $(MAKE) --no-print-directory $(JOBS) \
-		$(FUZZ_TARGETS:%=build/fuzz/fuzz-%) || $(CHECK_FAILED)
-	@setsid sh -c '$(CHECK_TIMED) fuzz sh tests/run.sh idle $(MAKE) --no-print-directory \
-		check-fuzz-counted; echo $$? >build/fuzz.rc' >build/fuzz.log 2>&1 & \
-		echo $$! >build/fuzz.pid
+	@$(CHECK_TIMED) fuzz $(MAKE) --no-print-directory check-fuzz || $(CHECK_FAILED)
 	@$(CHECK_TIMED) packages-e2e sh -c 'while [ ! -s build/deps-e2e.rc ]; do sleep 2; done; \
 		cat build/deps-e2e.log; [ "$$(cat build/deps-e2e.rc)" = 0 ] || \
 		{ echo "check: the end-to-end packages did not install" >&2; exit 1; }' || $(CHECK_FAILED)
 	@$(CHECK_TIMED) e2e $(MAKE) --no-print-directory check-e2e || $(CHECK_FAILED)
-	@$(CHECK_TIMED) fuzz-wait sh -c 'while [ ! -s build/fuzz.rc ]; do sleep 2; done; \
-		cat build/fuzz.log'
 	@$(CHECK_TOTAL)
 
 # the 10-minute soak of continuous gating alone (make check runs a short one, t0186); its

@@ -6,8 +6,6 @@
 #                                NAME", below)
 #   tests/run.sh timed FILE TIER CMD...
 #                                runs CMD, appends "TIER SECONDS RC" to FILE, exits as CMD
-#   tests/run.sh idle CMD...    runs CMD in a cpu cgroup of the least weight, so that it
-#                                takes only what the rest of the machine leaves of the cores
 #   tests/run.sh total FILE [TIMES START]
 #                                the sum of every suite recorded in FILE; with TIMES (the
 #                                lines of "timed") and START (the run's first second), each
@@ -64,40 +62,34 @@ path_of() {
 	done
 }
 
-# lane_cgroup NAME SHARES WEIGHT FOR: makes a cpu cgroup NAME.PID under this process's own,
-# cgroup v1's (cpu.shares SHARES) or v2's where it delegates cpu (cpu.weight WEIGHT), and
-# prints its path; or prints nothing, with a note (no cgroup for FOR), where none can be
-# made. First removes the empty ones of runs gone (killed). The caller removes the one it
-# gets.
-lane_cgroup() {
+# beside_cgroup: makes a cpu cgroup of a tenth of the default weight under this process's
+# own, cgroup v1's (cpu.shares 102) or v2's where it delegates cpu (cpu.weight 10), and
+# prints its path; or prints nothing, with a note, where none can be made. First removes
+# the empty ones of runs gone (killed). The caller removes the one it gets.
+beside_cgroup() {
 	own=$(sed -n 's/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p' /proc/self/cgroup)
 	if [ -n "$own" ] && [ -d "/sys/fs/cgroup/cpu$own" ]; then
-		dir=/sys/fs/cgroup/cpu${own%/} file=cpu.shares weight=$2
+		dir=/sys/fs/cgroup/cpu${own%/} file=cpu.shares weight=102
 	else
 		own=$(sed -n 's/^0:://p' /proc/self/cgroup)
-		dir=/sys/fs/cgroup${own%/} file=cpu.weight weight=$3
+		dir=/sys/fs/cgroup${own%/} file=cpu.weight weight=10
 		grep -qw cpu "$dir/cgroup.subtree_control" 2>/dev/null || dir=
 	fi
 	if [ -n "$dir" ]; then
-		for old in "$dir/$1".*; do
+		for old in "$dir"/bootgate-beside.*; do
 			[ -d "$old" ] && ! kill -0 "${old##*.}" 2>/dev/null || continue
 			rmdir "$old" 2>/dev/null && echo "# removed '$old', of a run gone" >&2
 		done
-		if err=$(mkdir "$dir/$1.$$" 2>&1) &&
-			err=$(echo "$weight" 2>&1 >"$dir/$1.$$/$file"); then
-			echo "$dir/$1.$$"
+		if err=$(mkdir "$dir/bootgate-beside.$$" 2>&1) &&
+			err=$(echo "$weight" 2>&1 >"$dir/bootgate-beside.$$/$file"); then
+			echo "$dir/bootgate-beside.$$"
 			return
 		fi
-		rmdir "$dir/$1.$$" 2>/dev/null
-		echo "# no cpu cgroup for $4: ${err:-?}; nice alone" >&2
+		rmdir "$dir/bootgate-beside.$$" 2>/dev/null
+		echo "# no cpu cgroup for the scripts beside: ${err:-?}; nice alone" >&2
 		return
 	fi
-	echo "# no cpu cgroup for $4 (no cpu controller here): nice alone" >&2
-}
-
-# beside_cgroup: the cgroup of the scripts beside, a tenth of the default weight
-beside_cgroup() {
-	lane_cgroup bootgate-beside 102 10 "the scripts beside"
+	echo "# no cpu cgroup for the scripts beside (no cpu controller here): nice alone" >&2
 }
 
 # lane_leftovers CGROUP: the processes still in the lane's cgroup once its scripts are
@@ -282,23 +274,6 @@ timed)
 	fi
 	exit "$rc"
 	;;
-idle)
-	[ $# -ge 1 ] || { echo "usage: tests/run.sh idle CMD..." >&2; exit 2; }
-	cg=$(lane_cgroup bootgate-idle 2 1 "the idle command")
-	if [ -n "$cg" ] && ! echo $$ 2>/dev/null >"$cg/cgroup.procs"; then
-		echo "# not in the cpu cgroup $cg: nice alone" >&2
-		rmdir "$cg" 2>/dev/null
-		cg=
-	fi
-	nice -n 19 "$@"
-	rc=$?
-	if [ -n "$cg" ]; then
-		echo $$ 2>/dev/null >"${cg%/*}/cgroup.procs"
-		lane_leftovers "$cg"
-		rmdir "$cg" 2>/dev/null || echo "# left $cg: a process of CMD is still in it" >&2
-	fi
-	exit "$rc"
-	;;
 total)
 	# the budget every change keeps (README, "Tests and benchmarks"): a fresh machine's
 	# make check, nothing installed and no cache, and a run with the cache kept
@@ -348,7 +323,7 @@ total)
 	fi
 	;;
 *)
-	echo "usage: tests/run.sh unit|e2e|timed|idle|total ..." >&2
+	echo "usage: tests/run.sh unit|e2e|timed|total ..." >&2
 	exit 2
 	;;
 esac

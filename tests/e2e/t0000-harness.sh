@@ -105,26 +105,6 @@ test_expect_success 'a script "beside" another runs while it runs, in a cpu cgro
 	fi
 '
 
-test_expect_success 'tests/run.sh idle: the command runs in a cpu cgroup of the least weight' '
-	write_pair &&
-	test_exit_code 7 sh "$ROOT/tests/run.sh" idle sh -c "sh pair/t2-side.sh >/dev/null; exit 7" \
-		>out 2>&1 &&
-	cg=$(cat pair/side-cgroup) &&
-	if cgroups_here; then
-		case "$cg" in */bootgate-idle.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
-		case "$cg" in
-		/sys/fs/cgroup/cpu/*) test "$(cat pair/side-weight)" = 2 ;;
-		*) test "$(cat pair/side-weight)" = 1 ;;
-		esac &&
-		test ! -d "$cg"
-	else
-		test_note "no cpu cgroup can be made here: the note checked instead" &&
-		test_grep "no cpu cgroup for the idle command" out
-	fi &&
-	test_exit_code 2 sh "$ROOT/tests/run.sh" idle 2>err &&
-	test_grep "^usage: tests/run.sh idle CMD" err
-'
-
 test_expect_success 'the empty cgroup of a run killed is removed by the next' '
 	if cgroups_here; then
 		write_pair &&
