@@ -65,8 +65,7 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(DEVELOPER_CFLAGS) $(SAN_CFLAGS
 # directory of the cache (never the kernels'), made by ccache; no depend mode or
 # sloppiness from a ccache.conf (a system header changed must miss); the checkout's path
 # mapped out of the debug information, so that clones in other directories share it.
-CCACHE := $(shell command -v ccache >/dev/null && test -d '$(BOOTGATE_CACHE)' && \
-	test -O '$(BOOTGATE_CACHE)' && command -v ccache)
+CCACHE := $(shell test -d '$(BOOTGATE_CACHE)' && test -O '$(BOOTGATE_CACHE)' && command -v ccache)
 COMPILE = $(if $(CCACHE),CCACHE_DIR='$(BOOTGATE_CACHE)/ccache-make' CCACHE_BASEDIR='$(CURDIR)' \
 	CCACHE_NODEPEND=1 CCACHE_SLOPPINESS= $(CCACHE) )
 PREFIX_MAP = $(if $(CCACHE),-fdebug-prefix-map=$(CURDIR)=.)

@@ -75,7 +75,12 @@ static int open_regular_path(const char *path)
 
 	if (fd < 0)
 		return bg_error_errno("cannot open '%s'", path);
-	if (check_regular(fd, path) < 0 || fcntl(fd, F_SETFL, 0) < 0) {
+	if (check_regular(fd, path) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		bg_error_errno("cannot read '%s' blocking", path);
 		close(fd);
 		return -1;
 	}
