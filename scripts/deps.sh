@@ -9,7 +9,7 @@ pkgs=""
 norec=""
 for set in "$@"; do
 	case "$set" in
-	build)   pkgs="$pkgs gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev libsqlite3-dev
+	build)   pkgs="$pkgs git gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev libsqlite3-dev
 		 libmicrohttpd-dev libcurl4-openssl-dev" ;;
 	unit)    pkgs="$pkgs libcmocka-dev git openssl" ;;
 	clang)   pkgs="$pkgs clang libclang-rt-14-dev" ;;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "net/git.h"
+#include "net/git-apply.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -481,64 +482,41 @@ out:
 	return ret;
 }
 
-/* Borrows the reference repository's objects and names its branches, so that a fetch
- * asks only for what it lacks. */
-struct apply_state {
-	const struct bg_git_patch *p;
-	char *path;               /* the file being applied: the one that failed */
-};
-
-static int note_delta(const git_diff_delta *d, void *data)
-{
-	struct apply_state *st = data;
-
-	free(st->path);
-	st->path = xstrdup(d->new_file.path ? d->new_file.path : d->old_file.path);
-	return 0;
-}
-
-static int not_applied(struct apply_state *st, const char *what)
-{
-	const char *why = git_message(what);
-
-	if (st->path)
-		bg_error("%s does not apply: %s: %s", st->p->label, st->path, why);
-	else
-		bg_error("%s does not apply: %s", st->p->label, why);
-	return 1;
-}
-
 int bg_git_apply(const char *repo, const char *onto, const struct bg_git_patch *p,
 		 char out[BG_OID_HEX])
 {
-	git_apply_options ao = GIT_APPLY_OPTIONS_INIT;
-	struct apply_state st = { p, NULL };
 	git_repository *r = NULL;
 	git_commit *o = NULL;
-	git_tree *base = NULL, *tree = NULL;
-	git_diff *diff = NULL;
-	git_index *idx = NULL;
+	git_tree *tree = NULL;
 	git_signature *author = NULL, *committer = NULL;
 	git_oid tree_id, id;
+	char base[BG_OID_HEX], made[BG_OID_HEX];
 	int ret = -1;
 
 	init_once();
 	if (git_repository_open(&r, repo) < 0)
 		return git_fail("cannot open the repository", repo);
-	if (peel_commit(r, onto, &o) < 0 || git_commit_tree(&base, o) < 0)
+	if (peel_commit(r, onto, &o) < 0)
 		goto out;
-	if (!p->diff_len || git_diff_from_buffer(&diff, p->diff, p->diff_len) < 0) {
-		ret = not_applied(&st, "no diff");
-		goto out;
-	}
-	ao.delta_cb = note_delta;
-	ao.payload = &st;
-	if (git_apply_to_tree(&idx, r, base, diff, &ao) < 0) {
-		ret = not_applied(&st, "it does not apply");
+	if (!p->diff_len) {
+		bg_error("%s does not apply: no diff", p->label);
+		ret = 1;
 		goto out;
 	}
-	if (git_index_write_tree_to(&tree_id, idx, r) < 0 || git_tree_lookup(&tree, r, &tree_id) < 0) {
-		git_fail("cannot write the tree of", p->label);
+	git_oid_tostr(base, sizeof(base), git_commit_tree_id(o));
+	ret = bg_git_apply_tree(git_repository_path(r), base, p->label, p->diff, p->diff_len,
+				made);
+	if (ret)
+		goto out;
+	/* git am stops there too: nothing to commit, the tree has it already */
+	if (!strcmp(made, base)) {
+		bg_error("%s does not apply: it changes nothing, the tree has it already", p->label);
+		ret = 1;
+		goto out;
+	}
+	ret = -1;
+	if (git_oid_fromstr(&tree_id, made) < 0 || git_tree_lookup(&tree, r, &tree_id) < 0) {
+		git_fail("cannot read the tree of", p->label);
 		goto out;
 	}
 	/* a name or an address libgit2 refuses (empty, "<" in it) is the mail's fault */
@@ -561,18 +539,16 @@ int bg_git_apply(const char *repo, const char *onto, const struct bg_git_patch *
 		keep(r, p->ref, &id);
 	ret = 0;
 out:
-	free(st.path);
 	git_signature_free(author);
 	git_signature_free(committer);
-	git_index_free(idx);
-	git_diff_free(diff);
 	git_tree_free(tree);
-	git_tree_free(base);
 	git_commit_free(o);
 	git_repository_free(r);
 	return ret;
 }
 
+/* Borrows the reference repository's objects and names its branches, so that a fetch
+ * asks only for what it lacks. */
 static int borrow(git_repository *r, const char *reference)
 {
 	git_repository *ref = NULL;

@@ -4,7 +4,9 @@
 # on the scenario-tracing branch. Patch 1 rewords a comment (its image is its parent's,
 # the same), patch 2 removes init_blk_tracer()'s 6 ms wait (an improvement), patch 3
 # makes init_kprobe_trace() 5 ms slower (a regression). A v3 whose patch 2 does not
-# apply builds nothing for patches 2 and 3. Input mistakes fail before any build.
+# apply builds nothing for patches 2 and 3. Input mistakes fail before any build. The v2
+# mails are made as if on a newer tree: every hunk 40 lines further down and blobs this
+# tree lacks, as real series are; each patch is applied where git am applies it.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$(sh "$ROOT/scripts/kernel-repo.sh")
@@ -13,6 +15,8 @@ tip=$(sed -n 's/^tip //p' scenario)
 export BOOTGATE_STATE=$SCRATCH/state
 DB=$BOOTGATE_STATE/bootgate.db
 V2=$(series_fixture tracing-v2.mbox "$tip")
+perl -pi -e 's/^@@ -(\d+)(,\d+)? \+(\d+)/"@@ -".($1 + 40).$2." +".($3 + 40)/e;
+	s/^index [0-9a-f]+\.\.[0-9a-f]+/index 1234567..89abcde/' "$V2"
 V3=$(series_fixture tracing-v3-does-not-apply.mbox "$tip")
 
 # a small repository for the cases that fail before any build
@@ -104,6 +108,23 @@ test_expect_success 'the commits are git am'"'"'s: author, date, message, and a 
 	test_grep "^Signed-off-by: Mira Okafor <mira.okafor@example.org>$" body &&
 	test "$(git -C "$TREE" rev-parse refs/bootgate/series/1/2)" = "$c2" &&
 	test "$(git -C "$TREE" rev-parse "$c2~2")" = "$tip"
+'
+
+test_expect_success 'each patch is the tree git am makes of the same mails' '
+	git clone -q -s -n "$TREE" am &&
+	git -C am sparse-checkout set kernel/trace &&
+	git -C am checkout -q "$tip" &&
+	awk "/^From [0-9a-f]+ Mon Sep 17/ { n++ } n > 1" "$V2" >patches.mbox &&
+	git -C am -c user.name=t -c user.email=t@localhost am --3way ../patches.mbox >am.out 2>&1 &&
+	i=0 &&
+	for c in $(git -C am rev-list --reverse "$tip..HEAD"); do
+		mine=$(jq -r ".patches[$i].commit" v2.json) &&
+		test "$(git -C am rev-parse "$c^{tree}")" = "$(git -C "$TREE" rev-parse "$mine^{tree}")" &&
+		test_note "patch $((i + 1))/3: bootgate $(jq -r ".patches[$i].status" v2.json), git am: $(git -C am log -1 --format=%s "$c")" &&
+		i=$((i + 1)) || return 1
+	done &&
+	test "$i" = 3 &&
+	test "$(grep -c "^Applying: " am.out)" = 3
 '
 
 test_expect_success 'the store: rows of the series, its comparisons and one outbox row' '

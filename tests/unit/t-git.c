@@ -280,7 +280,7 @@ static char *commit_diff(const char *repo, const char *rev)
 
 static void test_apply(void **state)
 {
-	char *repo = xasprintf("%s/c/linux", top), *diff, *third, *second;
+	char *repo = xasprintf("%s/c/linux", top), *diff, *third, *second, *unknown;
 	struct bg_git_patch p = { 0 };
 	struct bg_git_commit info;
 	char id[BG_OID_HEX], again[BG_OID_HEX];
@@ -326,10 +326,25 @@ static void test_apply(void **state)
 	assert_string_equal(bg_error_last(), "an earlier error");
 	assert_int_equal(bg_git_resolve(repo, "refs/bootgate/series/1/2", again), -1);
 	p.ref = "refs/bootgate/series/1/1";
-	/* where b.c already changed, the patch does not apply, and the error names b.c */
+	/* onto the commit that has it already: nothing to commit, as git am says */
 	p.label = "patch 2/3";
 	assert_int_equal(bg_git_apply(repo, "HEAD", &p, id), 1);
-	assert_non_null(strstr(bg_error_last(), "patch 2/3 does not apply: b.c: "));
+	assert_string_equal(bg_error_last(), "patch 2/3 does not apply: it changes nothing, "
+			    "the tree has it already");
+	/* where b.c changed otherwise: the three-way merge of its blobs conflicts */
+	run("cd '%s' && git checkout -q -b other HEAD~1 && echo two-other >b.c && "
+	    GIT " commit -q -a -m other && git checkout -q -", repo);
+	assert_int_equal(bg_git_apply(repo, "other", &p, id), 1);
+	assert_string_equal(bg_error_last(), "patch 2/3 does not apply: b.c: the three-way "
+			    "merge left conflicts");
+	/* and without the blobs, by its context alone: no line of b.c fits the hunk */
+	unknown = xstrdup(diff);
+	memcpy(strstr(unknown, "\nindex ") + 7, "1111111111", 10);
+	p.diff = unknown;
+	assert_int_equal(bg_git_apply(repo, "other", &p, id), 1);
+	assert_string_equal(bg_error_last(), "patch 2/3 does not apply: b.c: the hunk at line 1 "
+			    "fits nowhere near it");
+	p.diff = diff;
 	/* no diff at all, and a diff that is not one */
 	p.diff_len = 0;
 	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
@@ -356,9 +371,57 @@ static void test_apply(void **state)
 	assert_int_equal(bg_git_apply(repo, "HEAD~1", &p, id), 1);
 	assert_non_null(strstr(bg_error_last(), "cannot sign a commit"));
 	assert_int_equal(bg_git_apply(repo, "no-such-rev", &p, id), -1);
+	free(unknown);
 	free(diff);
 	free(third);
 	free(second);
+	free(repo);
+}
+
+/*
+ * A patch made on another base: the lines it changes moved down by 40 in the tree it is
+ * applied to, and its blobs unknown there. git am finds the hunks at their offset; so
+ * must the series.
+ */
+static void test_apply_offset(void **state)
+{
+	char *repo = xasprintf("%s/offset", top), *diff, *got, *want;
+	struct bg_git_patch p = { 0 };
+	char id[BG_OID_HEX];
+
+	(void)state;
+	run("mkdir -p '%s' && cd '%s' && " GIT " init -q . && seq 1 60 >f.c && seq 1 9 >g.c && "
+	    GIT " add . && " GIT " commit -q -m base && sed -i 's/^30$/thirty/' f.c && "
+	    "sed -i '$a ten' g.c && " GIT " commit -q -a -m change && "
+	    GIT " checkout -q -b shifted HEAD~1 && (seq 101 140; seq 1 60) >f.c && "
+	    GIT " commit -q -a -m shift", repo, repo);
+	diff = commit_diff(repo, "master");
+	/* git format-patch names blobs this repository has: a base elsewhere has others */
+	for (char *s = diff; (s = strstr(s, "\nindex ")); s++)
+		memcpy(s + 7, "1234567", 7);
+	p.label = "patch 1/1";
+	p.diff = diff;
+	p.diff_len = strlen(diff);
+	p.message = "f: thirty\n";
+	p.author_name = "A U Thor";
+	p.author_email = "a@example.org";
+	p.when = 1700000000;
+	assert_int_equal(bg_git_apply(repo, "shifted", &p, id), 0);
+	got = rev_parse(repo, id);
+	assert_string_equal(got, id);
+	free(got);
+	run("cd '%s' && test \"$(git show %s:f.c | sed -n 70p)\" = thirty && "
+	    "test \"$(git show %s:f.c | grep -c .)\" = 100 && "
+	    "test \"$(git show %s:g.c | tail -1)\" = ten", repo, id, id, id);
+	/* the same tree as git apply's own reading of the patch in a work tree */
+	want = xasprintf("%s/want", top);
+	run("git clone -q -b shifted '%s' '%s' && cd '%s' && "
+	    "git format-patch -1 --stdout origin/master >../p.mbox && "
+	    "sed -i 's/^index [0-9a-f]*\\.\\./index 1234567../' ../p.mbox && "
+	    GIT " am -q ../p.mbox && test \"$(git rev-parse HEAD^{tree})\" = "
+	    "\"$(git -C '%s' rev-parse %s^{tree})\"", repo, want, want, repo, id);
+	free(want);
+	free(diff);
 	free(repo);
 }
 
@@ -371,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_tree_identity),
 		cmocka_unit_test(test_branch_names),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_apply_offset),
 	};
 
 	return cmocka_run_group_tests_name("git", tests, setup, teardown);
