@@ -14,6 +14,7 @@
 #include "net/smtp.h"
 #include "lab/workers.h"
 #include "parse/bootlog.h"
+#include "parse/mbox.h"
 #include "parse/metrics.h"
 #include "report/mail.h"
 #include "util/error.h"
@@ -115,6 +116,29 @@ static void add_list(struct bg_mail_addrs *l, char **v, size_t n, const struct b
 			bg_mail_addrs_add(l, a.name, a.addr);
 		bg_mail_addr_release(&a);
 	}
+}
+
+/*
+ * A patch mail's commit message (its body up to "---"; a mail without a diff, all of its
+ * body), whose trailers name its people: never the diff's lines.
+ */
+static char *patch_message(const char *mbox)
+{
+	struct bg_msg *m = NULL;
+	const char *body, *diff;
+	size_t n = 0, body_len, diff_len;
+	char *from = NULL, *date = NULL, *message = NULL;
+
+	if (!mbox || bg_mbox_parse("the patch", mbox, strlen(mbox), &m, &n) < 0 || n != 1)
+		;
+	else if (bg_msg_patch(&m[0], &body, &body_len, &diff, &diff_len, &from, &date) == 0)
+		message = xstrndup(body, body_len);
+	else if (m[0].body)
+		message = xstrndup(m[0].body, m[0].body_len);
+	bg_msgs_free(m, n);
+	free(from);
+	free(date);
+	return message;
 }
 
 /*
@@ -491,7 +515,7 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
 	struct bg_strbuf rerun = BG_STRBUF_INIT;
 	char *before = NULL, *after = NULL, *closes = NULL, *why = NULL, *branch = NULL;
-	char *tree_path = NULL;
+	char *tree_path = NULL, *patch_text = NULL;
 	const char *skip_why, *mode, *board;
 	size_t reply = 0;
 	bool regression = false;
@@ -596,8 +620,9 @@ static int compose_series(struct ctx *x, int64_t outbox, int64_t id)
 				 x->domain);
 	if (bg_mail_msgid_ok(mp[reply].message_id))
 		m.in_reply_to = xstrdup(mp[reply].message_id);
-	/* the patch's author and its trailers, from the mail as it came */
-	recipients(&t->mail, mp[reply].author, ps.v[reply].mbox, &m.to, &m.cc);
+	/* the patch's author and the trailers of its message, from the mail as it came */
+	patch_text = patch_message(ps.v[reply].mbox);
+	recipients(&t->mail, mp[reply].author, patch_text, &m.to, &m.cc);
 	bg_mail_series_subject(&m.subject, &se);
 	bg_mail_series_body(&m.body, &se);
 	ret = deliver(x, outbox, id, &m);
@@ -616,6 +641,7 @@ out:
 	free(why);
 	free(branch);
 	free(tree_path);
+	free(patch_text);
 	bg_strbuf_release(&rerun);
 	bg_strvec_release(&urls);
 	return ret;

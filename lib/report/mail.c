@@ -160,13 +160,60 @@ void bg_mail_addrs_release(struct bg_mail_addrs *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* Whether line (to eol) opens a trailer: "Token: value", the token letters, digits and '-'. */
+static bool trailer_line(const char *line, const char *eol)
+{
+	size_t n = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-");
+
+	return n && line + n < eol && line[n] == ':';
+}
+
+/*
+ * The trailer block of message: its last paragraph, when every line of it is a trailer,
+ * the continuation of one (it starts with a blank) or a maintainer's "[ note ]" (as git
+ * interpret-trailers reads it, less its 25 % rule). [*start, *end) or false.
+ */
+static bool trailer_block(const char *message, const char **start, const char **end)
+{
+	const char *para = NULL, *para_end = NULL, *p;
+	bool after_blank = true;
+
+	for (p = message; *p;) {
+		const char *eol = p + strcspn(p, "\r\n");
+		bool blank = p + strspn(p, " \t") >= eol;
+
+		if (!blank && after_blank)
+			para = p;
+		if (!blank)
+			para_end = eol;
+		after_blank = blank;
+		/* one line end at a time: a blank line between two is a paragraph's end */
+		p = eol + (*eol == '\r' && eol[1] == '\n' ? 2 : *eol ? 1 : 0);
+	}
+	if (!para)
+		return false;
+	for (p = para; p < para_end;) {
+		const char *eol = p + strcspn(p, "\r\n");
+
+		if (!trailer_line(p, eol) && *p != ' ' && *p != '\t' && *p != '[' && *p != '(')
+			return false;
+		p = eol + strspn(eol, "\r\n");
+	}
+	*start = para;
+	*end = para_end;
+	return true;
+}
+
 void bg_mail_trailers(const char *message, struct bg_mail_addrs *out)
 {
 	static const char *const keys[] = { "signed-off-by:", "cc:" };
+	const char *p, *block_end;
+	size_t added = 0;
 
-	for (const char *p = message; p && *p;) {
+	if (!message || !trailer_block(message, &p, &block_end))
+		return;
+	while (p < block_end && added < BG_MAIL_TRAILERS_MAX) {
 		const char *eol = p + strcspn(p, "\r\n");
-		const char *s = p + strspn(p, " \t");
 
 		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 			size_t kl = strlen(keys[k]);
@@ -174,15 +221,15 @@ void bg_mail_trailers(const char *message, struct bg_mail_addrs *out)
 			const char *end = eol, *hash;
 			char *v;
 
-			if ((size_t)(eol - s) < kl || strncasecmp(s, keys[k], kl))
+			if ((size_t)(eol - p) < kl || strncasecmp(p, keys[k], kl))
 				continue;
 			/* "Cc: <stable@vger.kernel.org> # 6.1": the comment is no address */
-			hash = memchr(s + kl, '#', (size_t)(eol - s - (ptrdiff_t)kl));
+			hash = memchr(p + kl, '#', (size_t)(eol - p - (ptrdiff_t)kl));
 			if (hash)
 				end = hash;
-			v = xstrndup(s + kl, (size_t)(end - s - (ptrdiff_t)kl));
+			v = xstrndup(p + kl, (size_t)(end - p - (ptrdiff_t)kl));
 			if (bg_mail_addr_parse(v, &a) == 0) {
-				bg_mail_addrs_add(out, a.name, a.addr);
+				added += bg_mail_addrs_add(out, a.name, a.addr);
 				bg_mail_addr_release(&a);
 			}
 			free(v);

@@ -39,9 +39,13 @@ void bg_mail_addr_release(struct bg_mail_addr *a);
 bool bg_mail_addrs_add(struct bg_mail_addrs *l, const char *name, const char *addr);
 bool bg_mail_addrs_has(const struct bg_mail_addrs *l, const char *addr);
 void bg_mail_addrs_release(struct bg_mail_addrs *l);
+/* The most people the trailers of one message add: a reply copies its patch's people. */
+#define BG_MAIL_TRAILERS_MAX 32
 /*
- * The people of a commit message or a patch mail: every Signed-off-by: and Cc: trailer
- * that holds an address (a "# comment" after it dropped), added to out in order.
+ * The people of a commit message (a patch mail's: its body up to "---"): every
+ * Signed-off-by: and Cc: of its trailer block, the last paragraph, that holds an address
+ * (a "# comment" after it dropped), added to out in order, BG_MAIL_TRAILERS_MAX at the
+ * most. Nothing from the text above it or from a diff.
  */
 void bg_mail_trailers(const char *message, struct bg_mail_addrs *out);
 

@@ -207,8 +207,20 @@ series_sql() {
 		echo "INSERT INTO series_patches (series_id, idx, message_id, subject, author, mbox, status, comparison_id, verdict, metric, delta) VALUES ($sid, $i, 'p$i-$cover', '[PATCH v2 $i/3] tracing: step $i', 'Bob Builder <bob@example.org>', 'From: Bob Builder <bob@example.org>
 Subject: [PATCH v2 $i/3] tracing: step $i
 
+As discussed, cc: stranger@example.org
+Cc: bystander@example.org
+
 Cc: reviewer@example.org
 Signed-off-by: Bob Builder <bob@example.org>
+---
+ kernel/trace/trace.c | 2 +-
+diff --git a/kernel/trace/trace.c b/kernel/trace/trace.c
+--- a/kernel/trace/trace.c
++++ b/kernel/trace/trace.c
+@@ -1,3 +1,3 @@
+ Cc: context@example.org
+-x
++Cc: added@example.org
 ', 'applied', $((10 + sid)), '$v', 'initcall.init_kprobe_trace', $([ "$v" = regression ] && echo 49942 || echo 3));"
 	done
 	echo "INSERT INTO outbox (kind, ref, body, created) VALUES ('series', $sid, '{}', 0);"
@@ -224,6 +236,8 @@ test_expect_success 'a series reply answers the patch that made boot slower' '
 	test_grep "^Subject: Re: \[PATCH v2 2/3\] tracing: step 2\$" h &&
 	test_grep "Bob Builder <bob@example.org>" h &&
 	test_grep "reviewer@example.org" h &&
+	: only the trailers of its message: nobody from its text or its diff &&
+	! grep -E "stranger|bystander|context@|added@" h &&
 	f=$(grep -l "bootgate-series-1-2@" mails/*) &&
 	tr -d "\r" <"$f" | sed "1,/^\$/d" >body &&
 	test_grep "^Patch 2/3 made initcall.init_kprobe_trace slower" body &&

@@ -159,18 +159,47 @@ static void test_trailers(void **state)
 	struct bg_mail_addrs l = { NULL, 0, 0 };
 
 	(void)state;
-	bg_mail_trailers("tracing: x\n\nBody Signed-off-by: no@x.org\n"
+	bg_mail_trailers("tracing: x\n\nBody Signed-off-by: no@x.org\n\n"
 			 "Cc: stable@vger.kernel.org # 6.1\r\n"
 			 "Signed-off-by: Ada <ada@x.org>\n"
 			 "  signed-off-by: ADA <ADA@x.org>\n"
+			 "[ bp: massaged ]\n"
 			 "Reviewed-by: Rev <rev@x.org>\n"
-			 "Cc: not an address\n", &l);
+			 "Cc: not an address\n\n", &l);
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].addr, "stable@vger.kernel.org");
 	assert_null(l.v[0].name);
 	assert_string_equal(l.v[1].addr, "ada@x.org");
 	assert_string_equal(l.v[1].name, "Ada");
 	bg_mail_addrs_release(&l);
+	/* cc: lines in the text, not in its last paragraph of trailers: nobody */
+	bg_mail_trailers("x: y\n\ncc: a@x.org\nCc: b@x.org\n\nSigned-off-by: Ada <ada@x.org>\n", &l);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].addr, "ada@x.org");
+	bg_mail_addrs_release(&l);
+	/* a last paragraph that is text is no trailer block */
+	bg_mail_trailers("x: y\n\nCc: a@x.org\nas said above\n", &l);
+	assert_int_equal(l.n, 0);
+	bg_mail_trailers("", &l);
+	bg_mail_trailers(NULL, &l);
+	assert_int_equal(l.n, 0);
+}
+
+/* A posted body of 300 cc: trailers puts 32 people on the reply, not 300. */
+static void test_trailers_bounded(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_mail_addrs l = { NULL, 0, 0 };
+
+	(void)state;
+	bg_strbuf_addstr(&sb, "x: y\n\n");
+	for (int i = 0; i < 300; i++)
+		bg_strbuf_addf(&sb, "Cc: stranger%d@x.org\n", i);
+	bg_mail_trailers(sb.buf, &l);
+	assert_int_equal(l.n, BG_MAIL_TRAILERS_MAX);
+	assert_string_equal(l.v[31].addr, "stranger31@x.org");
+	bg_mail_addrs_release(&l);
+	bg_strbuf_release(&sb);
 }
 
 static void test_wrap(void **state)
@@ -552,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_name_long_or_encoded_word),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_trailers),
+		cmocka_unit_test(test_trailers_bounded),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_shell_word),
 		cmocka_unit_test(test_no_mail_rules),
