@@ -152,8 +152,14 @@ static int store_series(struct bg_store *st, const struct raw_series *rs, const 
 			free(why);
 			goto out;
 		}
-		/* every older version, and the same version sent before, gives way */
+		/*
+		 * every older version of the sender's gives way, unless it has ended: its result
+		 * stands, and a From: line is easily forged, so a mail must not undo a series
+		 * it did not start
+		 */
 		for (size_t k = 0; k < no; k++) {
+			if (o[k].ended || o[k].version >= (int64_t)s->version)
+				continue;
 			if (bg_store_series_supersede(st, o[k].id, id, why) < 0) {
 				free(why);
 				goto out;

@@ -49,7 +49,8 @@ static int take_version(const struct bg_store_row *r, void *data)
 
 	ALLOC_GROW(v->v, v->n + 1, v->alloc);
 	v->v[v->n].id = bg_row_int(r, 0);
-	v->v[v->n++].version = bg_row_int(r, 1);
+	v->v[v->n].version = bg_row_int(r, 1);
+	v->v[v->n++].ended = bg_row_int(r, 2) != 0;
 	return 0;
 }
 
@@ -58,7 +59,8 @@ int bg_store_series_versions(struct bg_store *s, const char *title, const char *
 {
 	struct versions all = { 0 };
 
-	if (bg_store_query(s, take_version, &all, "SELECT id, version FROM series WHERE title = ? "
+	if (bg_store_query(s, take_version, &all, "SELECT id, version, state IN ('done', "
+			   "'failed') FROM series WHERE title = ? "
 			   "AND addr = ? AND state != 'superseded' ORDER BY version DESC, id DESC",
 			   "ss", title, addr) < 0) {
 		free(all.v);

@@ -35,6 +35,7 @@ int bg_store_series_patch_add(struct bg_store *s, int64_t series, unsigned idx,
 
 struct bg_series_version {
 	int64_t id, version;
+	bool ended;             /* done or failed: its result stands */
 };
 /*
  * The series of this title and author not superseded, the newest version first; *v owned

@@ -230,6 +230,31 @@ static void test_series_when_complete(void **state)
 	assert_int_equal(count("SELECT count(*) FROM series WHERE message_id = 'c1b@x' AND state "
 			       "= 'superseded' AND superseded_by = 2"), 1);
 	assert_int_equal(count("SELECT count(*) FROM jobs"), 2);
+
+	/*
+	 * v2 ended; the same v2 again under its author's From: (forged, or resent): the ended
+	 * series stands, the new one is measured on its own
+	 */
+	assert_int_equal(bg_store_exec(st, "UPDATE series SET state = 'done' WHERE id = 2", ""), 0);
+	post_patch(ep, "c2x@x", NULL, 2, 0, 1, title);
+	post_patch(ep, "p2x@x", "c2x@x", 2, 1, 1, "tracing: one");
+	follow("lkml", inbox, &r);
+	assert_int_equal(r.nseries, 1);
+	assert_int_equal(r.superseded, 0);
+	assert_int_equal(r.series[0].superseded_by, 0);
+	bg_inbox_result_release(&r);
+	s = text("SELECT group_concat(state, ' ') FROM (SELECT state FROM series ORDER BY id)");
+	assert_string_equal(s, "superseded done superseded queued");
+	free(s);
+	/* a v3: the queued v2 gives way, the ended one does not */
+	post_patch(ep, "c3@x", NULL, 3, 0, 1, title);
+	post_patch(ep, "p3.1@x", "c3@x", 3, 1, 1, "tracing: one");
+	follow("lkml", inbox, &r);
+	assert_int_equal(r.superseded, 1);
+	bg_inbox_result_release(&r);
+	s = text("SELECT group_concat(state, ' ') FROM (SELECT state FROM series ORDER BY id)");
+	assert_string_equal(s, "superseded done superseded superseded queued");
+	free(s);
 	free(reply);
 	free(inbox);
 	free(ep);
