@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0100-kernel.sh
 # bootgate parse beside the kernel's own reader of initcall_debug consoles,
 # scripts/bootgraph.pl: on consoles nobody here wrote (../shared/fixtures/real/bootlogs,
 # when the checkout has it beside) and on the shipped ones, the initcalls bootgraph.pl
