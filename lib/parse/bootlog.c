@@ -45,7 +45,14 @@ struct bg_bootlog {
 	bool in_boot;
 	bool init_seen;
 	bool ended;                     /* reboot, power-off or panic seen */
+	int64_t ended_us;               /* printk time of the line that ended it, or -1 */
 	bool replay;                    /* inside a dump of the ring buffer */
+	bool timed;                     /* the boot's lines carry printk time */
+	bool initmem_freed;             /* "Freeing unused kernel memory": init runs next */
+	int64_t clock;                  /* the latest printk time of the boot so far, or -1 */
+	bool behind;                    /* the record being read is older than that */
+	bool echo;                      /* inside a run of lines the console shows again */
+	uint32_t pass;                  /* which dump or echo run: its copies are counted anew */
 	unsigned nr_boots;
 	int stop;                       /* nonzero return of on_boot */
 
@@ -204,6 +211,9 @@ struct seen_slot {
 	uint64_t key;
 	uint32_t index;
 	uint32_t kind;
+	uint32_t count;         /* events of this identity counted in the boot */
+	uint32_t copies;        /* copies of it met in dump or echo run number pass */
+	uint32_t pass;
 };
 
 /* An event as read from a line, before it is kept: what a duplicate must match. */
@@ -271,30 +281,62 @@ static bool same_event(const struct bg_bootlog *p, const struct seen_slot *slot,
 	return true;   /* SEEN_TEXT: the 64-bit hash of time and text is the identity */
 }
 
+/* Starts a dump or an echo run: its copies are matched against the boot's events anew. */
+static void start_pass(struct bg_bootlog *p)
+{
+	p->pass++;
+}
+
 /*
- * Whether an event was already counted in this boot, remembering it otherwise (as the
- * event kept at index). Timestamped events are unique by time and content, so their
- * second copy (the dump) is always a duplicate. Events without printk time are only
- * remembered from the live console and only looked up in a dump, since a kernel may
- * print the same untimed line twice.
+ * Whether an event is a copy of one already counted in this boot, counting it otherwise
+ * (as the event kept at index). A kernel may print one line twice at the same time (an
+ * initcall run twice, a warning hit 24 times at [0.000000]): on the live console each
+ * is an event. A copy is a line shown again: inside a dump of the ring buffer, or a line
+ * whose time the console is already past (a dump without markers, a test quoting the
+ * oops, LAVA repeating the console), and the lines after it in that run up to the newest
+ * one. In such a run the k-th copy of a line is a copy while the boot counted k of it;
+ * past that it is an event the live console did not show. Lines without printk time
+ * only have the dump's markers to tell them.
  */
 static bool seen_before(struct bg_bootlog *p, enum seen_kind kind, uint64_t key, uint32_t index,
 			const struct event_fields *f, int64_t ts)
 {
-	bool add = ts >= 0 || !p->replay;
-	bool check = ts >= 0 || p->replay;
+	bool copying = p->replay || (ts >= 0 && (p->echo || p->behind));
+	struct seen_slot *slot = NULL;
 	size_t mask, i;
 
 	if (!p->seen_size)
 		seen_grow(p);
 	mask = p->seen_size - 1;
 	for (i = key & mask; p->seen[i].kind != SEEN_EMPTY; i = (i + 1) & mask) {
-		if (check && p->seen[i].key == key && p->seen[i].kind == kind &&
-		    same_event(p, &p->seen[i], f))
-			return true;
+		if (p->seen[i].key == key && p->seen[i].kind == kind &&
+		    same_event(p, &p->seen[i], f)) {
+			slot = &p->seen[i];
+			break;
+		}
 	}
-	if (!add)
+	if (slot && copying) {
+		if (!p->replay && !p->echo) {
+			p->echo = true;
+			start_pass(p);
+		}
+		if (slot->pass != p->pass) {
+			slot->pass = p->pass;
+			slot->copies = 0;
+		}
+		if (slot->copies < slot->count) {
+			slot->copies++;
+			return true;
+		}
+		slot->copies++;
+	}
+	/* an event: a new line, or one more of a line the kernel printed again */
+	if (!p->replay)
+		p->echo = false;
+	if (slot) {
+		slot->count++;
 		return false;
+	}
 	if (p->seen_used >= SEEN_MAX) {
 		if (!p->seen_full_warned)
 			warn_at_line(p, "more than %u events in one boot; later duplicates "
@@ -308,7 +350,7 @@ static bool seen_before(struct bg_bootlog *p, enum seen_kind kind, uint64_t key,
 		for (i = key & mask; p->seen[i].kind != SEEN_EMPTY; i = (i + 1) & mask)
 			;
 	}
-	p->seen[i] = (struct seen_slot){ key, index, kind };
+	p->seen[i] = (struct seen_slot){ key, index, kind, 1, copying ? 1u : 0u, p->pass };
 	p->seen_used++;
 	return false;
 }
@@ -346,7 +388,13 @@ static void boot_begin(struct bg_bootlog *p)
 	p->in_boot = true;
 	p->init_seen = false;
 	p->ended = false;
+	p->ended_us = -1;
 	p->replay = false;
+	p->timed = false;
+	p->initmem_freed = false;
+	p->clock = -1;
+	p->behind = false;
+	p->echo = false;
 	p->pending_next = 0;
 	memset(p->pending, 0, sizeof(p->pending));
 	seen_clear(p);
@@ -829,7 +877,7 @@ static const struct {
 } banner_arches[] = {
 	{ "x86_64-", "x86" }, { "i686-", "x86" }, { "aarch64", "arm" }, { "arm-linux", "arm" },
 	{ "powerpc", "powerpc" }, { "ppc64", "powerpc" }, { "riscv", "riscv" },
-	{ "s390", "s390" }, { "mips", "mips" }, { "loongarch", "loongarch" },
+	{ "s390", "s390" }, { "mips", "mips" }, { "loongarch", "loongarch" }, { "sparc", "sparc" },
 };
 
 static void arch_from_banner(struct bg_boot *b, const char *msg, size_t len)
@@ -857,6 +905,7 @@ static void on_banner(struct bg_bootlog *p, const char *msg, size_t len)
 		if (p->init_seen && !p->ended && strlen(b->banner) == len &&
 		    !memcmp(b->banner, msg, len)) {
 			p->replay = true;
+			start_pass(p);
 			return;
 		}
 		if (boot_end(p))
@@ -992,6 +1041,36 @@ bad:
 
 /* Whether an event is a repeat (the dump) and must not be counted again. */
 #define DUP() is_duplicate(p, ts, msg, len)
+/*
+ * Whether a problem line is the kernel's and new: on a console with printk time, a line
+ * without it is a program's or the firmware's ("WARNING: Caches not enabled" of U-Boot).
+ */
+#define PROBLEM() ((ts >= 0 || !p->timed) && !DUP())
+
+/*
+ * Whether a record is a program's, logged through the kernel: "systemd[1]: ...",
+ * "udevd[887]: ...". After the kernel freed its init memory, one means init runs, on
+ * kernels too old to print "Run /init as init process".
+ */
+static bool is_program_line(const char *msg, size_t len)
+{
+	size_t i = 0, digits;
+
+	while (i < len && (is_digit(msg[i]) || ((msg[i] | 0x20) >= 'a' && (msg[i] | 0x20) <= 'z') ||
+			   msg[i] == '-' || msg[i] == '_' || msg[i] == '.' || msg[i] == '/'))
+		i++;
+	if (!i || i >= len || msg[i] != '[')
+		return false;
+	for (digits = 0, i++; i < len && is_digit(msg[i]); i++)
+		digits++;
+	return digits && len - i >= 3 && msg[i] == ']' && msg[i + 1] == ':' && msg[i + 2] == ' ';
+}
+
+/* "Run /init as init process": untimed, still the kernel's (printk time off). */
+static bool is_init_line(const char *msg, size_t len)
+{
+	return STARTS(msg, len, "Run ") && memmem(msg, len, " as init process", 16);
+}
 
 /* One console record: its printk time (or -1) and its message. */
 static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t len)
@@ -1016,6 +1095,7 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 	case 'D':
 		if (STARTS(msg, len, "DMESG-BEGIN")) {
 			p->replay = true;
+			start_pass(p);
 			return;
 		}
 		if (STARTS(msg, len, "DMESG-END")) {
@@ -1025,15 +1105,33 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 		break;
 	}
 
+	/*
+	 * After a panic or a reboot, lines without printk time are the firmware's (U-Boot,
+	 * coreboot), and a time earlier than the end is the next kernel's: the next boot's.
+	 */
+	if (p->in_boot && p->ended && !p->replay) {
+		if (ts < 0)
+			return;
+		if (ts < p->ended_us && boot_end(p))
+			return;
+	}
 	if (!p->in_boot) {
 		/* firmware chatter before the kernel has no printk time: not a boot */
 		if (ts < 0 && !(STARTS(msg, len, "calling  ") || STARTS(msg, len, "initcall ") ||
-				STARTS(msg, len, "probe of ") || STARTS(msg, len, "Run ")))
+				STARTS(msg, len, "probe of ") || is_init_line(msg, len)))
 			return;
 		ensure_boot(p);
 	}
 	b = &p->boot;
 	b->last_line = p->lineno + 1;
+	p->behind = ts >= 0 && ts < p->clock;
+	if (ts > p->clock) {
+		p->clock = ts;
+		p->echo = false;       /* the console moved on: what follows is live */
+	}
+	p->timed |= ts >= 0;
+	if (p->initmem_freed && !p->init_seen && is_program_line(msg, len))
+		p->init_seen = true;
 
 	switch (msg[0]) {
 	case 'c':
@@ -1049,7 +1147,7 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 			on_initcall(p, ts, msg, len);   /* checks for duplicates itself */
 		return;
 	case 'R':
-		if (STARTS(msg, len, "Run ") && memmem(msg, len, " as init process", 16)) {
+		if (is_init_line(msg, len)) {
 			if (!p->init_seen) {
 				p->init_seen = true;
 				b->init_us = ts;
@@ -1067,6 +1165,8 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 		if (STARTS(msg, len, BG_PANIC_MARKER)) {
 			if (!b->panic)
 				b->panic = keep(p, msg, len);
+			if (!p->ended)
+				p->ended_us = ts;
 			p->ended = true;
 			return;
 		}
@@ -1076,6 +1176,10 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 			if (!b->cmdline)
 				b->cmdline = keep(p, msg + 14, len - 14);
 			set_arch(b, "x86");     /* x86 alone prints it so, before "Kernel command line" */
+			return;
+		}
+		if (STARTS(msg, len, "CPU: ARMv")) {
+			set_arch(b, "arm");     /* 32-bit arm's processor line */
 			return;
 		}
 		break;
@@ -1098,14 +1202,19 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 			set_arch(b, "arm");
 		return;
 	case 'F':
-		if (STARTS(msg, len, "Freeing unused kernel") && memmem(msg, len, "memory", 6)) {
+		/* "Freeing init memory:" before 4.x (arm); never "Freeing initrd memory" */
+		if ((STARTS(msg, len, "Freeing unused kernel") && memmem(msg, len, "memory", 6)) ||
+		    STARTS(msg, len, "Freeing init memory:")) {
 			if (b->free_initmem_us < 0)
 				b->free_initmem_us = ts;
+			p->initmem_freed = true;
 			return;
 		}
 		break;
 	case 'r':
 		if (STARTS(msg, len, "reboot: ")) {
+			if (!p->ended)
+				p->ended_us = ts;
 			p->ended = true;
 			return;
 		}
@@ -1123,7 +1232,8 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 		}
 		break;
 	case 'B':
-		if (STARTS(msg, len, "Booting Linux on physical CPU ")) {
+		if (STARTS(msg, len, "Booting Linux on physical CPU ") ||
+		    STARTS(msg, len, "Boot CPU: AArch64 Processor")) {
 			set_arch(b, "arm");
 			return;
 		}
@@ -1131,32 +1241,62 @@ static void on_record(struct bg_bootlog *p, int64_t ts, const char *msg, size_t 
 			on_marker(p, ts, msg, len);
 			return;
 		}
-		if (STARTS(msg, len, "BUG: ") && !DUP()) {
+		if (STARTS(msg, len, "BUG: ") && PROBLEM()) {
 			on_problem(p, msg, len);
 			return;
 		}
 		break;
 	case 'O':
-		if ((STARTS(msg, len, "Oops: ") || STARTS(msg, len, "Oops - ")) && !DUP()) {
+		if ((STARTS(msg, len, "Oops: ") || STARTS(msg, len, "Oops - ")) && PROBLEM()) {
 			on_problem(p, msg, len);
 			return;
 		}
 		break;
 	case 'W':
-		if (STARTS(msg, len, "WARNING: ") && !DUP()) {
+		if (STARTS(msg, len, "WARNING: ") && PROBLEM()) {
 			on_problem(p, msg, len);
 			return;
 		}
 		break;
 	case 'k':
-		if (STARTS(msg, len, "kernel BUG at ") && !DUP()) {
+		if (STARTS(msg, len, "kernel BUG at ") && PROBLEM()) {
 			on_problem(p, msg, len);
 			return;
 		}
 		break;
 	case 'U':
-		if (STARTS(msg, len, "Unable to handle kernel ") && !DUP()) {
+		if (STARTS(msg, len, "Unable to handle kernel ") && PROBLEM()) {
 			on_problem(p, msg, len);
+			return;
+		}
+		if (STARTS(msg, len, "Using ") && memmem(msg, len, " machine description", 20)) {
+			set_arch(b, "powerpc");    /* before 5.19; then "Hardware name: ..." */
+			return;
+		}
+		break;
+	case 'I':
+		/* arm and arm64's oops */
+		if (STARTS(msg, len, "Internal error: ") && PROBLEM()) {
+			on_problem(p, msg, len);
+			return;
+		}
+		break;
+	case 'd':
+		/* powerpc's system information, 32- and 64-bit alike */
+		if (STARTS(msg, len, "dcache_bsize ")) {
+			set_arch(b, "powerpc");
+			return;
+		}
+		break;
+	case 'A':
+		if (STARTS(msg, len, "ARCH: SUN4")) {
+			set_arch(b, "sparc");
+			return;
+		}
+		break;
+	case 'P':
+		if (STARTS(msg, len, "PROMLIB: Sun ")) {
+			set_arch(b, "sparc");    /* OpenBoot, before the banner */
 			return;
 		}
 		break;

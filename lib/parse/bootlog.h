@@ -72,7 +72,8 @@ struct bg_boot {
 	const char *banner;       /* the whole "Linux version ..." message, or NULL */
 	const char *cmdline;      /* "Kernel command line:" (or x86's "Command line:") */
 	const char *arch;         /* family the boot's lines show: "x86", "arm", "powerpc",
-				     "riscv", "s390", "mips", "loongarch"; NULL if they do not */
+				     "riscv", "s390", "mips", "loongarch", "sparc"; NULL if
+				     they do not */
 	enum bg_outcome outcome;
 	const char *panic;        /* the "Kernel panic - not syncing: ..." message */
 

@@ -41,7 +41,7 @@ static void emit(struct seen *s, size_t capacity, const char *prefix, const char
 void bg_boot_metrics(const struct bg_boot *b,
 		     void (*fn)(const struct bg_metric *m, void *data), void *data)
 {
-	struct bg_strbuf buf = BG_STRBUF_INIT;
+	struct bg_strbuf buf = BG_STRBUF_INIT, name = BG_STRBUF_INIT;
 	struct seen calls = { BG_STRMAP_INIT, NULL, 0 }, probes = { BG_STRMAP_INIT, NULL, 0 };
 	struct bg_metric m;
 
@@ -51,7 +51,13 @@ void bg_boot_metrics(const struct bg_boot *b,
 		m = (struct bg_metric){ .usecs = ic->usecs, .start_us = ic->start_us,
 					.end_us = ic->end_us, .lineno = ic->lineno,
 					.line = ic->line };
-		emit(&calls, b->nr_initcalls, "initcall", ic->name, &m, &buf, fn, data);
+		/* a module's function is its own: nf_defrag_ipv4's nf_defrag_init is not ipv6's */
+		if (ic->module) {
+			bg_strbuf_reset(&name);
+			bg_strbuf_addf(&name, "%s[%s]", ic->name, ic->module);
+		}
+		emit(&calls, b->nr_initcalls, "initcall", ic->module ? name.buf : ic->name, &m,
+		     &buf, fn, data);
 	}
 	for (size_t i = 0; i < b->nr_probes; i++) {
 		const struct bg_probe *pr = &b->probes[i];
@@ -75,6 +81,7 @@ void bg_boot_metrics(const struct bg_boot *b,
 		fn(&m, data);
 	}
 	bg_strbuf_release(&buf);
+	bg_strbuf_release(&name);
 	bg_strmap_release(&calls.index);
 	bg_strmap_release(&probes.index);
 	free(calls.count);

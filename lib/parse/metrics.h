@@ -1,8 +1,9 @@
 /*
  * The metric names every part of bootgate uses for what a boot measured:
- * "initcall.NAME" ("initcall.NAME#2" for a second initcall of that name), "probe.DEV",
- * "boot.init", "boot.userspace", and "perf.trace_startup" once for each perf run of the
- * boot (a name that repeats: samples.seq keeps them apart); values in µs.
+ * "initcall.NAME" ("initcall.NAME#2" for a second initcall of that name, and
+ * "initcall.NAME[MODULE]" for a module's, as the kernel prints it but for the space),
+ * "probe.DEV", "boot.init", "boot.userspace", and "perf.trace_startup" once for each
+ * perf run of the boot (a name that repeats: samples.seq keeps them apart); values in µs.
  */
 #ifndef BG_METRICS_H
 #define BG_METRICS_H

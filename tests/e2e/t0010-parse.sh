@@ -31,8 +31,11 @@ test_expect_success 'each initcall, probe and init names the line that gave it, 
 
 # figures worked out independently of bootgate (see tests/unit/t-bootlog.c)
 cat >want <<\WANT
+arm64-coreboot-panic-reboot.log 1 0 null panic activate_jump_labels
+arm64-coreboot-panic-reboot.log 4 322 3319641 complete nf_defrag_init
 arm64-tiny-baseline-run1.log 192 638672 862956 complete pty_init
 arm64-tiny-baseline-run2.log 192 362686 478865 complete pty_init
+ppc64-native-powernv.log 2 2137 1920112 complete pty_init
 ppc64le-tiny-baseline-run1.log 266 374989 523644 complete pty_init
 ppc64le-tiny-baseline-run2.log 266 394456 563167 complete pty_init
 x86_64-debian-6.1.0-57-noinitrd-panic.log 670 1645942 null panic crypto_algapi_init
@@ -79,6 +82,14 @@ test_expect_success 'three boots in one log are three results' '
 	jq -r ".logs[] | [.boot, (.initcalls|length), .milestones.init_us] | map(tostring) | join(\" \")" out >got &&
 	printf "%s\n" "0 185 1115802" "1 192 862956" "2 185 790752" >want3 &&
 	test_cmp want3 got
+'
+
+test_expect_success 'firmware opens no boot and gives no problem; a native ppc64 has an arch' '
+	bootgate parse --json arm64-coreboot-panic-reboot.log ppc64-native-powernv.log >out &&
+	jq -c ".logs[] | [.log_lines, .outcome, .arch, .problems_total]" out >got &&
+	printf "%s\n" "[[9,20],\"panic\",\"arm\",2]" "[[28,49],\"complete\",\"arm\",3]" \
+		"[[1,22],\"complete\",\"powerpc\",0]" >want2 &&
+	test_cmp want2 got
 '
 
 test_expect_success 'summary: one line per boot' '

@@ -34,6 +34,20 @@ test_expect_success 'names that repeat are matched by occurrence' '
 	test_jq "[.rows[] | select(.a_usecs == null or .b_usecs == null)] | length == 0" out
 '
 
+test_expect_success 'a module names its initcall: two modules, two metrics' '
+	for us in 12 310; do
+		printf "%s\n" "[    0.000000] Linux version 6.1.0 (x) (gcc 12) #1" \
+			"[    5.101210] initcall nf_defrag_init+0x0/0x1000 [nf_defrag_ipv4] returned 0 after $us usecs" \
+			"[    5.102410] initcall nf_defrag_init+0x0/0x1000 [nf_defrag_ipv6] returned 0 after 310 usecs" \
+			"[    5.200000] Run /init as init process" >m$us.log || return 1
+	done &&
+	bootgate diff --json --all m12.log m310.log >out &&
+	jq -r ".rows[] | select(.metric | startswith(\"initcall.\")) | \"\(.metric) \(.delta)\"" out >got &&
+	printf "%s\n" "initcall.nf_defrag_init[nf_defrag_ipv4] 298" \
+		"initcall.nf_defrag_init[nf_defrag_ipv6] 0" >want &&
+	test_cmp want got
+'
+
 test_expect_success 'a missing log: exit 1' '
 	test_exit_code 1 bootgate diff base.log nope.log 2>err &&
 	test_grep "cannot open .nope.log." err

@@ -130,6 +130,12 @@ test_expect_success 'boots of different arches: refused, on one side or across' 
 	test_grep "the base is x86 (x86_64-tiny-baseline-run1.log) and the candidate arm (arm.log)" err
 '
 
+test_expect_success 'a native ppc64 build (its banner names no arch) is no x86 boot' '
+	cp "$FIXTURES"/bootlogs/ppc64-native-powernv.log ppc.log &&
+	test_exit_code 1 bootgate compare --base x86_64-tiny-baseline-run1.log --cand ppc.log >out 2>err &&
+	test_grep "the base is x86 (x86_64-tiny-baseline-run1.log) and the candidate powerpc (ppc.log)" err
+'
+
 test_expect_success 'usage errors: exit 2' '
 	test_exit_code 2 bootgate compare --base a.log 2>err &&
 	test_grep "needs logs after --base and after --cand" err &&

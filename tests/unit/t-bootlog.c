@@ -902,6 +902,197 @@ static void test_malformed_fields(void **state)
 	parsed_free(p);
 }
 
+/*
+ * Firmware around a kernel that panicked and came up again, as KernelCI's Chromebooks
+ * print it (tests/fixtures/bootlogs/arm64-coreboot-panic-reboot.log): coreboot's untimed
+ * "Run calibration" opens no boot and its WARNING is no kernel problem; U-Boot after the
+ * panic, and the next kernel's first line, belong to the next boot.
+ */
+static void test_firmware_around_boots(void **state)
+{
+	struct parsed *p = parse_path(FIXTURES "/bootlogs/arm64-coreboot-panic-reboot.log");
+	const struct bg_boot *b;
+
+	(void)state;
+	assert_int_equal(p->n, 2);
+	b = p->boots[0];
+	assert_int_equal(b->first_line, 9);
+	assert_int_equal(b->last_line, 20);
+	assert_int_equal(b->outcome, BG_OUTCOME_PANIC);
+	/* arm64's oops: "Unable to handle kernel ..." and "Internal error: Oops: ..." */
+	assert_int_equal(b->problems_total, 2);
+	assert_string_equal(b->problems[1], "Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP");
+	b = p->boots[1];
+	assert_int_equal(b->first_line, 28);
+	assert_int_equal(b->last_line, 49);
+	assert_int_equal(b->outcome, BG_OUTCOME_COMPLETE);
+	/* two WARNINGs at [0.000000] and a BUG; "dmesg | grep" shows them again, later */
+	assert_int_equal(b->problems_total, 3);
+	assert_int_equal(b->nr_initcalls, 4);
+	parsed_free(p);
+
+	/* firmware alone: no boot of its own, one empty one as for any log without a kernel */
+	p = parse_str("Run calibration (freq: 1600, first: 1)\nWARNING: RO_VPD is uninitialized\n");
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->first_line, 0);
+	assert_int_equal(p->boots[0]->problems_total, 0);
+	parsed_free(p);
+
+	/* a userspace WARNING on a console with printk time is no kernel problem either */
+	p = parse_str("[    0.000000] Linux version 6.1.0 (x)\n"
+		      "[    0.700000] Run /init as init process\n"
+		      "WARNING: no ssh host key\n");
+	assert_int_equal(p->boots[0]->problems_total, 0);
+	assert_int_equal(p->boots[0]->last_line, 3);
+	parsed_free(p);
+}
+
+/*
+ * Two genuine lines with one timestamp are two events; a line that comes back once the
+ * console has moved past its time (a dump, "dmesg | grep", a LAVA echo) is a copy.
+ */
+static void test_same_time_events(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p;
+	const struct bg_boot *b;
+	char *live;
+
+	(void)state;
+	/* 24 warnings at [0.000000], each with the lines the kernel prints after it */
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 (x)\n");
+	for (int i = 0; i < 24; i++)
+		bg_strbuf_addstr(&sb, "[    0.000000] WARNING: CPU: 0 PID: 0 at arch/x86/kernel/"
+				 "alternative.c:730 apply_returns+0xc0/0x241\n"
+				 "[    0.000000] Modules linked in:\n");
+	bg_strbuf_addstr(&sb, "[    0.500000] Run /init as init process\n");
+	p = parse_str(sb.buf);
+	assert_int_equal(p->boots[0]->problems_total, 24);
+	parsed_free(p);
+
+	/* the same, then a dump of the ring buffer: still 24 */
+	live = bg_strbuf_detach(&sb, NULL);
+	bg_strbuf_addstr(&sb, live);
+	bg_strbuf_addstr(&sb, "DMESG-BEGIN\n");
+	bg_strbuf_addstr(&sb, live);
+	bg_strbuf_addstr(&sb, "DMESG-END\n");
+	free(live);
+	p = parse_str(sb.buf);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->boots[0]->problems_total, 24);
+	parsed_free(p);
+
+	/* the dump alone carries them: 24, not 1 */
+	bg_strbuf_reset(&sb);
+	bg_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 (x)\n"
+			 "[    0.500000] Run /init as init process\nDMESG-BEGIN\n"
+			 "[    0.000000] Linux version 6.1.0 (x)\n");
+	for (int i = 0; i < 24; i++)
+		bg_strbuf_addstr(&sb, "[    0.000000] WARNING: CPU: 0 PID: 0 at x.c:1 f+0x0/0x1\n");
+	bg_strbuf_addstr(&sb, "DMESG-END\n");
+	p = parse_str(sb.buf);
+	assert_int_equal(p->boots[0]->problems_total, 24);
+	parsed_free(p);
+
+	/* one initcall run twice at the same time: two metrics (#2), not one */
+	p = parse_str("[    0.000000] Linux version 6.1.0 (x)\n"
+		      "[    0.089112] calling  activate_jump_labels+0x0/0x34 @ 1\n"
+		      "[    0.089112] initcall activate_jump_labels+0x0/0x34 returned 0 after 0 usecs\n"
+		      "[    0.089112] calling  activate_jump_labels+0x0/0x34 @ 1\n"
+		      "[    0.089112] initcall activate_jump_labels+0x0/0x34 returned 0 after 0 usecs\n");
+	assert_int_equal(p->boots[0]->nr_initcalls, 2);
+	parsed_free(p);
+
+	/*
+	 * LAVA's console repeats lines once the kernel is past them (a test quoting the
+	 * oops): the copies come back in a run, up to and including the newest line, and
+	 * none is counted again.
+	 */
+	p = parse_str("[    0.000000] Linux version 4.4.89 (x) (aarch64-linux-gnu-gcc 6.2.1) #1\n"
+		      "[   14.461360] Internal error: Oops - BUG: 0 [#1] PREEMPT SMP\n"
+		      "[   15.447835] BUG: spinlock lockup suspected on CPU#3, gdbus/2329\n"
+		      "[   15.447900] lock: 0xffffffc07ff9a480, .magic: dead4ead\n"
+		      " login: root\n"
+		      "[   14.461360] Internal error: Oops - BUG: 0 [#1] PREEMPT SMP\n"
+		      "[   15.447835] BUG: spinlock lockup suspected on CPU#3, gdbus/2329\n"
+		      "[   15.447900] lock: 0xffffffc07ff9a480, .magic: dead4ead\n"
+		      "[   16.000000] BUG: spinlock lockup suspected on CPU#2, gdbus/2330\n");
+	b = p->boots[0];
+	assert_int_equal(b->problems_total, 3);
+	assert_string_equal(b->problems[2], "BUG: spinlock lockup suspected on CPU#2, gdbus/2330");
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+/* A module's initcall is named with its module; a built-in one that repeats is "#2". */
+static void name_metric(const struct bg_metric *m, void *data)
+{
+	struct bg_strbuf *sb = data;
+
+	bg_strbuf_addf(sb, "%s=%" PRId64 " ", m->name, m->usecs);
+}
+
+static void test_module_metric_names(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct parsed *p = parse_str(
+		"[    0.000000] Linux version 6.1.0 (x)\n"
+		"[    0.100000] initcall dup_init+0x0/0x1 returned 0 after 5 usecs\n"
+		"[    0.200000] initcall dup_init+0x0/0x1 returned 0 after 6 usecs\n"
+		"[    5.101210] initcall nf_defrag_init+0x0/0x1000 [nf_defrag_ipv4] returned 0 "
+		"after 12 usecs\n"
+		"[    5.102410] initcall nf_defrag_init+0x0/0x1000 [nf_defrag_ipv6] returned 0 "
+		"after 310 usecs\n");
+
+	(void)state;
+	bg_boot_metrics(p->boots[0], name_metric, &sb);
+	assert_string_equal(sb.buf, "initcall.dup_init=5 initcall.dup_init#2=6 "
+			    "initcall.nf_defrag_init[nf_defrag_ipv4]=12 "
+			    "initcall.nf_defrag_init[nf_defrag_ipv6]=310 ");
+	parsed_free(p);
+	bg_strbuf_release(&sb);
+}
+
+/*
+ * Kernels older than 5.x print no "Run ... as init process": init is reached when, after
+ * the kernel freed its init memory, a program logs through the kernel (systemd[1]).
+ */
+static void test_old_kernel_reaches_init(void **state)
+{
+	static const char *const complete[] = {
+		"[    0.000000] Linux version 4.4.89 (x) (gcc version 6.2.1) #1\n"
+		"[    6.744420] Freeing unused kernel memory: 6220K\n"
+		"[    7.147250] systemd[1]: systemd 230 running in system mode.\n",
+		"[    0.000000] Linux version 3.1.1 (x) (gcc version 4.6.1) #19\n"
+		"[    8.987426] Freeing init memory: 460K\n"
+		"Loading, please wait...\n"
+		"[    9.194427] udevd[887]: starting version 173\n",
+	};
+	static const char *const truncated[] = {
+		/* the kernel freed its memory, then fell silent */
+		"[    0.000000] Linux version 4.4.89 (x) (gcc version 6.2.1) #1\n"
+		"[    6.744420] Freeing unused kernel memory: 6220K\n",
+		/* a kernel line shaped like a program's, before init can run */
+		"[    0.000000] Linux version 4.4.89 (x) (gcc version 6.2.1) #1\n"
+		"[    1.000000] udevd[887]: starting version 173\n",
+	};
+	struct parsed *p;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(complete); i++) {
+		p = parse_str(complete[i]);
+		assert_int_equal(p->boots[0]->outcome, BG_OUTCOME_COMPLETE);
+		/* boot.init is the time of the "Run" line: there is none */
+		assert_int_equal(p->boots[0]->init_us, -1);
+		parsed_free(p);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(truncated); i++) {
+		p = parse_str(truncated[i]);
+		assert_int_equal(p->boots[0]->outcome, BG_OUTCOME_TRUNCATED);
+		parsed_free(p);
+	}
+}
+
 /* The arch family: from the banner's compiler, else from lines one arch alone prints. */
 static void test_arch(void **state)
 {
@@ -917,6 +1108,24 @@ static void test_arch(void **state)
 		{ "[    0.000000] Linux version 6.1 (x) (gcc 12) #1\n"
 		  "[    0.000000] Hardware name: IBM pSeries (emulated by qemu) POWER9\n", "powerpc" },
 		{ "[    0.000000] Linux version 6.1 (x) (gcc 12) #1\n", NULL },
+		/* native builds: the compiler is "gcc", the arch's own lines tell */
+		{ "[    0.000000] Linux version 6.8.0 (u@ltc) (gcc (GCC) 11.4.1, GNU ld 2.35.2) #1 SMP\n"
+		  "[    0.000000] Hardware name: 8335-GTH POWER9 0x4e1202 opal:skiboot-v6.5.3 PowerNV\n"
+		  "[    0.000000] -----------------------------------------------------\n"
+		  "[    0.000000] phys_mem_size     = 0x2000000000\n"
+		  "[    0.000000] dcache_bsize      = 0x80\n", "powerpc" },
+		{ "[    0.000000] Linux version 4.19.0 (root@g4) (gcc version 8.3.0 (Debian 8.3.0-6)) #1\n"
+		  "[    0.000000] Using PowerMac machine description\n", "powerpc" },
+		{ "[    0.000000] PROMLIB: Sun IEEE Boot Prom 'OBP 4.38.16 2019/10/08 10:27'\n"
+		  "[    0.000000] PROMLIB: Root node compatible: sun4v\n"
+		  "[    0.000000] Linux version 6.1.0 (root@t5) (gcc (Debian 12.2.0-14) 12.2.0) #1 SMP\n"
+		  "[    0.000000] ARCH: SUN4V\n", "sparc" },
+		{ "[    0.000000] Linux version 6.1.0-13-sparc64-smp (debian-kernel@lists.debian.org) "
+		  "(gcc-12 (Debian 12.2.0-14) 12.2.0) #1 SMP\n", "sparc" },
+		{ "[    0.000000] Linux version 3.1.1 (buildd@diphda) (gcc version 4.6.1 (Ubuntu/Linaro)) #19\n"
+		  "[    0.000000] CPU: ARMv7 Processor [411fc092] revision 2 (ARMv7), cr=10c5387d\n", "arm" },
+		{ "[    0.000000] Linux version 4.4.89 (b@x86-64-07) (gcc version 6.2.1 (Linaro GCC 6.2)) #1\n"
+		  "[    0.000000] Boot CPU: AArch64 Processor [410fd033]\n", "arm" },
 	};
 
 	(void)state;
@@ -970,6 +1179,10 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_absurd_numbers),
 		cmocka_unit_test(test_arch),
+		cmocka_unit_test(test_firmware_around_boots),
+		cmocka_unit_test(test_same_time_events),
+		cmocka_unit_test(test_module_metric_names),
+		cmocka_unit_test(test_old_kernel_reaches_init),
 		cmocka_unit_test(test_malformed_fields),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_missing_file),
