@@ -38,6 +38,11 @@ struct bg_http {
 	struct watch *watched;
 	pthread_t reaper;
 	bool reaping, stopping;
+	/* the log's window: BG_HTTP_LOG_BURST lines in it, the rest counted (log_lock) */
+	pthread_mutex_t log_lock;
+	double log_start;
+	unsigned log_lines;
+	unsigned long log_left_out;
 };
 
 /* One request: made when its first line is read, freed when it is done. */
@@ -48,6 +53,51 @@ struct conn {
 	bool started;      /* head() was called */
 	bool answered;     /* whatever else comes is not read */
 };
+
+/* Says how many lines the window left out, and opens a new one. Under log_lock. */
+static void log_window_end(struct bg_http *h, double now)
+{
+	if (h->log_left_out)
+		log_warnx("%s: %lu lines suppressed in %.0f s (at most %u in %u s are logged)",
+			  h->svc.name, h->log_left_out, now - h->log_start, BG_HTTP_LOG_BURST,
+			  BG_HTTP_LOG_WINDOW);
+	h->log_start = now;
+	h->log_lines = 0;
+	h->log_left_out = 0;
+}
+
+/*
+ * Whether a line may be logged now, counted either way. Any client can make a line
+ * (a refusal, a connection over the limit): a flood of them makes a few lines and a
+ * count, the count within a window and a second (the reaper's turn) of its end.
+ */
+static bool log_allowed(struct bg_http *h)
+{
+	double now = bg_now();
+	bool ok;
+
+	pthread_mutex_lock(&h->log_lock);
+	if (now - h->log_start >= BG_HTTP_LOG_WINDOW)
+		log_window_end(h, now);
+	ok = h->log_lines < BG_HTTP_LOG_BURST;
+	if (ok)
+		h->log_lines++;
+	else
+		h->log_left_out++;
+	pthread_mutex_unlock(&h->log_lock);
+	return ok;
+}
+
+/* The count of a window that has ended, or of the last one when the server stops. */
+static void log_flush(struct bg_http *h, bool stopping)
+{
+	double now = bg_now();
+
+	pthread_mutex_lock(&h->log_lock);
+	if (stopping || now - h->log_start >= BG_HTTP_LOG_WINDOW)
+		log_window_end(h, now);
+	pthread_mutex_unlock(&h->log_lock);
+}
 
 static void client_of(struct MHD_Connection *c, char addr[INET6_ADDRSTRLEN])
 {
@@ -109,7 +159,7 @@ static enum MHD_Result send_answer(struct bg_http *h, struct MHD_Connection *c,
 
 	/* the request is whole: a slow reader of a large file is MHD's timeout's */
 	watch_set(h, c, false);
-	if (a->status >= 400) {
+	if (a->status >= 400 && log_allowed(h)) {
 		char addr[INET6_ADDRSTRLEN];
 
 		client_of(c, addr);
@@ -269,10 +319,12 @@ static void *reap(void *data)
 			if (!w->deadline || now < w->deadline)
 				continue;
 			w->deadline = 0;
-			log_warnx("%s: %s: no whole request within %u s: closed", h->svc.name,
-				  w->addr, h->svc.request_seconds);
+			if (log_allowed(h))
+				log_warnx("%s: %s: no whole request within %u s: closed",
+					  h->svc.name, w->addr, h->svc.request_seconds);
 			shutdown(w->fd, SHUT_RDWR);
 		}
+		log_flush(h, false);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec++;
 		pthread_cond_timedwait(&h->wake, &h->lock, &ts);
@@ -295,6 +347,7 @@ static void reaper_stop(struct bg_http *h)
 
 static void http_free(struct bg_http *h)
 {
+	pthread_mutex_destroy(&h->log_lock);
 	pthread_cond_destroy(&h->wake);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -312,9 +365,11 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 BG_PRINTF(2, 0)
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	const struct bg_http *h = cls;
+	struct bg_http *h = cls;
 	char msg[512];
 
+	if (!log_allowed(h))
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
 	log_warnx("%s: %s", h->svc.name, msg);
@@ -390,15 +445,18 @@ int bg_http_start(const char *listen, const struct bg_http_service *svc,
 	h = xcalloc(1, sizeof(*h));
 	h->svc = *svc;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->log_lock, NULL);
+	h->log_start = bg_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (svc->request_seconds && pthread_create(&h->reaper, NULL, reap, h) != 0) {
+	/* it runs without a request deadline too: it says what the log left out */
+	if (pthread_create(&h->reaper, NULL, reap, h) != 0) {
 		http_free(h);
 		return bg_error("%s: cannot start a thread", svc->name);
 	}
-	h->reaping = svc->request_seconds != 0;
+	h->reaping = true;
 	errno = 0;
 	/* the port is in the address already: given again, MHD names it when bind fails */
 	h->mhd = MHD_start_daemon(flags, port_of(&ss), NULL, NULL, handle, h,
@@ -443,5 +501,6 @@ void bg_http_stop(struct bg_http *h)
 		return;
 	MHD_stop_daemon(h->mhd);
 	reaper_stop(h);
+	log_flush(h, true);
 	http_free(h);
 }

@@ -14,6 +14,7 @@
 
 #include "unit.h"
 #include "util/sha.h"
+#include "net/http.h"
 #include "net/webhook.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -504,24 +505,54 @@ static void test_timeout(void **state)
 	bg_strbuf_release(&answer);
 }
 
+/* Where stderr goes until log_end(): a file of its own; its text then, owned. */
+struct captured {
+	char path[32];
+	int saved;
+};
+
+static void log_begin(struct captured *c)
+{
+	int fd;
+
+	snprintf(c->path, sizeof(c->path), "/tmp/t-webhook.XXXXXX");
+	fd = mkstemp(c->path);
+	c->saved = dup(2);
+	assert_true(fd >= 0 && c->saved >= 0);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+static char *log_end(struct captured *c)
+{
+	char *log;
+
+	assert_int_equal(dup2(c->saved, 2), 2);
+	close(c->saved);
+	log = bg_read_file(c->path, 1 << 24, NULL);
+	unlink(c->path);
+	assert_non_null(log);
+	return log;
+}
+
 /* One line for a refusal, escaped; neither the secret nor the MAC it expected. */
 static void test_log(void **state)
 {
 	struct bg_strbuf answer = BG_STRBUF_INIT;
-	char path[] = "/tmp/t-webhook.XXXXXX", mac[80], *log;
-	int fd = mkstemp(path), saved = dup(2);
+	struct bg_webhook *shared = hook;
+	struct captured c;
+	char mac[80], *log;
 
 	(void)state;
-	assert_true(fd >= 0 && saved >= 0);
-	assert_int_equal(dup2(fd, 2), 2);
+	/* a server of its own: the other tests' refusals may have used the log's rate */
+	assert_int_equal(bg_webhook_start("127.0.0.1:0", SECRET, strlen(SECRET), on_push,
+					  &calls, &hook), 0);
+	log_begin(&c);
 	assert_int_equal(request("POST", "/hook/x", WRONG_SIG, PUSH, strlen(PUSH), &answer), 401);
 	assert_int_equal(push_str("/hook/a\x1b[2Jb", PUSH, &answer), 404);
-	assert_int_equal(dup2(saved, 2), 2);
-	close(saved);
-	close(fd);
-	log = bg_read_file(path, 4096, NULL);
-	unlink(path);
-	assert_non_null(log);
+	log = log_end(&c);
+	bg_webhook_stop(hook);
+	hook = shared;
 	assert_string_equal(log,
 		"bootgate: warning: webhook: 127.0.0.1: POST '/hook/x': 401 "
 		"X-Hub-Signature-256 does not match the body\n"
@@ -530,6 +561,87 @@ static void test_log(void **state)
 	sign(SECRET, PUSH, strlen(PUSH), mac);
 	assert_null(strstr(log, mac + 7));
 	assert_null(strstr(log, SECRET));
+	free(log);
+	bg_strbuf_release(&answer);
+}
+
+/* How many lines of log hold what, and the sum of the numbers after each "after". */
+static unsigned count_lines(const char *log, const char *what, const char *after,
+			    unsigned long *sum)
+{
+	unsigned n = 0;
+
+	for (const char *p = log, *nl; *p; p = nl + 1) {
+		char line[512];
+		const char *a;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p) - 1;
+		snprintf(line, sizeof(line), "%.*s", (int)(nl - p), p);
+		if (!strstr(line, what))
+			continue;
+		n++;
+		if (sum && after && (a = strstr(line, after)))
+			*sum += strtoul(a + strlen(after), NULL, 10);
+	}
+	return n;
+}
+
+/*
+ * A flood from one client, connections over its limit and unsigned posts, makes a few
+ * lines and a count of the rest, not a line each: the log is not the attacker's to fill.
+ */
+static void test_flood(void **state)
+{
+	enum { FLOOD = 2000 };
+	struct bg_strbuf answer = BG_STRBUF_INIT;
+	struct bg_webhook *shared = hook;
+	int held[BG_WEBHOOK_PER_CLIENT];
+	unsigned long suppressed = 0;
+	unsigned refused = 0, lines, limit_lines, bound;
+	struct captured c;
+	double t0 = now(), took;
+	char *log;
+
+	(void)state;
+	/* a server of its own: what the other tests logged counts for nothing here */
+	log_begin(&c);
+	assert_int_equal(bg_webhook_start("127.0.0.1:0", SECRET, strlen(SECRET), on_push,
+					  &calls, &hook), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(held); i++)
+		held[i] = connect_hook();
+	for (unsigned i = 0; i < FLOOD; i++) {
+		int fd = connect_hook();
+
+		/* closed at once, unanswered: the client's limit is reached */
+		refused += read_answer(fd, &answer) == -1;
+		close(fd);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(held); i++)
+		close(held[i]);
+	for (unsigned i = 0; i < FLOOD; i++)
+		if (request("POST", "/hook/x", NULL, "{}", 2, &answer) != 401)
+			fail_msg("unsigned post %u: not 401", i);
+	bg_webhook_stop(hook);
+	hook = shared;
+	took = now() - t0;
+	log = log_end(&c);
+	assert_int_equal(refused, FLOOD);
+	lines = count_lines(log, "", NULL, NULL);
+	limit_lines = count_lines(log, "limit", NULL, NULL);
+	/* each window lets BG_HTTP_LOG_BURST lines through, then one line counts the rest */
+	bound = ((unsigned)(took / BG_HTTP_LOG_WINDOW) + 2) * (BG_HTTP_LOG_BURST + 1);
+	if (lines > bound)
+		fail_msg("%u lines of log for %d refused connections and %d unsigned posts in "
+			 "%.1f s, more than %u", lines, FLOOD, FLOOD, took, bound);
+	assert_true(count_lines(log, "lines suppressed", " webhook: ", &suppressed) >= 1);
+	/* nothing is lost from the count: each refusal is a line or in a sum */
+	if (limit_lines + count_lines(log, ": 401 ", NULL, NULL) + suppressed != 2 * FLOOD)
+		fail_msg("%u lines of the limit, %u of 401, %lu suppressed: not %d", limit_lines,
+			 count_lines(log, ": 401 ", NULL, NULL), suppressed, 2 * FLOOD);
+	print_message("flood: %u lines of log for %d refusals in %.1f s, %lu suppressed\n",
+		      lines, 2 * FLOOD, took, suppressed);
 	free(log);
 	bg_strbuf_release(&answer);
 }
@@ -592,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_half_body),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_flood),
 		cmocka_unit_test(test_start_errors),
 		cmocka_unit_test(test_ipv6),
 	};
