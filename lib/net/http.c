@@ -3,6 +3,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -45,14 +46,45 @@ struct bg_http {
 	unsigned long log_left_out;
 };
 
-/* One request: made when its first line is read, freed when it is done. */
+/*
+ * One request: made when its first line is read, freed when it is done. Its body is a
+ * mapping of max_body + 1 bytes, made at its first byte, of which only the pages written
+ * are memory, and unmapped when the request is done: malloc would keep a freed MiB for
+ * its next call (62 of 64 MiB stayed once 64 bodies were answered), and grow a buffer
+ * by copies on its way to 1 MiB (82 MiB for 64 of them).
+ */
 struct conn {
 	struct bg_http_request req;
 	char *target;
-	struct bg_strbuf body;
+	char *body;        /* NULL until the body's first byte */
+	size_t body_len;
 	bool started;      /* head() was called */
 	bool answered;     /* whatever else comes is not read */
 };
+
+static size_t body_map_size(const struct bg_http *h)
+{
+	return h->svc.max_body + 1;
+}
+
+/* Adds n bytes to k's body: 0, -1 past max_body, -2 when no memory can be mapped. */
+static int body_add(const struct bg_http *h, struct conn *k, const char *data, size_t n)
+{
+	if (!h->svc.max_body || n > h->svc.max_body - k->body_len)
+		return -1;
+	if (!k->body) {
+		void *p = mmap(NULL, body_map_size(h), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -2;
+		k->body = p;
+	}
+	memcpy(k->body + k->body_len, data, n);
+	k->body_len += n;
+	k->body[k->body_len] = '\0';
+	return 0;
+}
 
 /* Says how many lines the window left out, and opens a new one. Under log_lock. */
 static void log_window_end(struct bg_http *h, double now)
@@ -219,18 +251,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		 * Without a Content-Length (chunked), only counting stops a large body. MHD
 		 * 0.9.75 takes no answer mid-body: the connection is then closed unanswered.
 		 */
-		if (!h->svc.max_body || bg_strbuf_add(&k->body, upload, *size) < 0) {
+		int added = body_add(h, k, upload, *size);
+
+		if (added < 0) {
 			k->answered = true;
-			a.status = MHD_HTTP_CONTENT_TOO_LARGE;
-			a.text = h->svc.too_large;
+			a.status = added == -1 ? MHD_HTTP_CONTENT_TOO_LARGE :
+				   MHD_HTTP_SERVICE_UNAVAILABLE;
+			a.text = added == -1 ? h->svc.too_large :
+				 "no memory for the body now: send it again later";
 			return send_answer(h, c, k, &a);
 		}
 		*size = 0;
 		return MHD_YES;
 	}
 	k->answered = true;
-	k->req.body = k->body.buf;
-	k->req.body_len = k->body.len;
+	k->req.body = k->body ? k->body : "";
+	k->req.body_len = k->body_len;
 	h->svc.body(h->svc.data, &k->req, &a);
 	return send_answer(h, c, k, &a);
 }
@@ -238,12 +274,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 /* The request line is read: the target as sent, before MHD cuts and decodes it. */
 static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	struct bg_http *h = cls;
 	struct conn *k = xcalloc(1, sizeof(*k));
 
+	(void)cls;
 	k->target = xstrdup(uri);
 	k->req.target = k->target;
-	bg_strbuf_init(&k->body, h->svc.max_body);
 	return k;
 }
 
@@ -259,7 +294,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
 	watch_set(h, c, true);
 	if (k->req.state && h->svc.release)
 		h->svc.release(k->req.state);
-	bg_strbuf_release(&k->body);
+	if (k->body)
+		munmap(k->body, body_map_size(h));
 	free(k->target);
 	free(k);
 	*state = NULL;

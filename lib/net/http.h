@@ -56,7 +56,11 @@ struct bg_http_service {
 	 * (then a client sending a byte every few seconds holds a connection for ever).
 	 */
 	unsigned request_seconds;
-	size_t max_body;      /* bytes; a longer body (any, for 0) is 413 with too_large */
+	/*
+	 * Bytes; a longer body (any, for 0) is 413 with too_large. A request holds at most
+	 * this much memory for its body (a mapping, unmapped when it is answered).
+	 */
+	size_t max_body;
 	const char *too_large;
 	/*
 	 * The headers are in: true when a is filled to answer at once (the body is not
