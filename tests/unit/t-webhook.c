@@ -655,14 +655,6 @@ static void test_flood(void **state)
 	bg_strbuf_release(&answer);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 /* The process's resident memory, in KiB. */
 static long rss_kib(void)
 {
