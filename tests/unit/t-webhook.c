@@ -630,7 +630,8 @@ static void test_flood(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(held); i++)
 		close(held[i]);
 	for (unsigned i = 0; i < FLOOD; i++)
-		if (request("POST", "/hook/x", NULL, "{}", 2, &answer) != 401)
+		/* no body: one left unread when the 401 goes out could be reset */
+		if (request("POST", "/hook/x", NULL, "", 0, &answer) != 401)
 			fail_msg("unsigned post %u: not 401", i);
 	bg_webhook_stop(hook);
 	hook = shared;
