@@ -18,7 +18,7 @@
  * rate-limited, as a client can make a line with each connection: BG_HTTP_LOG_BURST
  * lines in each BG_HTTP_LOG_WINDOW seconds, then one line counts those left out.
  */
-#define BG_HTTP_LOG_BURST 20
+#define BG_HTTP_LOG_BURST 60
 #define BG_HTTP_LOG_WINDOW 10
 
 struct bg_http;
