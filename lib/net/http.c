@@ -238,6 +238,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		k->req.method = method;
 		k->req.path = url;
 		k->req.conn = c;
+		/*
+		 * A NUL in the target ends every string MHD gives of it, and "/hook/x<NUL>/y"
+		 * would pass for "/hook/x". MHD 0.9.75 tells no target's length, but leaves
+		 * the request line in place, the target ending where the version starts, one
+		 * space before it: a target that ends earlier held a NUL (and a method that
+		 * ends before the space before the target). Any other layout is refused
+		 * too, so that a new MHD fails this loudly, not silently.
+		 */
+		if ((strcmp(version, MHD_HTTP_VERSION_1_1) &&
+		     strcmp(version, MHD_HTTP_VERSION_1_0)) ||
+		    (uintptr_t)version - (uintptr_t)url != strlen(k->target) + 1 ||
+		    (uintptr_t)url - (uintptr_t)method != strlen(method) + 1) {
+			k->answered = true;
+			a.status = MHD_HTTP_BAD_REQUEST;
+			a.text = "the request line is not METHOD TARGET HTTP/1.x";
+			return send_answer(h, c, k, &a);
+		}
 		if (h->svc.head(h->svc.data, &k->req, &a)) {
 			k->answered = true;
 			return send_answer(h, c, k, &a);

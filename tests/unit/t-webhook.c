@@ -425,6 +425,36 @@ static void test_crlf(void **state)
 	bg_strbuf_release(&answer);
 }
 
+/* A NUL in the request line or a header is no push either, signed as it may be. */
+static void test_nul(void **state)
+{
+	static const char *const lines[] = {
+		"POST /hook/x%c/y HTTP/1.1\r\n", "POST /hook/x%c HTTP/1.1\r\n",
+		"POST%c /hook/x HTTP/1.1\r\n", "POST /hook/x?a%c HTTP/1.1\r\n",
+	};
+	struct bg_strbuf answer = BG_STRBUF_INIT, req = BG_STRBUF_INIT;
+	unsigned before = ncalls();
+	char signature[80];
+
+	(void)state;
+	sign(SECRET, PUSH, strlen(PUSH), signature);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		int status;
+
+		bg_strbuf_reset(&req);
+		bg_strbuf_addf(&req, lines[i], 'N');
+		*strchr(req.buf, 'N') = '\0';
+		bg_strbuf_addf(&req, "Host: x\r\nConnection: close\r\nContent-Length: %zu\r\n"
+			       "X-Hub-Signature-256: %s\r\n\r\n%s", strlen(PUSH), signature, PUSH);
+		status = exchange(req.buf, req.len, &answer);
+		if (status != 400 && status != 404 && status != -1)
+			fail_msg("request line %zu with a NUL: %d, not 400 or 404", i, status);
+	}
+	assert_int_equal(ncalls(), before);
+	bg_strbuf_release(&req);
+	bg_strbuf_release(&answer);
+}
+
 /* Signed, so the sender holds the secret, but not a push: 400, and why. */
 static void test_not_a_push(void **state)
 {
@@ -629,6 +659,8 @@ static void test_flood(void **state)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(held); i++)
 		close(held[i]);
+	/* until the server has seen them go, a new connection is still over the limit */
+	usleep(500 * 1000);
 	for (unsigned i = 0; i < FLOOD; i++)
 		/* no body: one left unread when the 401 goes out could be reset */
 		if (request("POST", "/hook/x", NULL, "", 0, &answer) != 401)
@@ -774,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_method),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_not_a_push),
 		cmocka_unit_test(test_half_body),
 		cmocka_unit_test(test_timeout),
