@@ -196,6 +196,8 @@ static void body(void *data, struct bg_http_request *hr, struct bg_http_answer *
 
 static void secret_free(struct bg_webhook *w)
 {
+	if (!w->secret)
+		return;
 	explicit_bzero(w->secret, w->secret_len);
 	free(w->secret);
 }
