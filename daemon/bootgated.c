@@ -93,7 +93,9 @@ struct daemon {
 	struct job jobs[MAX_JOBS];
 	int sock, sigfd, hook_pipe[2];
 	struct bg_webhook *hook;
+	char *hook_listen;       /* the address hook listens on, numeric; NULL: no hook */
 	struct bg_artifacts *artifacts;   /* NULL: none configured */
+	char *artifacts_listen;
 	char *sock_path;         /* the socket's path at start: reloads do not move it */
 	bool sock_bound;
 	int lock_fd;
@@ -316,75 +318,159 @@ static char *numeric_listen(const char *what, const char *host, unsigned port)
 	       xasprintf("%s:%u", addr, port);
 }
 
-static int start_webhook(struct daemon *d)
-{
-	char *secret, *listen;
-	size_t len;
-	int ret;
+/* The servers c asks for, before any is started: what a start or a reload needs. */
+struct servers {
+	char *hook_listen, *secret;    /* NULL: no webhook */
+	size_t secret_len;
+	char *artifacts_listen;        /* NULL: no artifact server */
+};
 
-	if (!d->conf.webhook_host)
-		return 0;
-	/* read as scripts/webhook-sign.sh reads it, which signs the pushes */
-	secret = bg_secret_read(d->conf.webhook_secret_file, 4096, &len);
-	if (!secret)
+static void servers_release(struct servers *sv)
+{
+	free(sv->hook_listen);
+	bg_secret_free(sv->secret);
+	free(sv->artifacts_listen);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/* Reads what c's servers need, the webhook's secret too: 0, or -1 with why. */
+static int servers_of(const struct bg_service_conf *c, struct servers *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	if (c->webhook_host) {
+		/* read as scripts/webhook-sign.sh reads it, which signs the pushes */
+		sv->secret = bg_secret_read(c->webhook_secret_file, 4096, &sv->secret_len);
+		if (!sv->secret) {
+			bg_error("webhook: secret-file: %s", bg_error_last());
+			goto fail;
+		}
+		sv->hook_listen = numeric_listen("webhook", c->webhook_host, c->webhook_port);
+		if (!sv->hook_listen)
+			goto fail;
+	}
+	if (c->artifacts_host) {
+		sv->artifacts_listen = numeric_listen("artifacts", c->artifacts_host,
+						      c->artifacts_port);
+		if (!sv->artifacts_listen)
+			goto fail;
+	}
+	return 0;
+fail:
+	servers_release(sv);
+	return -1;
+}
+
+static bool same_listen(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/*
+ * Starts the servers of sv that are not running on the same address already, into
+ * *hook and *artifacts (NULL for those kept or not asked for): 0, or -1 with why and
+ * none started. The old ones serve on until the caller swaps them.
+ */
+static int servers_start(struct daemon *d, const struct servers *sv, struct bg_webhook **hook,
+			 struct bg_artifacts **artifacts)
+{
+	*hook = NULL;
+	*artifacts = NULL;
+	if (sv->hook_listen && !same_listen(sv->hook_listen, d->hook_listen) &&
+	    bg_webhook_start(sv->hook_listen, sv->secret, sv->secret_len, hook_push, d, hook) < 0)
 		return -1;
-	listen = numeric_listen("webhook", d->conf.webhook_host, d->conf.webhook_port);
-	if (!listen) {
-		bg_secret_free(secret);
+	if (sv->artifacts_listen && !same_listen(sv->artifacts_listen, d->artifacts_listen) &&
+	    bg_artifacts_start(sv->artifacts_listen, bg_cache_dir(), artifacts) < 0) {
+		bg_webhook_stop(*hook);
+		*hook = NULL;
 		return -1;
 	}
-	ret = bg_webhook_start(listen, secret, len, hook_push, d, &d->hook);
-	if (!ret)
-		log_info("webhook on %s", listen);
-	bg_secret_free(secret);
-	free(listen);
-	return ret;
+	if (*hook)
+		log_info("webhook on %s", sv->hook_listen);
+	if (*artifacts)
+		log_info("artifacts of %s on http://%s", bg_cache_dir(), sv->artifacts_listen);
+	return 0;
 }
 
-/* The artifact store over HTTP, read-only, for LAVA's workers (lab/artifacts.h). */
-static int start_artifacts(struct daemon *d)
+/*
+ * The servers of sv in place of the running ones: one started anew replaces the old,
+ * one kept on its address takes the new secret, one no longer asked for stops. Takes
+ * sv's addresses.
+ */
+static void servers_swap(struct daemon *d, struct servers *sv, struct bg_webhook *hook,
+			 struct bg_artifacts *artifacts)
 {
-	char *listen;
-	int ret;
-
-	if (!d->conf.artifacts_host)
-		return 0;
-	listen = numeric_listen("artifacts", d->conf.artifacts_host, d->conf.artifacts_port);
-	if (!listen)
-		return -1;
-	ret = bg_artifacts_start(listen, bg_cache_dir(), &d->artifacts);
-	if (!ret)
-		log_info("artifacts of %s on http://%s", bg_cache_dir(), listen);
-	free(listen);
-	return ret;
+	if (hook || !sv->hook_listen) {
+		bg_webhook_stop(d->hook);
+		d->hook = hook;
+	} else {
+		bg_webhook_set_secret(d->hook, sv->secret, sv->secret_len);
+	}
+	free(d->hook_listen);
+	d->hook_listen = sv->hook_listen;
+	sv->hook_listen = NULL;
+	if (artifacts || !sv->artifacts_listen) {
+		bg_artifacts_stop(d->artifacts);
+		d->artifacts = artifacts;
+	}
+	free(d->artifacts_listen);
+	d->artifacts_listen = sv->artifacts_listen;
+	sv->artifacts_listen = NULL;
 }
 
-/* SIGHUP: the new file, or the old configuration kept running with why. */
+/* The webhook and the artifact server of the configuration, at start. */
+static int start_servers(struct daemon *d)
+{
+	struct bg_webhook *hook;
+	struct bg_artifacts *artifacts;
+	struct servers sv;
+
+	if (servers_of(&d->conf, &sv) < 0)
+		return -1;
+	if (servers_start(d, &sv, &hook, &artifacts) < 0) {
+		servers_release(&sv);
+		return -1;
+	}
+	servers_swap(d, &sv, hook, artifacts);
+	servers_release(&sv);
+	return 0;
+}
+
+/*
+ * SIGHUP: the new file, or the old configuration kept running with why. Whatever the
+ * new one needs is read and started before anything of the old stops: a secret that
+ * cannot be read, or an address that cannot be listened on, keeps the old webhook. A
+ * server whose address is the same keeps listening: a reload refuses no connection.
+ */
 static void reload(struct daemon *d)
 {
+	struct bg_webhook *hook;
+	struct bg_artifacts *artifacts;
 	struct bg_service_conf c;
+	struct servers sv;
 
 	if (bg_service_conf_load(d->conf_path, &c) < 0) {
 		event(d, "error", 0, 0, "keeping the old configuration: %s", bg_error_last());
 		return;
 	}
+	if (servers_of(&c, &sv) < 0 || servers_start(d, &sv, &hook, &artifacts) < 0) {
+		event(d, "error", 0, 0, "keeping the old configuration: %s", bg_error_last());
+		servers_release(&sv);
+		bg_service_conf_release(&c);
+		return;
+	}
 	if (strcmp(c.state, d->conf.state) || strcmp(c.socket, d->sock_path))
 		event(d, "warning", 0, 0, "a new state or socket takes effect at the next start: "
 		      "%s and %s stay", d->conf.state, d->sock_path);
-	/* first: the webhook's thread reads d->conf */
-	bg_webhook_stop(d->hook);
-	d->hook = NULL;
-	bg_artifacts_stop(d->artifacts);
-	d->artifacts = NULL;
+	servers_swap(d, &sv, hook, artifacts);
+	servers_release(&sv);
+	/* the webhook's thread reads d->conf (hook_push) */
+	pthread_mutex_lock(&d->hook_lock);
 	bg_service_conf_release(&d->conf);
 	d->conf = c;
+	pthread_mutex_unlock(&d->hook_lock);
 	if (setup_trees(d) < 0)
 		event(d, "error", 0, 0, "%s", bg_error_last());
 	setup_inboxes(d);
-	if (start_webhook(d) < 0)
-		event(d, "error", 0, 0, "webhook: %s", bg_error_last());
-	if (start_artifacts(d) < 0)
-		event(d, "error", 0, 0, "%s", bg_error_last());
 	event(d, "info", 0, 0, "configuration reloaded from %s: %zu trees", d->conf_path,
 	      d->ntrees);
 }
@@ -433,10 +519,15 @@ static int hook_push(const char *tree, const char *ref, const char *rev, void *d
 	bool noted = false;
 
 	(void)ref;
-	if (!bg_service_conf_tree(&d->conf, tree) && !bg_service_conf_inbox(&d->conf, tree)) {
+	/* under the lock a reload replaces the configuration with */
+	pthread_mutex_lock(&d->hook_lock);
+	noted = bg_service_conf_tree(&d->conf, tree) || bg_service_conf_inbox(&d->conf, tree);
+	pthread_mutex_unlock(&d->hook_lock);
+	if (!noted) {
 		log_info("webhook: a signed push to '%s', which no tree or inbox is: 404", tree);
 		return BG_WEBHOOK_NO_TREE;
 	}
+	noted = false;
 	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) == n)
 		return 0;
 	pthread_mutex_lock(&d->hook_lock);
@@ -1159,6 +1250,20 @@ static void usage(FILE *f)
 		"\nexit: 0 stopped, 1 error, 2 usage or a bad configuration\n");
 }
 
+/* The configuration's error, 2: "[FILE: ]WHY" on one line, whatever the file held. */
+static int bad_conf(const char *file)
+{
+	struct bg_strbuf safe = BG_STRBUF_INIT;
+
+	if (file)
+		bg_strbuf_addf(&safe, "%s: ", file);
+	/* a name in it cannot forge a second message */
+	bg_text_escape_line(&safe, bg_error_last(), strlen(bg_error_last()));
+	fprintf(stderr, "%s\n", safe.buf);
+	bg_strbuf_release(&safe);
+	return 2;
+}
+
 /*
  * The command line: 1 with what to do, 0 when it is answered (--help, -n), 2 usage. The
  * configuration is loaded here, so that -n checks what a start would read.
@@ -1199,19 +1304,18 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		d->conf_path = bg_project_file("lab-configs/bootgate.yaml");
 	if (d->lab)
 		setenv("BOOTGATE_LAB", d->lab, 1);
-	if (bg_service_conf_load(d->conf_path, &d->conf) < 0) {
-		struct bg_strbuf safe = BG_STRBUF_INIT;
-
-		/* one line, whatever the file held: a name cannot forge a second message */
-		bg_text_escape_line(&safe, bg_error_last(), strlen(bg_error_last()));
-		fprintf(stderr, "%s\n", safe.buf);
-		bg_strbuf_release(&safe);
-		return 2;
-	}
+	if (bg_service_conf_load(d->conf_path, &d->conf) < 0)
+		return bad_conf(NULL);
 	/* every build it starts hides the secrets this file names (bootgate-build --service) */
 	if (realpath(d->conf_path, real))
 		setenv("BOOTGATE_SERVICE", real, 1);
 	if (check) {
+		struct servers sv;
+
+		/* what a start would read: the webhook's secret-file too */
+		if (servers_of(&d->conf, &sv) < 0)
+			return bad_conf(d->conf_path);
+		servers_release(&sv);
 		printf("%s: %zu trees, ok\n", d->conf_path, d->conf.ntrees);
 		return 0;
 	}
@@ -1262,7 +1366,7 @@ static int start(struct daemon *d)
 
 	if (setup_signals(d) < 0 || lock_state(d) < 0 || bg_mkdirs(d->logs) < 0 ||
 	    bg_store_open(d->db, &d->s) < 0 || setup_trees(d) < 0 || open_socket(d) < 0 ||
-	    start_webhook(d) < 0 || start_artifacts(d) < 0)
+	    start_servers(d) < 0)
 		return -1;
 	setup_inboxes(d);
 	if (bg_store_jobs_interrupted(d->s, &n) == 0 && n)
@@ -1275,9 +1379,11 @@ static int start(struct daemon *d)
 static void release(struct daemon *d)
 {
 	bg_webhook_stop(d->hook);
+	free(d->hook_listen);
 	bg_strvec_release(&d->hook_pending);
 	pthread_mutex_destroy(&d->hook_lock);
 	bg_artifacts_stop(d->artifacts);
+	free(d->artifacts_listen);
 	free_inboxes(d);
 	free_trees(d);
 	if (d->sock >= 0)

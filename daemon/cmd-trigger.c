@@ -159,7 +159,7 @@ int cmd_rerun(int argc, char **argv)
 	bool json = false, woken;
 	char *db = NULL, *sock = NULL, buf[256];
 	const char *tree = NULL, *what;
-	unsigned long job;
+	unsigned long job = 0;
 	int64_t id = 0, tree_id = 0;
 	int opt, ret = 1;
 
@@ -232,7 +232,9 @@ int cmd_rerun(int argc, char **argv)
 	if (json) {
 		print_json(true, NULL, id, woken);
 	} else {
-		printf("job %" PRId64 " queued\n", id);
+		/* a job that has not run yet is not queued twice (bg_store_job_rerun) */
+		printf("job %" PRId64 " %s\n", id, id == (int64_t)job ? "is queued already" :
+		       "queued");
 		if (!woken)
 			printf("no daemon answers: the job waits in the queue for one\n");
 	}

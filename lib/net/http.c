@@ -3,6 +3,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -38,16 +39,97 @@ struct bg_http {
 	struct watch *watched;
 	pthread_t reaper;
 	bool reaping, stopping;
+	/* the log's window: BG_HTTP_LOG_BURST lines in it, the rest counted (log_lock) */
+	pthread_mutex_t log_lock;
+	double log_start;
+	unsigned log_lines;
+	unsigned long log_left_out;
 };
 
-/* One request: made when its first line is read, freed when it is done. */
+/*
+ * One request: made when its first line is read, freed when it is done. Its body is a
+ * mapping of max_body + 1 bytes, made at its first byte, of which only the pages written
+ * are memory, and unmapped when the request is done: malloc would keep a freed MiB for
+ * its next call (62 of 64 MiB stayed once 64 bodies were answered), and grow a buffer
+ * by copies on its way to 1 MiB (82 MiB for 64 of them).
+ */
 struct conn {
 	struct bg_http_request req;
 	char *target;
-	struct bg_strbuf body;
+	char *body;        /* NULL until the body's first byte */
+	size_t body_len;
 	bool started;      /* head() was called */
 	bool answered;     /* whatever else comes is not read */
 };
+
+static size_t body_map_size(const struct bg_http *h)
+{
+	return h->svc.max_body + 1;
+}
+
+/* Adds n bytes to k's body: 0, -1 past max_body, -2 when no memory can be mapped. */
+static int body_add(const struct bg_http *h, struct conn *k, const char *data, size_t n)
+{
+	if (!h->svc.max_body || n > h->svc.max_body - k->body_len)
+		return -1;
+	if (!k->body) {
+		void *p = mmap(NULL, body_map_size(h), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -2;
+		k->body = p;
+	}
+	memcpy(k->body + k->body_len, data, n);
+	k->body_len += n;
+	k->body[k->body_len] = '\0';
+	return 0;
+}
+
+/* Says how many lines the window left out, and opens a new one. Under log_lock. */
+static void log_window_end(struct bg_http *h, double now)
+{
+	if (h->log_left_out)
+		log_warnx("%s: %lu lines suppressed in %.0f s (at most %u in %u s are logged)",
+			  h->svc.name, h->log_left_out, now - h->log_start, BG_HTTP_LOG_BURST,
+			  BG_HTTP_LOG_WINDOW);
+	h->log_start = now;
+	h->log_lines = 0;
+	h->log_left_out = 0;
+}
+
+/*
+ * Whether a line may be logged now, counted either way. Any client can make a line
+ * (a refusal, a connection over the limit): a flood of them makes a few lines and a
+ * count, the count within a window and a second (the reaper's turn) of its end.
+ */
+static bool log_allowed(struct bg_http *h)
+{
+	double now = bg_now();
+	bool ok;
+
+	pthread_mutex_lock(&h->log_lock);
+	if (now - h->log_start >= BG_HTTP_LOG_WINDOW)
+		log_window_end(h, now);
+	ok = h->log_lines < BG_HTTP_LOG_BURST;
+	if (ok)
+		h->log_lines++;
+	else
+		h->log_left_out++;
+	pthread_mutex_unlock(&h->log_lock);
+	return ok;
+}
+
+/* The count of a window that has ended, or of the last one when the server stops. */
+static void log_flush(struct bg_http *h, bool stopping)
+{
+	double now = bg_now();
+
+	pthread_mutex_lock(&h->log_lock);
+	if (stopping || now - h->log_start >= BG_HTTP_LOG_WINDOW)
+		log_window_end(h, now);
+	pthread_mutex_unlock(&h->log_lock);
+}
 
 static void client_of(struct MHD_Connection *c, char addr[INET6_ADDRSTRLEN])
 {
@@ -109,7 +191,7 @@ static enum MHD_Result send_answer(struct bg_http *h, struct MHD_Connection *c,
 
 	/* the request is whole: a slow reader of a large file is MHD's timeout's */
 	watch_set(h, c, false);
-	if (a->status >= 400) {
+	if (a->status >= 400 && log_allowed(h)) {
 		char addr[INET6_ADDRSTRLEN];
 
 		client_of(c, addr);
@@ -156,6 +238,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		k->req.method = method;
 		k->req.path = url;
 		k->req.conn = c;
+		/*
+		 * A NUL in the target ends every string MHD gives of it, and "/hook/x<NUL>/y"
+		 * would pass for "/hook/x". MHD 0.9.75 tells no target's length, but leaves
+		 * the request line in place, the target ending where the version starts, one
+		 * space before it: a target that ends earlier held a NUL (and a method that
+		 * ends before the space before the target). Any other layout is refused
+		 * too, so that a new MHD fails this loudly, not silently.
+		 */
+		if ((strcmp(version, MHD_HTTP_VERSION_1_1) &&
+		     strcmp(version, MHD_HTTP_VERSION_1_0)) ||
+		    (uintptr_t)version - (uintptr_t)url != strlen(k->target) + 1 ||
+		    (uintptr_t)url - (uintptr_t)method != strlen(method) + 1) {
+			k->answered = true;
+			a.status = MHD_HTTP_BAD_REQUEST;
+			a.text = "the request line is not METHOD TARGET HTTP/1.x";
+			return send_answer(h, c, k, &a);
+		}
 		if (h->svc.head(h->svc.data, &k->req, &a)) {
 			k->answered = true;
 			return send_answer(h, c, k, &a);
@@ -169,18 +268,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		 * Without a Content-Length (chunked), only counting stops a large body. MHD
 		 * 0.9.75 takes no answer mid-body: the connection is then closed unanswered.
 		 */
-		if (!h->svc.max_body || bg_strbuf_add(&k->body, upload, *size) < 0) {
+		int added = body_add(h, k, upload, *size);
+
+		if (added < 0) {
 			k->answered = true;
-			a.status = MHD_HTTP_CONTENT_TOO_LARGE;
-			a.text = h->svc.too_large;
+			a.status = added == -1 ? MHD_HTTP_CONTENT_TOO_LARGE :
+				   MHD_HTTP_SERVICE_UNAVAILABLE;
+			a.text = added == -1 ? h->svc.too_large :
+				 "no memory for the body now: send it again later";
 			return send_answer(h, c, k, &a);
 		}
 		*size = 0;
 		return MHD_YES;
 	}
 	k->answered = true;
-	k->req.body = k->body.buf;
-	k->req.body_len = k->body.len;
+	k->req.body = k->body ? k->body : "";
+	k->req.body_len = k->body_len;
 	h->svc.body(h->svc.data, &k->req, &a);
 	return send_answer(h, c, k, &a);
 }
@@ -188,12 +291,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 /* The request line is read: the target as sent, before MHD cuts and decodes it. */
 static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	struct bg_http *h = cls;
 	struct conn *k = xcalloc(1, sizeof(*k));
 
+	(void)cls;
 	k->target = xstrdup(uri);
 	k->req.target = k->target;
-	bg_strbuf_init(&k->body, h->svc.max_body);
 	return k;
 }
 
@@ -209,7 +311,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
 	watch_set(h, c, true);
 	if (k->req.state && h->svc.release)
 		h->svc.release(k->req.state);
-	bg_strbuf_release(&k->body);
+	if (k->body)
+		munmap(k->body, body_map_size(h));
 	free(k->target);
 	free(k);
 	*state = NULL;
@@ -269,10 +372,12 @@ static void *reap(void *data)
 			if (!w->deadline || now < w->deadline)
 				continue;
 			w->deadline = 0;
-			log_warnx("%s: %s: no whole request within %u s: closed", h->svc.name,
-				  w->addr, h->svc.request_seconds);
+			if (log_allowed(h))
+				log_warnx("%s: %s: no whole request within %u s: closed",
+					  h->svc.name, w->addr, h->svc.request_seconds);
 			shutdown(w->fd, SHUT_RDWR);
 		}
+		log_flush(h, false);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec++;
 		pthread_cond_timedwait(&h->wake, &h->lock, &ts);
@@ -295,6 +400,7 @@ static void reaper_stop(struct bg_http *h)
 
 static void http_free(struct bg_http *h)
 {
+	pthread_mutex_destroy(&h->log_lock);
 	pthread_cond_destroy(&h->wake);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -312,9 +418,11 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 BG_PRINTF(2, 0)
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	const struct bg_http *h = cls;
+	struct bg_http *h = cls;
 	char msg[512];
 
+	if (!log_allowed(h))
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
 	log_warnx("%s: %s", h->svc.name, msg);
@@ -390,15 +498,18 @@ int bg_http_start(const char *listen, const struct bg_http_service *svc,
 	h = xcalloc(1, sizeof(*h));
 	h->svc = *svc;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->log_lock, NULL);
+	h->log_start = bg_now();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (svc->request_seconds && pthread_create(&h->reaper, NULL, reap, h) != 0) {
+	/* it runs without a request deadline too: it says what the log left out */
+	if (pthread_create(&h->reaper, NULL, reap, h) != 0) {
 		http_free(h);
 		return bg_error("%s: cannot start a thread", svc->name);
 	}
-	h->reaping = svc->request_seconds != 0;
+	h->reaping = true;
 	errno = 0;
 	/* the port is in the address already: given again, MHD names it when bind fails */
 	h->mhd = MHD_start_daemon(flags, port_of(&ss), NULL, NULL, handle, h,
@@ -443,5 +554,6 @@ void bg_http_stop(struct bg_http *h)
 		return;
 	MHD_stop_daemon(h->mhd);
 	reaper_stop(h);
+	log_flush(h, true);
 	http_free(h);
 }

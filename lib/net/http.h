@@ -5,12 +5,21 @@
  *
  * One thread per server runs every connection (epoll); the handlers run on it, so they
  * must be quick and thread-safe. Every answer of status 400 or more is logged once, as
- * "NAME: CLIENT: METHOD 'TARGET': STATUS WHY", the target cut short and escaped by log.c.
+ * "NAME: CLIENT: METHOD 'TARGET': STATUS WHY", the target cut short and escaped by log.c,
+ * within the rate below.
  */
 #ifndef BG_HTTP_H
 #define BG_HTTP_H
 
 #include "util/compat.h"
+
+/*
+ * What a server logs (its refusals, the reaper's cuts and libmicrohttpd's own lines) is
+ * rate-limited, as a client can make a line with each connection: BG_HTTP_LOG_BURST
+ * lines in each BG_HTTP_LOG_WINDOW seconds, then one line counts those left out.
+ */
+#define BG_HTTP_LOG_BURST 60
+#define BG_HTTP_LOG_WINDOW 10
 
 struct bg_http;
 
@@ -47,7 +56,11 @@ struct bg_http_service {
 	 * (then a client sending a byte every few seconds holds a connection for ever).
 	 */
 	unsigned request_seconds;
-	size_t max_body;      /* bytes; a longer body (any, for 0) is 413 with too_large */
+	/*
+	 * Bytes; a longer body (any, for 0) is 413 with too_large. A request holds at most
+	 * this much memory for its body (a mapping, unmapped when it is answered).
+	 */
+	size_t max_body;
 	const char *too_large;
 	/*
 	 * The headers are in: true when a is filled to answer at once (the body is not

@@ -1,4 +1,6 @@
 /* The daemon's webhook (webhook.h): a signed push announced over HTTP (lab/http.h). */
+#include <pthread.h>
+
 #include "net/http.h"
 #include "util/json-read.h"
 #include "util/sha.h"
@@ -15,6 +17,7 @@
 
 struct bg_webhook {
 	struct bg_http *http;
+	pthread_mutex_t lock;    /* the secret: a reload replaces it while requests come */
 	unsigned char *secret;
 	size_t secret_len;
 	bg_webhook_fn fn;
@@ -173,7 +176,9 @@ static void body(void *data, struct bg_http_request *hr, struct bg_http_answer *
 	int taken;
 
 	request_of(hr, true, &rq);
+	pthread_mutex_lock(&w->lock);
 	a->status = bg_webhook_judge(&rq, w->secret, w->secret_len, &p, &a->text);
+	pthread_mutex_unlock(&w->lock);
 	if (a->status == 202) {
 		log_debug("webhook: push of '%s' to tree '%s' at %s", p.ref, p.tree,
 			  *p.rev ? p.rev : "(no revision)");
@@ -189,11 +194,35 @@ static void body(void *data, struct bg_http_request *hr, struct bg_http_answer *
 	bg_webhook_push_release(&p);
 }
 
-static void webhook_free(struct bg_webhook *w)
+static void secret_free(struct bg_webhook *w)
 {
+	if (!w->secret)
+		return;
 	explicit_bzero(w->secret, w->secret_len);
 	free(w->secret);
+}
+
+static void webhook_free(struct bg_webhook *w)
+{
+	secret_free(w);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
+}
+
+int bg_webhook_set_secret(struct bg_webhook *w, const void *secret, size_t secret_len)
+{
+	unsigned char *copy;
+
+	if (!secret_len)
+		return bg_error("webhook: the secret is empty");
+	copy = xmalloc(secret_len);
+	memcpy(copy, secret, secret_len);
+	pthread_mutex_lock(&w->lock);
+	secret_free(w);
+	w->secret = copy;
+	w->secret_len = secret_len;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
 }
 
 int bg_webhook_start(const char *listen, const void *secret, size_t secret_len,
@@ -216,9 +245,8 @@ int bg_webhook_start(const char *listen, const void *secret, size_t secret_len,
 	if (!secret_len)
 		return bg_error("webhook: the secret is empty");
 	w = xcalloc(1, sizeof(*w));
-	w->secret = xmalloc(secret_len);
-	memcpy(w->secret, secret, secret_len);
-	w->secret_len = secret_len;
+	pthread_mutex_init(&w->lock, NULL);
+	bg_webhook_set_secret(w, secret, secret_len);
 	w->fn = fn;
 	w->data = data;
 	svc.data = w;

@@ -77,6 +77,11 @@ typedef int (*bg_webhook_fn)(const char *tree, const char *ref, const char *rev,
  */
 int bg_webhook_start(const char *listen, const void *secret, size_t secret_len,
 		     bg_webhook_fn fn, void *data, struct bg_webhook **out);
+/*
+ * Replaces the secret (copied; not empty) while w serves: a request whose body is in is
+ * judged by one secret or the other, whole. -1 with why for an empty one.
+ */
+int bg_webhook_set_secret(struct bg_webhook *w, const void *secret, size_t secret_len);
 /* The port it listens on: the one chosen when listen asked for port 0. */
 unsigned bg_webhook_port(const struct bg_webhook *w);
 /* Closes every connection and frees w; once it returns, fn is not called again. */

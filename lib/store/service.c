@@ -80,22 +80,38 @@ int bg_store_tree_fetch_failed(struct bg_store *s, int64_t id, unsigned failures
 
 int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip)
 {
-	int64_t queued;
+	int64_t queued, attempts = 0;
+	double now = bg_store_now();
+	char *why = NULL;
 
 	if (bg_store_begin(s) < 0)
 		return -1;
 	if (bg_store_exec(s, "UPDATE trees SET last_tip = ?, fetched_at = ?, fetch_failures = 0, "
-			  "fetch_error = NULL WHERE id = ?", "sdi", tip, bg_store_now(), id) < 0 ||
+			  "fetch_error = NULL WHERE id = ?", "sdi", tip, now, id) < 0 ||
 	    bg_store_int(s, 0, &queued, "SELECT id FROM jobs WHERE tree_id = ? AND kind = 'gate' "
 			 "AND origin = 'fetch' AND state = 'queued' ORDER BY id DESC LIMIT 1", "i",
-			 id) < 0)
+			 id) < 0 ||
+	    (queued && bg_store_job_attempts(s, queued, &attempts) < 0))
 		goto fail;
-	if ((queued ? bg_store_exec(s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip, queued) :
-		      bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
-				    "('gate', ?, ?, ?)", "isd", id, tip, bg_store_now())) < 0)
+	/*
+	 * One that never ran takes the newer tip (nothing of it was tried; a wait for the
+	 * lab stays); one that did waits for its backoff with tries of an older commit: it
+	 * ends, and the new commit has a job of its own, its first try due now.
+	 */
+	if (queued && !attempts) {
+		if (bg_store_exec(s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip, queued) < 0)
+			goto fail;
+		return bg_store_commit(s);
+	}
+	why = xasprintf("superseded by %.12s before its next try", tip);
+	if ((queued && bg_store_job_done(s, queued, why) < 0) ||
+	    bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
+			  "('gate', ?, ?, ?)", "isd", id, tip, now) < 0)
 		goto fail;
+	free(why);
 	return bg_store_commit(s);
 fail:
+	free(why);
 	bg_store_rollback(s);
 	return -1;
 }
@@ -205,6 +221,12 @@ int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const
 
 int bg_store_job_gate(struct bg_store *s, int64_t tree, const char *rev, int64_t *id)
 {
+	/* asked twice before it runs: once is enough */
+	if (bg_store_int(s, 0, id, "SELECT id FROM jobs WHERE tree_id = ? AND kind = 'gate' AND "
+			 "rev = ? AND state = 'queued' ORDER BY id LIMIT 1", "is", tree, rev) < 0)
+		return -1;
+	if (*id)
+		return 0;
 	if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, created) VALUES "
 			  "('gate', 'rerun', ?, ?, ?)", "isd", tree, rev, bg_store_now()) < 0)
 		return -1;
@@ -214,6 +236,16 @@ int bg_store_job_gate(struct bg_store *s, int64_t tree, const char *rev, int64_t
 
 int bg_store_job_rerun(struct bg_store *s, int64_t job, int64_t *id)
 {
+	int64_t queued;
+
+	/* a job that has not run yet runs once: another beside it would test the same */
+	if (bg_store_int(s, 0, &queued, "SELECT count(*) FROM jobs WHERE id = ? AND state = "
+			 "'queued'", "i", job) < 0)
+		return -1;
+	if (queued) {
+		*id = job;
+		return 0;
+	}
 	if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) SELECT "
 			  "kind, 'rerun', tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",
 			  bg_store_now(), job) < 0)

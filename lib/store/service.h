@@ -40,8 +40,9 @@ int bg_store_tree_fetch_failed(struct bg_store *s, int64_t id, unsigned failures
 			       const char *error);
 /*
  * A new tip seen by a fetch, in one transaction: the tree's last tip, and a gate of it
- * queued; a gate a fetch queued that has not started takes the newer tip instead (one a
- * person asked for stays theirs).
+ * queued; a gate a fetch queued that was never tried takes the newer tip instead (one a
+ * person asked for stays theirs). One waiting to try again ends ("done", superseded):
+ * the new commit gets a job of its own, none of the old one's tries or backoff.
  */
 int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip);
 
@@ -77,9 +78,12 @@ int bg_store_job_failed(struct bg_store *s, int64_t id, const char *error);
 int bg_store_jobs_interrupted(struct bg_store *s, int64_t *n);
 /* The bisection of a regression a gate found, bad..good, queued. */
 int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const char *good);
-/* A gate of rev queued by hand (origin rerun); *id the new job. */
+/* A gate of rev queued by hand (origin rerun); *id the new job, or the one queued already. */
 int bg_store_job_gate(struct bg_store *s, int64_t tree, const char *rev, int64_t *id);
-/* Job id queued again by hand, as a new job; *id the new one, 0 when there was no such job. */
+/*
+ * Job id queued again by hand, as a new job; *id the new one, job itself when it is still
+ * queued (nothing is added), 0 when there was no such job.
+ */
 int bg_store_job_rerun(struct bg_store *s, int64_t job, int64_t *id);
 /* A series' state (owned by the caller), NULL when there is no such series. */
 int bg_store_series_state(struct bg_store *s, int64_t id, char **state);

@@ -28,6 +28,13 @@
 #       each watched for SECONDS at most; prints "STATUS N" or "closed N" per outcome
 #       and "open N" for those still open at the end, "quick N" for the outcomes within
 #       2 s, and "slowest S" (seconds to the last outcome).
+#   flood PORT COUNT
+#       from 127.0.0.1: holds 16 connections (the webhook's limit for one address), opens
+#       COUNT more, each closed by the server, lets the 16 go, then sends COUNT unsigned
+#       pushes; prints "closed N" and "STATUS N" per outcome.
+#   pushes PORT SECRETFILE COUNT TREE
+#       COUNT signed pushes to TREE one after another, each on a connection of its own;
+#       prints "STATUS N" per answer, "refused N" for a connection refused or cut.
 import asyncio
 import concurrent.futures
 import hashlib
@@ -276,6 +283,49 @@ async def hostile(port, src, n, kind, seconds):
     print("slowest %.0f" % max(outcomes + [0]))
 
 
+def flood(port, n):
+    tally = {}
+    held = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.settimeout(10)
+        try:
+            count(tally, "closed" if not s.recv(1) else "answered")
+        except OSError:
+            count(tally, "closed")
+        s.close()
+    for s in held:
+        s.close()
+    # until the server has seen them go, a new connection is still over the limit
+    time.sleep(1)
+    for _ in range(n):
+        hook = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        # no body: the 401 comes with the headers, and a body left unread would be reset
+        hook.request("POST", "/hook/load-a", body=b"")
+        count(tally, str(hook.getresponse().status))
+        hook.close()
+    for key in sorted(tally):
+        print(key, tally[key])
+
+
+def pushes(port, secret_file, n, tree):
+    secret = secret_of(secret_file)
+    tally = {}
+    for i in range(n):
+        body = push_body(tree, "%040x" % (i + 1))
+        hook = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            hook.request("POST", "/hook/" + tree, body=body,
+                         headers={"X-Hub-Signature-256": signed(secret, body)})
+            count(tally, str(hook.getresponse().status))
+        except (OSError, http.client.HTTPException):
+            count(tally, "refused")
+        hook.close()
+        time.sleep(0.005)
+    for key in sorted(tally):
+        print(key, tally[key])
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "triggers":
@@ -287,6 +337,10 @@ def main():
         asyncio.run(crowd(int(args[0]), args[1], int(args[2]), args[3]))
     elif mode == "hostile":
         asyncio.run(hostile(int(args[0]), args[1], int(args[2]), args[3], float(args[4])))
+    elif mode == "flood":
+        flood(int(args[0]), int(args[1]))
+    elif mode == "pushes":
+        pushes(int(args[0]), args[1], int(args[2]), args[3])
     else:
         sys.exit("load-client.py: no mode '%s'" % mode)
 

@@ -122,7 +122,8 @@ test_expect_success 'slow clients from one address: 16 held at most, cut at 20 s
 		test "$(tally "$SCRATCH/$f.out" slowest)" -ge 19 &&
 		test "$(tally "$SCRATCH/$f.out" slowest)" -le 30 || return 1
 	done &&
-	test_grep "127.0.0.2: no whole request within 20 s: closed" "$SCRATCH/daemon.log"
+	: the log is rate-limited: the first cuts are logged, not each of them &&
+	test_grep "no whole request within 20 s: closed" "$SCRATCH/daemon.log"
 '
 
 test_expect_success 'every connection held from many addresses: cut at 20 s, then served' '

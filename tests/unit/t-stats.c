@@ -209,14 +209,6 @@ static void test_hodges_lehmann_against_all_pairs(void **state)
  * address space can be limited (not under AddressSanitizer, which reserves terabytes),
  * it is limited to 1 GiB, so that forming them fails the test instead of swapping.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 static struct rlimit unlimited_as;
 static bool as_limited;
 

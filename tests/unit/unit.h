@@ -14,6 +14,15 @@
 
 #define MAX_BOOTS 64
 
+/* UNDER_ASAN: built with AddressSanitizer, whose allocator makes memory figures moot */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 /* A scratch directory of the test program's own, /tmp/bootgate-NAME.XXXXXX; NULL if none. */
 static inline char *unit_scratch_dir(const char *name)
 {
