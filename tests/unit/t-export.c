@@ -315,6 +315,51 @@ static void test_kcidb(void **state)
 	free(console);
 }
 
+#define IMG "5555555555555555555555555555555555555555555555555555555555555555"
+
+/*
+ * With the shipped boards: a test names arm64 QEMU's device tree, a LAVA board's build
+ * the image as the artifact server serves it; a QEMU board's image has no URL.
+ */
+static void test_kcidb_lab(void **state)
+{
+	struct bg_store *s = store("lab.db");
+	struct bg_json j;
+	struct bg_json_doc *d;
+
+	(void)state;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO builds (id, commit_sha, board, status, "
+				       "image, image_sha256, compiler, created) VALUES "
+				       "(1, ?1, 'lava-qemu-x86_64', 'built', 'arch/x86/boot/bzImage', "
+				       "?2, 'gcc (Debian 12.2.0-14) 12.2.0', 1), "
+				       "(2, ?1, 'qemu-arm64', 'built', 'arch/arm64/boot/Image', ?2, NULL, 2)",
+				       "ss", A, IMG), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, outcome, "
+				       "created) VALUES (?1, 'lava-qemu-x86_64', 'timing', 'complete', 3), "
+				       "(?1, 'qemu-arm64', 'timing', 'complete', 4)", "s", IMG), 0);
+	bg_json_init(&j, -1, 2);
+	assert_int_equal(bg_export_kcidb(s, "lab_1", FIXTURES "/../../lab-configs", &j, NULL), 0);
+	d = bg_json_doc_parse("kcidb", j.out.buf);
+	assert_non_null(d);
+	assert_string_equal(bg_json_text(at(d, "builds.0.compiler")), "gcc (Debian 12.2.0-14) 12.2.0");
+	assert_string_equal(bg_json_text(at(d, "builds.0.output_files.0.name")), "bzImage");
+	assert_string_equal(bg_json_text(at(d, "builds.0.output_files.0.url")),
+			    "http://127.0.0.1:8788/artifacts/" IMG "/image");
+	assert_false((at(d, "builds.0.config_url") != NULL));
+	assert_false((at(d, "builds.1.compiler") != NULL));
+	assert_false((at(d, "builds.1.output_files") != NULL));
+	assert_string_equal(bg_json_text(at(d, "builds.1.architecture")), "arm64");
+	assert_string_equal(bg_json_text(at(d, "tests.0.environment.misc.platform")),
+			    "lava-qemu-x86_64");
+	assert_false((at(d, "tests.0.environment.compatible") != NULL));
+	assert_string_equal(bg_json_text(at(d, "tests.1.environment.compatible.0")),
+			    "linux,dummy-virt");
+	assert_false((at(d, "tests.1.environment.compatible.1") != NULL));
+	bg_json_doc_free(d);
+	bg_strbuf_release(&j.out);
+	bg_store_close(s);
+}
+
 static void test_kcidb_bad_origin(void **state)
 {
 	struct bg_store *s = store("o.db");
@@ -410,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_kcidb),
+		cmocka_unit_test(test_kcidb_lab),
 		cmocka_unit_test(test_kcidb_bad_origin),
 		cmocka_unit_test(test_boot_data),
 	};
