@@ -149,6 +149,21 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	return ret;
 }
 
+/* KCIDB's form of a compatible string: parts of no space, joined by single commas. */
+static bool compatible_ok(const char *s)
+{
+	bool empty = true;
+
+	for (; *s; s++) {
+		if (*s == ' ' || (unsigned char)*s < 0x20)
+			return false;
+		if (*s == ',' && empty)
+			return false;
+		empty = *s == ',';
+	}
+	return !empty;
+}
+
 int bg_board_load_mem(const char *lab, const char *file, const char *text, size_t len,
 		      struct bg_board *b)
 {
@@ -189,6 +204,7 @@ int bg_board_load_mem(const char *lab, const char *file, const char *text, size_
 	    bg_conf_long(c, "exit_timeout", 60, 1, 86400, &b->exit_timeout) < 0 ||
 	    bg_conf_long(c, "icount_shift", 3, 0, 10, &b->icount_shift) < 0 ||
 	    bg_conf_list(c, "modes", &b->modes, &b->nmodes) < 0 ||
+	    bg_conf_list(c, "compatible", &b->compatible, &b->ncompatible) < 0 ||
 	    (b->type == BG_BOARD_LAVA && load_lava(c, lab, &b->lava) < 0) ||
 	    bg_conf_check_unused(c) < 0)
 		goto out;
@@ -216,6 +232,13 @@ int bg_board_load_mem(const char *lab, const char *file, const char *text, size_
 		if (strcmp(b->modes[i], "timing") != 0 && strcmp(b->modes[i], "deterministic") != 0) {
 			bg_conf_error_at(c, "modes", i, "a mode is timing or deterministic, not '%s'",
 					 b->modes[i]);
+			goto out;
+		}
+	for (size_t i = 0; i < b->ncompatible; i++)
+		if (!compatible_ok(b->compatible[i])) {
+			bg_conf_error_at(c, "compatible", i, "'%s' is no device tree compatible "
+					 "string (VENDOR,DEVICE: no space, no empty part)",
+					 b->compatible[i]);
 			goto out;
 		}
 	for (size_t i = 0; i < b->nfragments; i++) {

@@ -66,6 +66,9 @@ struct bg_board {
 	long icount_shift;
 	char **modes;              /* the modes it boots in: timing, deterministic (both) */
 	size_t nmodes;
+	/* its device tree's root compatible strings, in order, for reports; none: no DT */
+	char **compatible;
+	size_t ncompatible;
 	struct bg_lava_board lava; /* type lava */
 	char *lab;                 /* the lab-configs directory the board came from */
 	struct bg_conf conf;       /* owns the strings */

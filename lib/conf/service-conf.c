@@ -189,7 +189,7 @@ static int check_addrs(const struct bg_conf *m, const char *key, char **v, size_
 static int read_tree_mail(struct bg_conf *m, struct bg_service_tree *t)
 {
 	struct bg_conf *mail;
-	const char *send;
+	const char *send, *regzbot;
 
 	if (bg_conf_map(m, "mail", &mail) < 0)
 		return -1;
@@ -199,7 +199,9 @@ static int read_tree_mail(struct bg_conf *m, struct bg_service_tree *t)
 	    get_list(mail, "cc", &t->mail.cc, &t->mail.ncc) < 0 ||
 	    get_list(mail, "maintainers", &t->mail.maintainers, &t->mail.nmaintainers) < 0 ||
 	    bg_conf_str(mail, "send", "maintainers", &send) < 0 ||
+	    bg_conf_str(mail, "regzbot", "no", &regzbot) < 0 ||
 	    bg_conf_check_unused(mail) < 0 || check_given(mail, "send", send) < 0 ||
+	    check_given(mail, "regzbot", regzbot) < 0 ||
 	    check_addrs(mail, "to", t->mail.to, t->mail.nto) < 0 ||
 	    check_addrs(mail, "cc", t->mail.cc, t->mail.ncc) < 0 ||
 	    check_addrs(mail, "maintainers", t->mail.maintainers, t->mail.nmaintainers) < 0)
@@ -211,6 +213,16 @@ static int read_tree_mail(struct bg_conf *m, struct bg_service_tree *t)
 					send);
 	if (t->mail.send_list && !t->mail.nto)
 		return bg_conf_error_at(mail, "to", 0, "'send: list' needs the list in 'to'");
+	/* off by default: only a tree that feeds mainline is the tracker's business */
+	if (!strcmp(regzbot, "yes"))
+		t->mail.regzbot = true;
+	else if (strcmp(regzbot, "no") != 0)
+		return bg_conf_error_at(mail, "regzbot", 0, "'regzbot' is yes or no, not '%s'",
+					regzbot);
+	/* a list on Cc of a mail that goes to no list would make it public by the back door */
+	if (t->mail.regzbot && !t->mail.send_list)
+		return bg_conf_error_at(mail, "regzbot", 0, "'regzbot: yes' puts "
+					BG_MAIL_REGRESSIONS " on Cc: it needs 'send: list'");
 	return 0;
 }
 

@@ -28,7 +28,12 @@ struct bg_mail_conf {
 	char **maintainers;   /* the people mailed in every mode */
 	size_t nmaintainers;
 	bool send_list;       /* send: list; else maintainers (the default): no list */
+	/* regzbot: yes: a culprit's mail says "#regzbot introduced:" and Cc's the list below */
+	bool regzbot;
 };
+
+/* The kernel's regression list, read by regzbot (handling-regressions.rst) */
+#define BG_MAIL_REGRESSIONS "regressions@lists.linux.dev"
 
 struct bg_service_tree {
 	const char *name;     /* [a-z0-9][a-z0-9._-]*, at most 64: names paths and reports */

@@ -36,7 +36,7 @@ int bg_record_build(struct bg_store *s, const struct bg_build_result *b, int64_t
 	struct bg_build_row row = {
 		.commit = b->commit, .board = b->board, .status = bg_build_status_name(b->status),
 		.config_hash = b->config_hash, .image = b->image, .image_sha256 = b->image_sha256,
-		.log = b->log, .error = b->error, .reused = b->reused,
+		.log = b->log, .error = b->error, .compiler = b->compiler, .reused = b->reused,
 		.ccache_hits = b->ccache_hits, .ccache_misses = b->ccache_misses,
 		.seconds = b->build_seconds,
 	};

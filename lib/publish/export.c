@@ -4,9 +4,11 @@
  */
 #include "publish/export.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "decide/stats.h"
 #include "conf/board.h"
@@ -22,6 +24,10 @@
 
 /* A console larger than this is no boot's: it is refused, not read into memory. */
 #define CONSOLE_MAX ((size_t)256 << 20)
+/* KCIDB's maxLength of a log_excerpt, in characters: a byte is at most one */
+#define EXCERPT_MAX 16384
+/* The one version of an issue bootgate writes: a culprit, once mailed, is not revised. */
+#define ISSUE_VERSION 1
 
 bool bg_kcidb_origin_ok(const char *s)
 {
@@ -49,13 +55,14 @@ void bg_kcidb_path(struct bg_strbuf *sb, const char *metric)
 {
 	const char *dot = strchr(metric, '.');
 
-	bg_strbuf_addstr(sb, "boot");
+	/* not "boot": KernelCI's dashboard counts every test under it as one boot */
+	bg_strbuf_addstr(sb, "boottime");
 	if (!dot) {
 		bg_strbuf_addch(sb, '.');
 		add_path_name(sb, metric, strlen(metric));
 		return;
 	}
-	/* boot.init is a figure of the boot itself: no "boot.boot.init" */
+	/* boot.init is a figure of the boot itself: "boottime.init" */
 	if ((size_t)(dot - metric) != 4 || memcmp(metric, "boot", 4) != 0) {
 		bg_strbuf_addch(sb, '.');
 		add_path_name(sb, metric, (size_t)(dot - metric));
@@ -112,12 +119,32 @@ struct build {
 	bool tests;                   /* carries the boots of its image */
 };
 
+/* What the export tells of a board, from its file in the lab: read once per board. */
+struct board_info {
+	char *name, *arch;            /* arch NULL when not known */
+	char **compatible;
+	size_t ncompatible;
+	char *artifact_url;           /* a LAVA board's, where its images are served; or NULL */
+};
+
+/* A build or a test a mailed culprit is seen in. */
+struct incident {
+	size_t culprit;
+	char *build_id, *test_id;     /* one of them */
+};
+
 struct kcidb {
 	struct bg_store *s;
 	const char *origin, *lab;
 	struct bg_json *j;
 	struct bg_export_series_list series;
 	struct bg_export_builds rows;
+	struct bg_export_culprits culprits;
+	struct board_info *boards;
+	size_t nboards, aboards;
+	struct bg_strmap board_at;    /* name -> boards[] */
+	struct incident *inc;
+	size_t ninc, ainc;
 	struct checkout *co;
 	size_t nco, aco;
 	struct build *b;              /* one per rows.v[i] */
@@ -287,6 +314,9 @@ static int write_checkouts(struct kcidb *k)
 		put_repo(k->j, c->url, c->branch);
 		if (is_hex(c->sha, 40))
 			put_str(k->j, "git_commit_hash", c->sha);
+		/* the commit as the tree has it: no patch applied, which KCIDB says with "" */
+		bg_json_key(k->j, "patchset_hash");
+		bg_json_str(k->j, "");
 		put_str(k->j, "comment", subject);
 		put_time(k->j, "start_time", c->start);
 		bg_json_key(k->j, "valid");
@@ -310,39 +340,101 @@ static const char *build_status(const char *status)
 	return "ERROR";    /* usage, exec: the build could not be run as asked */
 }
 
-static const char *board_arch(struct kcidb *k, const char *board, struct bg_strmap *seen,
-			      char ***arches, size_t *n, size_t *alloc)
+static bool arch_ok(const char *s)
 {
-	ssize_t at = bg_strmap_get(seen, board);
+	return s && *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s);
+}
+
+static const struct board_info *board_info(struct kcidb *k, const char *board)
+{
+	ssize_t at = bg_strmap_get(&k->board_at, board);
+	struct board_info *bi;
 	struct bg_board b;
-	char *arch = NULL;
 
 	if (at >= 0)
-		return (*arches)[2 * at + 1];
+		return &k->boards[at];
+	ALLOC_GROW(k->boards, k->nboards + 1, k->aboards);
+	bi = &k->boards[k->nboards];
+	memset(bi, 0, sizeof(*bi));
+	bi->name = xstrdup(board);
+	/* no lab, or no file for the board: nothing guessed */
 	if (k->lab && bg_board_load(k->lab, board, &b) == 0) {
-		if (b.arch && *b.arch && strspn(b.arch, "abcdefghijklmnopqrstuvwxyz0123456789_") ==
-		    strlen(b.arch))
-			arch = xstrdup(b.arch);
+		if (arch_ok(b.arch))
+			bi->arch = xstrdup(b.arch);
+		bi->compatible = xcalloc(b.ncompatible ? b.ncompatible : 1, sizeof(char *));
+		for (size_t i = 0; i < b.ncompatible; i++)
+			bi->compatible[bi->ncompatible++] = xstrdup(b.compatible[i]);
+		if (b.type == BG_BOARD_LAVA && b.lava.artifact_url)
+			bi->artifact_url = xstrdup(b.lava.artifact_url);
 		bg_board_release(&b);
 	}
-	ALLOC_GROW(*arches, 2 * (*n + 1), *alloc);
-	(*arches)[2 * *n] = xstrdup(board);
-	(*arches)[2 * *n + 1] = arch;
-	bg_strmap_put(seen, (*arches)[2 * *n], *n);
-	(*n)++;
-	return arch;
+	bg_strmap_put(&k->board_at, bi->name, k->nboards);
+	return &k->boards[k->nboards++];
+}
+
+static void board_info_release(struct board_info *bi)
+{
+	free(bi->name);
+	free(bi->arch);
+	for (size_t i = 0; i < bi->ncompatible; i++)
+		free(bi->compatible[i]);
+	free(bi->compatible);
+	free(bi->artifact_url);
+}
+
+static void add_incident(struct kcidb *k, size_t culprit, char *build_id, char *test_id)
+{
+	ALLOC_GROW(k->inc, k->ninc + 1, k->ainc);
+	k->inc[k->ninc++] = (struct incident){ culprit, build_id, test_id };
+}
+
+/*
+ * The image, as the artifact server serves it to a LAVA board's workers: a KCIDB build's
+ * output file. Other boards' images stay in the cache, where no URL reaches them.
+ */
+static void put_output_files(struct kcidb *k, const struct bg_export_build *b,
+			     const struct board_info *bi)
+{
+	const char *name;
+	char *url;
+
+	if (!bi->artifact_url || strcmp(b->status, "built") || !is_hex(b->image_sha256, 64))
+		return;
+	name = b->image && *b->image ? b->image : "image";
+	if (strrchr(name, '/'))
+		name = strrchr(name, '/') + 1;
+	url = xasprintf("%s/artifacts/%s/image", bi->artifact_url, b->image_sha256);
+	bg_json_key(k->j, "output_files");
+	bg_json_array_begin(k->j);
+	bg_json_object_begin(k->j);
+	bg_json_key(k->j, "name");
+	bg_json_str(k->j, *name ? name : "image");
+	bg_json_key(k->j, "url");
+	bg_json_str(k->j, url);
+	bg_json_object_end(k->j);
+	bg_json_array_end(k->j);
+	free(url);
+}
+
+/*
+ * Whether culprit c is seen in build b (the culprit's own commit, built on the board it
+ * was bisected on) and, given a mode and a metric, in that test of it.
+ */
+static bool seen_in(const struct bg_export_culprit *c, const struct bg_export_build *b,
+		    const char *mode, const char *metric)
+{
+	if (strcmp(c->commit, b->commit) || strcmp(c->board, b->board) ||
+	    strcmp(b->status, "built"))
+		return false;
+	return !mode || (!strcmp(c->mode, mode) && !strcmp(c->metric, metric));
 }
 
 static int write_builds(struct kcidb *k)
 {
-	struct bg_strmap seen = BG_STRMAP_INIT;
-	char **arches = NULL;
-	size_t n = 0, alloc = 0;
-
 	for (size_t i = 0; i < k->nb; i++) {
 		const struct build *p = &k->b[i];
 		const struct bg_export_build *b = p->row;
-		const char *arch = board_arch(k, b->board, &seen, &arches, &n, &alloc);
+		const struct board_info *bi = board_info(k, b->board);
 		char *id = xasprintf("%s:build:%" PRId64, k->origin, b->id);
 		bool timed = isfinite(b->seconds) && b->seconds >= 0 && b->seconds < 1e9;
 
@@ -355,10 +447,12 @@ static int write_builds(struct kcidb *k)
 			bg_json_key(k->j, "duration");
 			bg_json_double(k->j, b->seconds);
 		}
-		put_str(k->j, "architecture", arch);
+		put_str(k->j, "architecture", bi->arch);
+		put_str(k->j, "compiler", b->compiler);
 		put_str(k->j, "config_name", b->config_hash);
 		if (b->log && (!strncmp(b->log, "https://", 8) || !strncmp(b->log, "http://", 7)))
 			put_str(k->j, "log_url", b->log);
+		put_output_files(k, b, bi);
 		bg_json_key(k->j, "status");
 		bg_json_str(k->j, build_status(b->status));
 		bg_json_key(k->j, "misc");
@@ -376,13 +470,12 @@ static int write_builds(struct kcidb *k)
 			put_str(k->j, "log", b->log);
 		bg_json_object_end(k->j);
 		bg_json_object_end(k->j);
+		for (size_t c = 0; c < k->culprits.n; c++)
+			if (seen_in(&k->culprits.v[c], b, NULL, NULL))
+				add_incident(k, c, xstrdup(id), NULL);
 		free(id);
 		k->n.builds++;
 	}
-	for (size_t i = 0; i < 2 * n; i++)
-		free(arches[i]);
-	free(arches);
-	bg_strmap_release(&seen);
 	return 0;
 }
 
@@ -391,6 +484,8 @@ static void test_head(struct kcidb *k, const struct bg_export_build *b,
 		      const struct bg_export_boot_set *set, const char *build_id, const char *id,
 		      const char *path, const char *status)
 {
+	const struct board_info *bi = board_info(k, b->board);
+
 	bg_json_object_begin(k->j);
 	bg_json_key(k->j, "build_id");
 	bg_json_str(k->j, build_id);
@@ -403,12 +498,86 @@ static void test_head(struct kcidb *k, const struct bg_export_build *b,
 	bg_json_key(k->j, "environment");
 	bg_json_object_begin(k->j);
 	put_str(k->j, "comment", b->board);
+	if (bi->ncompatible) {
+		bg_json_key(k->j, "compatible");
+		bg_json_array_begin(k->j);
+		for (size_t i = 0; i < bi->ncompatible; i++)
+			bg_json_str(k->j, bi->compatible[i]);
+		bg_json_array_end(k->j);
+	}
 	bg_json_key(k->j, "misc");
 	bg_json_object_begin(k->j);
+	/* what KernelCI's dashboard names the machine by */
+	put_str(k->j, "platform", b->board);
 	put_str(k->j, "board", b->board);
 	put_str(k->j, "mode", set->mode);
 	bg_json_object_end(k->j);
 	bg_json_object_end(k->j);
+}
+
+/*
+ * The end of a console, at most EXCERPT_MAX bytes from a line's start, without the
+ * carriage returns and NULs a serial line carries; NULL when it cannot be read or is
+ * empty. Only the end is read: a console may be large.
+ */
+static char *console_tail(const char *path)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	char buf[EXCERPT_MAX];
+	struct stat st;
+	ssize_t got;
+	off_t from;
+	size_t i = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	from = st.st_size > EXCERPT_MAX ? st.st_size - EXCERPT_MAX : 0;
+	got = pread(fd, buf, sizeof(buf), from);
+	close(fd);
+	if (got <= 0)
+		return NULL;
+	/* a cut line is no line: the excerpt starts at the next one */
+	if (from > 0) {
+		while (i < (size_t)got && buf[i] != '\n')
+			i++;
+		i++;
+	}
+	for (; i < (size_t)got; i++)
+		if (buf[i] != '\r' && buf[i] != '\0')
+			bg_strbuf_addch(&sb, buf[i]);
+	if (!sb.len) {
+		bg_strbuf_release(&sb);
+		return NULL;
+	}
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+/* What the boot test adds: its boots' seconds, the lab's log of one, its console's end. */
+static void boot_fields(struct kcidb *k, const struct bg_export_boot_set *set)
+{
+	char *excerpt;
+
+	if (isfinite(set->seconds) && set->seconds >= 0 && set->seconds < 1e9) {
+		bg_json_key(k->j, "duration");
+		bg_json_double(k->j, set->seconds);
+	}
+	/* a LAVA job's console as plain text: lava-server's job/ID/log_file/plain */
+	if (set->job_url && (!strncmp(set->job_url, "https://", 8) ||
+			     !strncmp(set->job_url, "http://", 7))) {
+		char *url = xasprintf("%s/log_file/plain", set->job_url);
+
+		put_str(k->j, "log_url", url);
+		free(url);
+	}
+	excerpt = set->console ? console_tail(set->console) : NULL;
+	put_str(k->j, "log_excerpt", excerpt);
+	free(excerpt);
 }
 
 /* The mode in an id: a plain word, whatever the store holds. */
@@ -432,6 +601,7 @@ static int write_set(struct kcidb *k, const struct bg_export_build *b,
 	status = set->failed ? "FAIL" : set->complete ? "PASS" : "MISS";
 	id = xasprintf("%s:%s", build_id, mode);
 	test_head(k, b, set, build_id, id, "boot", status);
+	boot_fields(k, set);
 	bg_json_key(k->j, "misc");
 	bg_json_object_begin(k->j);
 	bg_json_key(k->j, "boots");
@@ -484,6 +654,10 @@ static int write_set(struct kcidb *k, const struct bg_export_build *b,
 		bg_json_double(k->j, rows.value[end - 1]);
 		bg_json_object_end(k->j);
 		bg_json_object_end(k->j);
+		for (size_t c = 0; c < k->culprits.n; c++)
+			if (seen_in(&k->culprits.v[c], b, set->mode, rows.metric[i]))
+				add_incident(k, c, NULL, xasprintf("%s:%s:%s", build_id, mode,
+								  rows.metric[i]));
 		k->n.tests++;
 	}
 out:
@@ -517,6 +691,93 @@ static int write_tests(struct kcidb *k)
 	return 0;
 }
 
+static char *issue_id(struct kcidb *k, const struct bg_export_culprit *c)
+{
+	return xasprintf("%s:culprit:%s:%s", k->origin, c->commit, c->metric);
+}
+
+/* A mailed culprit as KCIDB's issue: the code is at fault, the mail its report. */
+static void write_issues(struct kcidb *k)
+{
+	for (size_t i = 0; i < k->culprits.n; i++) {
+		const struct bg_export_culprit *c = &k->culprits.v[i];
+		char *id = issue_id(k, c), *comment;
+
+		comment = xasprintf("%.12s made %s slower on %s (%s mode)", c->commit, c->metric,
+				    c->board, c->mode);
+		bg_json_object_begin(k->j);
+		put_common(k, id);
+		bg_json_key(k->j, "version");
+		bg_json_int(k->j, ISSUE_VERSION);
+		put_str(k->j, "report_subject", c->subject);
+		bg_json_key(k->j, "culprit");
+		bg_json_object_begin(k->j);
+		bg_json_key(k->j, "code");
+		bg_json_bool(k->j, true);
+		bg_json_object_end(k->j);
+		put_str(k->j, "comment", comment);
+		bg_json_key(k->j, "misc");
+		bg_json_object_begin(k->j);
+		put_str(k->j, "commit", c->commit);
+		put_str(k->j, "metric", c->metric);
+		put_str(k->j, "tree", c->tree);
+		put_str(k->j, "board", c->board);
+		put_str(k->j, "mode", c->mode);
+		bg_json_key(k->j, "bisection");
+		bg_json_int(k->j, c->bisection);
+		if (isfinite(c->confidence)) {
+			bg_json_key(k->j, "confidence");
+			bg_json_double(k->j, c->confidence);
+		}
+		if (isfinite(c->regression_us)) {
+			bg_json_key(k->j, "regression_us");
+			bg_json_double(k->j, c->regression_us);
+		}
+		put_str(k->j, "message_id", c->message_id);
+		put_time(k->j, "mailed", c->sent);
+		bg_json_object_end(k->j);
+		bg_json_object_end(k->j);
+		free(comment);
+		free(id);
+		k->n.issues++;
+	}
+}
+
+/* Each build and test a culprit is seen in, by culprit, in the order they were written. */
+static void write_incidents(struct kcidb *k)
+{
+	size_t skip = strlen(k->origin) + 1;
+
+	for (size_t c = 0; c < k->culprits.n; c++) {
+		char *issue = issue_id(k, &k->culprits.v[c]);
+
+		for (size_t i = 0; i < k->ninc; i++) {
+			const struct incident *in = &k->inc[i];
+			const char *of = in->build_id ? in->build_id : in->test_id;
+			char *id;
+
+			if (in->culprit != c)
+				continue;
+			/* the issue's id, then the object's without its origin */
+			id = xasprintf("%s:%s", issue, of + skip);
+			bg_json_object_begin(k->j);
+			put_common(k, id);
+			bg_json_key(k->j, "issue_id");
+			bg_json_str(k->j, issue);
+			bg_json_key(k->j, "issue_version");
+			bg_json_int(k->j, ISSUE_VERSION);
+			put_str(k->j, "build_id", in->build_id);
+			put_str(k->j, "test_id", in->test_id);
+			bg_json_key(k->j, "present");
+			bg_json_bool(k->j, true);
+			bg_json_object_end(k->j);
+			free(id);
+			k->n.incidents++;
+		}
+		free(issue);
+	}
+}
+
 static void kcidb_release(struct kcidb *k)
 {
 	for (size_t i = 0; i < k->nco; i++) {
@@ -528,6 +789,16 @@ static void kcidb_release(struct kcidb *k)
 	}
 	free(k->co);
 	free(k->b);
+	for (size_t i = 0; i < k->nboards; i++)
+		board_info_release(&k->boards[i]);
+	free(k->boards);
+	bg_strmap_release(&k->board_at);
+	for (size_t i = 0; i < k->ninc; i++) {
+		free(k->inc[i].build_id);
+		free(k->inc[i].test_id);
+	}
+	free(k->inc);
+	bg_export_culprits_release(&k->culprits);
 	bg_export_builds_release(&k->rows);
 	bg_export_series_list_release(&k->series);
 	for (size_t i = 0; i < k->nkeys; i++)
@@ -541,7 +812,8 @@ int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, str
 		    struct bg_kcidb_counts *counts)
 {
 	struct kcidb k = { .s = s, .origin = origin, .lab = lab, .j = j,
-			   .ids = BG_STRMAP_INIT, .images = BG_STRMAP_INIT };
+			   .ids = BG_STRMAP_INIT, .images = BG_STRMAP_INIT,
+			   .board_at = BG_STRMAP_INIT };
 	int ret = -1;
 
 	if (!bg_kcidb_origin_ok(origin)) {
@@ -552,7 +824,8 @@ int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, str
 	if (bg_store_begin_read(s) < 0)
 		goto out;
 	k.began = true;
-	if (bg_store_export_series(s, &k.series) < 0 || bg_store_export_builds(s, &k.rows) < 0)
+	if (bg_store_export_series(s, &k.series) < 0 || bg_store_export_builds(s, &k.rows) < 0 ||
+	    bg_store_export_culprits(s, &k.culprits) < 0)
 		goto out;
 	/* each series is a checkout; the builds of its patches join it (place_build) */
 	for (size_t i = 0; i < k.series.n; i++) {
@@ -607,6 +880,14 @@ int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, str
 	bg_json_array_begin(j);
 	if (write_tests(&k) < 0)
 		goto out;
+	bg_json_array_end(j);
+	bg_json_key(j, "issues");
+	bg_json_array_begin(j);
+	write_issues(&k);
+	bg_json_array_end(j);
+	bg_json_key(j, "incidents");
+	bg_json_array_begin(j);
+	write_incidents(&k);
 	bg_json_array_end(j);
 	bg_json_object_end(j);
 	if (counts)

@@ -17,8 +17,10 @@
 /* Whether s can be a KCIDB origin: the schema's [a-z0-9_]+. */
 bool bg_kcidb_origin_ok(const char *s);
 /*
- * Appends the KCIDB test path of a metric, dot-separated names of [a-zA-Z0-9_-]:
- * "initcall.init_kprobe_trace" is "boot.initcall.init_kprobe_trace", "boot.init" stays,
+ * Appends the KCIDB test path of a metric, dot-separated names of [a-zA-Z0-9_-], under
+ * "boottime" (KernelCI counts every test under "boot" as a boot):
+ * "initcall.init_kprobe_trace" is "boottime.initcall.init_kprobe_trace", "boot.init" is
+ * "boottime.init",
  * and inside a name every other byte ('.', ':' and '#' of "probe.0000:00:1f.2" or
  * "initcall.blake2s_mod_init#2") is '_'; misc.metric keeps the metric's own name.
  */
@@ -27,18 +29,22 @@ void bg_kcidb_path(struct bg_strbuf *sb, const char *metric);
 bool bg_kcidb_time(char buf[40], double t);
 
 struct bg_kcidb_counts {
-	size_t checkouts, builds, tests;
+	size_t checkouts, builds, tests, issues, incidents;
 };
 
 /*
  * Writes the store as one KCIDB document to j: checkouts (one per tested commit of a
- * tree, one per series from a list, with its patchset_hash and message_id; a commit
- * built outside any tree gets one of its own), builds (one per builds row; the board's
- * arch from lab, when its board file is there) and tests: for each build of an image,
- * per board and mode, the boots as one test "boot" (PASS, FAIL when a boot panicked,
- * hung or stopped short, MISS when the lab alone failed) and one test per metric, status
- * DONE, the median of the boots that completed in number {value in s, unit "s", prefix
- * "metric"}. -1 with why on a store error.
+ * tree, patchset_hash ""; one per series from a list, with its patchset_hash and
+ * message_id; a commit built outside any tree gets one of its own), builds (one per
+ * builds row; its compiler; the board's arch from lab, when its board file is there, and
+ * a LAVA board's image as served to the lab in output_files), tests: for each build of
+ * an image, per board and mode, the boots as one test "boot" (PASS, FAIL when a boot
+ * panicked, hung or stopped short, MISS when the lab alone failed; the boots' seconds,
+ * the LAVA job's plain log, the end of the console of the boot that tells the outcome)
+ * and one test per metric, status DONE, the median of the boots that completed in number
+ * {value in s, unit "s", prefix "metric"}, each with the board as misc.platform and its
+ * compatible; issues: one per culprit mailed; incidents: the culprit's builds on its
+ * board and its metric's test in them. -1 with why on a store error.
  */
 int bg_export_kcidb(struct bg_store *s, const char *origin, const char *lab, struct bg_json *j,
 		    struct bg_kcidb_counts *counts);

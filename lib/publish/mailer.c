@@ -452,6 +452,9 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	m.message_id = xasprintf("bootgate-bisection-%" PRId64 "-%.12s@%s", id, sb.culprit,
 				 x->domain);
 	recipients(&t->mail, author, have_git ? gc.message : NULL, &m.to, &m.cc);
+	b.regzbot = t->mail.regzbot;
+	if (b.regzbot && !bg_mail_addrs_has(&m.to, BG_MAIL_REGRESSIONS))
+		bg_mail_addrs_add(&m.cc, NULL, BG_MAIL_REGRESSIONS);
 	bg_mail_bisection_subject(&m.subject, &b);
 	bg_mail_bisection_body(&m.body, &b);
 	ret = deliver(x, outbox, id, &m);

@@ -821,6 +821,9 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 	}
 	lab_jobs(sb, b->board, b->job_urls, b->njob_urls);
 	repro(sb, &b->repro);
+	/* regzbot reads this line anywhere in the report (handling-regressions.rst) */
+	if (b->regzbot)
+		bg_strbuf_addf(sb, "\n#regzbot introduced: %.12s\n", b->culprit);
 	tags(sb, b->reporter, b->closes, b->culprit, b->subject);
 	signature(sb);
 	bg_strbuf_release(&t);

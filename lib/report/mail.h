@@ -127,6 +127,7 @@ struct bg_mail_bisection {
 	struct bg_mail_repro repro;
 	const char *closes;                /* SITE/bisection/ID.html */
 	const char *reporter;              /* "bootgate <from@addr>" */
+	bool regzbot;                      /* tells regzbot the culprit */
 };
 
 struct bg_mail_patch {

@@ -87,14 +87,16 @@ static int take_build(const struct bg_store_row *r, void *data)
 	b->created = bg_row_double(r, 7);
 	b->log = col(r, 8);
 	b->reused = bg_row_int(r, 9) != 0;
+	b->image = col(r, 10);
+	b->compiler = col(r, 11);
 	return 0;
 }
 
 int bg_store_export_builds(struct bg_store *s, struct bg_export_builds *out)
 {
 	return bg_store_query(s, take_build, out, "SELECT id, commit_sha, board, status, "
-			      "config_hash, image_sha256, seconds, created, log, reused "
-			      "FROM builds ORDER BY id", "");
+			      "config_hash, image_sha256, seconds, created, log, reused, image, "
+			      "compiler FROM builds ORDER BY id", "");
 }
 
 void bg_export_builds_release(struct bg_export_builds *l)
@@ -108,6 +110,8 @@ void bg_export_builds_release(struct bg_export_builds *l)
 		free(b->config_hash);
 		free(b->image_sha256);
 		free(b->log);
+		free(b->image);
+		free(b->compiler);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
@@ -184,24 +188,36 @@ static int take_boot_set(const struct bg_store_row *r, void *data)
 		.mode = xstrdup(bg_row_text(r, 0)), .boots = bg_row_int(r, 1),
 		.start = bg_row_double(r, 2), .complete = bg_row_int(r, 3),
 		.failed = bg_row_int(r, 4),
+		.seconds = bg_row_null(r, 5) ? NAN : bg_row_double(r, 5),
+		.console = col(r, 6), .job_url = col(r, 7),
 	};
 	return 0;
 }
 
+/* The boot that tells a set's outcome: the first that failed, else the first complete. */
+#define TELLING(what) \
+	"(SELECT " what " FROM boots t WHERE t.image_sha256 = b.image_sha256 AND " \
+	"t.board = b.board AND t.mode = b.mode ORDER BY t.outcome IN ('panic', 'hang', " \
+	"'truncated') DESC, t.outcome = 'complete' DESC, t.id LIMIT 1)"
+
 int bg_store_export_boot_sets(struct bg_store *s, const char *image_sha256, const char *board,
 			      struct bg_export_boot_sets *out)
 {
-	return bg_store_query(s, take_boot_set, out, "SELECT mode, COUNT(*), MIN(created), "
-			      "SUM(outcome = 'complete'), "
-			      "SUM(outcome IN ('panic', 'hang', 'truncated')) FROM boots "
-			      "WHERE image_sha256 = ? AND board = ? GROUP BY mode ORDER BY mode",
-			      "ss", image_sha256, board);
+	return bg_store_query(s, take_boot_set, out, "SELECT b.mode, COUNT(*), MIN(b.created), "
+			      "SUM(b.outcome = 'complete'), "
+			      "SUM(b.outcome IN ('panic', 'hang', 'truncated')), SUM(b.wall_s), "
+			      TELLING("console") ", " TELLING("job_url") " FROM boots b "
+			      "WHERE b.image_sha256 = ? AND b.board = ? GROUP BY b.mode "
+			      "ORDER BY b.mode", "ss", image_sha256, board);
 }
 
 void bg_export_boot_sets_release(struct bg_export_boot_sets *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].mode);
+		free(l->v[i].console);
+		free(l->v[i].job_url);
+	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
@@ -232,6 +248,50 @@ void bg_export_samples_release(struct bg_export_samples *l)
 		free(l->metric[i]);
 	free(l->metric);
 	free(l->value);
+	memset(l, 0, sizeof(*l));
+}
+
+static int take_culprit(const struct bg_store_row *r, void *data)
+{
+	struct bg_export_culprits *l = data;
+
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	l->v[l->n++] = (struct bg_export_culprit){
+		.commit = xstrdup(bg_row_text(r, 0)), .metric = xstrdup(bg_row_text(r, 1)),
+		.board = xstrdup(bg_row_text(r, 2)), .mode = xstrdup(bg_row_text(r, 3)),
+		.bisection = bg_row_int(r, 4),
+		.confidence = bg_row_null(r, 5) ? NAN : bg_row_double(r, 5),
+		.regression_us = bg_row_null(r, 6) ? NAN : bg_row_double(r, 6),
+		.subject = xstrdup(bg_row_text(r, 7)), .message_id = xstrdup(bg_row_text(r, 8)),
+		.sent = bg_row_double(r, 9), .tree = col(r, 10),
+	};
+	return 0;
+}
+
+int bg_store_export_culprits(struct bg_store *s, struct bg_export_culprits *out)
+{
+	return bg_store_query(s, take_culprit, out, "SELECT b.culprit, b.metric, b.board, b.mode, "
+			      "b.id, b.confidence, b.regression_us, m.subject, m.message_id, "
+			      "m.sent, t.name FROM mails m JOIN outbox o ON o.id = m.outbox_id "
+			      "JOIN bisections b ON b.id = o.ref LEFT JOIN trees t ON "
+			      "t.id = b.tree_id WHERE o.kind = 'bisection' AND m.sent IS NOT NULL "
+			      "AND b.culprit IS NOT NULL AND b.metric IS NOT NULL ORDER BY m.id", "");
+}
+
+void bg_export_culprits_release(struct bg_export_culprits *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct bg_export_culprit *c = &l->v[i];
+
+		free(c->commit);
+		free(c->metric);
+		free(c->board);
+		free(c->mode);
+		free(c->subject);
+		free(c->message_id);
+		free(c->tree);
+	}
+	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -36,6 +36,7 @@ struct bg_export_build {
 	int64_t id;
 	char *commit, *board, *status;
 	char *config_hash, *image_sha256, *log;   /* NULL when none */
+	char *image, *compiler;       /* the image's name and the compiler's line, or NULL */
 	double seconds;               /* NAN when not known */
 	double created;
 	bool reused;
@@ -78,6 +79,9 @@ struct bg_export_boot_set {
 	int64_t boots, complete;
 	int64_t failed;               /* panicked, hung or stopped short */
 	double start;                 /* the first one's creation */
+	double seconds;               /* the wall seconds of them all, NAN when none known */
+	/* of the boot that tells the outcome (the first failed, else complete): or NULL */
+	char *console, *job_url;
 };
 
 struct bg_export_boot_sets {
@@ -104,6 +108,25 @@ struct bg_export_samples {
 int bg_store_export_samples(struct bg_store *s, const char *image_sha256, const char *board,
 			    const char *mode, struct bg_export_samples *out);
 void bg_export_samples_release(struct bg_export_samples *l);
+
+/* A culprit whose mail was sent, with the bisection that found it. */
+struct bg_export_culprit {
+	char *commit, *metric, *board, *mode;
+	int64_t bisection;
+	double confidence, regression_us;   /* NAN when not known */
+	char *subject, *message_id;   /* the mail's, as sent */
+	double sent;
+	char *tree;                   /* NULL when its tree is gone */
+};
+
+struct bg_export_culprits {
+	struct bg_export_culprit *v;
+	size_t n, alloc;
+};
+
+/* The culprits mailed, one per mail, in the order they were written. */
+int bg_store_export_culprits(struct bg_store *s, struct bg_export_culprits *out);
+void bg_export_culprits_release(struct bg_export_culprits *l);
 
 /* ---- boot-data files ---- */
 

@@ -29,11 +29,11 @@ int bg_store_build_add(struct bg_store *s, const struct bg_build_row *b, int64_t
 {
 	if (bg_store_exec(s, "INSERT INTO builds (commit_sha, board, status, config_hash, image, "
 			  "image_sha256, reused, ccache_hits, ccache_misses, seconds, log, error, "
-			  "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ssssssiiidssd",
-			  b->commit ? b->commit : "", b->board ? b->board : "", b->status,
-			  b->config_hash, b->image, b->image_sha256, (int64_t)b->reused,
+			  "compiler, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			  "ssssssiiidsssd", b->commit ? b->commit : "", b->board ? b->board : "",
+			  b->status, b->config_hash, b->image, b->image_sha256, (int64_t)b->reused,
 			  (int64_t)b->ccache_hits, (int64_t)b->ccache_misses, b->seconds, b->log,
-			  b->error, bg_store_now()) < 0)
+			  b->error, b->compiler, bg_store_now()) < 0)
 		return -1;
 	*id = bg_store_last_id(s);
 	return 0;

@@ -20,6 +20,7 @@ struct bg_build_row {
 	const char *commit, *board;
 	const char *status;           /* built, failed, usage, infra, exec */
 	const char *config_hash, *image, *image_sha256, *log, *error;
+	const char *compiler;         /* its version line, or NULL */
 	bool reused;
 	long ccache_hits, ccache_misses;
 	double seconds;

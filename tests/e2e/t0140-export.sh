@@ -2,11 +2,13 @@
 # beside: t0110-service.sh
 # bootgate export: a real store (SQLite, the project's migrations, rows inserted as the
 # service writes them, the shipped consoles) as KCIDB v5.3, checked by Debian's
-# python3-jsonschema against tests/fixtures/kcidb/v05_03-subset.schema.json, and as
-# boot-data files of the boot-time wizard that bootgate parse reads back.
+# python3-jsonschema against tests/fixtures/kcidb/v05_03-subset.schema.json (and against
+# kcidb-io's own, ../shared/fixtures/real/kcidb/v05_03.schema.json, when that is there), and
+# as boot-data files of the boot-time wizard that bootgate parse reads back.
 . "$(dirname "$0")/lib.sh"
 
 SCHEMA=$FIXTURES/kcidb/v05_03-subset.schema.json
+REAL_SCHEMA=$ROOT/../shared/fixtures/real/kcidb/v05_03.schema.json
 BASE=1111111111111111111111111111111111111111
 TIP=2222222222222222222222222222222222222222
 PATCH=3333333333333333333333333333333333333333
@@ -15,20 +17,34 @@ PSET=903638c087335b10293663c682b9aa0076f9f7be478a8e7828bc22e12d301b42
 # Debian's python3 with Debian's jsonschema (a python3 earlier on PATH may have none)
 PYTHON=/usr/bin/python3
 
-# kcidb_validate DOC: every error as "where: why" on stdout, exit 1 when there is one
+# kcidb_validate DOC [SCHEMA]: every error as "where: why" on stdout, exit 1 when there is
+# one. Debian 12's jsonschema has no checker of "date-time" (it takes any string): RFC 3339
+# is checked here, by its form and by Python's own reading of it.
 kcidb_validate() {
 	"$PYTHON" -c '
-import json, sys
+import datetime, json, re, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
 doc = json.load(open(sys.argv[2]))
+formats = jsonschema.FormatChecker()
+RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})", re.I)
+@formats.checks("date-time", raises=ValueError)
+def date_time(s):
+    if not isinstance(s, str):
+        return True
+    return bool(RFC3339.fullmatch(s)) and datetime.datetime.fromisoformat(s).tzinfo is not None
 jsonschema.Draft202012Validator.check_schema(schema)
-v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+v = jsonschema.Draft202012Validator(schema, format_checker=formats)
 errors = sorted(v.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
 for e in errors:
     print("/".join(map(str, e.absolute_path)) + ": " + e.message)
 sys.exit(1 if errors else 0)
-' "$SCHEMA" "$1"
+' "${2:-$SCHEMA}" "$1"
+}
+
+# kcidb_errors DOC [SCHEMA]: the errors alone, for counting them (exit 0)
+kcidb_errors() {
+	kcidb_validate "$@" || :
 }
 
 sql() {
@@ -78,6 +94,22 @@ INSERT INTO boots (id, image_sha256, board, mode, outcome, wall_s, console, crea
  (4, 'img-tip', 'qemu-x86_64', 'timing', 'complete', 2.3, '$C/x86_64-tiny-regressed-run3.log', 1764590630),
  (5, 'img-arm', 'qemu-arm64', 'timing', 'complete', 0.9, '$C/arm64-tiny-baseline-run1.log', 1764590640),
  (6, 'img-patch', 'qemu-x86_64', 'timing', 'hang', 120, NULL, 1764591200);
+UPDATE boots SET job_url = 'https://lava.example.org/scheduler/job/17' WHERE id = 5;
+UPDATE builds SET compiler = 'gcc (Debian 12.2.0-14) 12.2.0' WHERE id IN (1, 2, 4);
+INSERT INTO bisections (id, tree_id, good, bad, board, mode, metric, state, outcome, culprit,
+                        confidence, created, finished) VALUES
+ (1, 1, '$BASE', '$TIP', 'qemu-x86_64', 'timing', 'initcall.init_kprobe_trace', 'done', 'found',
+  '$TIP', 0.99, 1764590700, 1764590800),
+ (2, 1, '$BASE', '$TIP', 'qemu-x86_64', 'timing', 'boot.init', 'done', 'found', '$TIP', 0.95,
+  1764590700, 1764590800);
+INSERT INTO outbox (id, kind, ref, body, created, done) VALUES
+ (1, 'bisection', 1, '{}', 1764590800, 1764590801), (2, 'bisection', 2, '{}', 1764590800, NULL);
+INSERT INTO mails (id, outbox_id, about, message_id, subject, mail_from, rcpt, message, sent) VALUES
+ (1, 1, 'culprit $TIP initcall.init_kprobe_trace', 'bootgate-bisection-1-222222222222@example.org',
+  '[tracing:for-next] 222222222222 tracing: mdelay(50) in init_kprobe_trace', 'bot@example.org',
+  'b@example.org', 'm', 1764590900),
+ (2, 2, 'culprit $TIP boot.init', 'bootgate-bisection-2-222222222222@example.org',
+  '[tracing:for-next] 222222222222 boot.init', 'bot@example.org', 'b@example.org', 'm', NULL);
 " &&
 	: the kernel and its command line as the lab stores them when it reads a boot, read &&
 	: here with sed: the release, then the banner from its " #" &&
@@ -125,13 +157,62 @@ test_expect_success 'KCIDB export: the checkouts of a tree and of a series' '
 		and .checkout_id == \"bootgate:series:20261201120000.1-0-cover@example.org\"" kcidb.json
 '
 
+test_expect_success 'KCIDB export: the boots alone are under "boot", the metrics under "boottime"' '
+	: KernelCI counts a test whose path is boot or starts with boot. as a boot &&
+	test_note "$(jq -r "\"tests read as boots: \([.tests[] | select(.path == \"boot\" or
+		(.path | startswith(\"boot.\")))] | length), boot sets: 4\"" kcidb.json)" &&
+	test_jq "[.tests[] | select(.path == \"boot\" or (.path | startswith(\"boot.\")))] | length == 4" kcidb.json &&
+	test_jq "[.tests[] | select(.status == \"DONE\") | .path | startswith(\"boottime.\")] | all" kcidb.json &&
+	test_jq "[.tests[] | select(.build_id == \"bootgate:build:1\") | .path] | index(\"boottime.init\") != null" kcidb.json
+'
+
+test_expect_success 'KCIDB export: checkouts, environments, boots and builds as the dashboard reads them' '
+	: a tree checkout applies no patch: patchset_hash is the empty string &&
+	test_jq "[.checkouts[1:][] | .patchset_hash] == [\"\", \"\"]" kcidb.json &&
+	test_jq "[.tests[] | .environment.misc.platform] | unique == [\"qemu-arm64\", \"qemu-x86_64\"]" kcidb.json &&
+	test_jq "[.tests[] | select(.environment.misc.platform == \"qemu-arm64\") | .environment.compatible]
+		| unique == [[\"linux,dummy-virt\"]]" kcidb.json &&
+	test_jq "[.tests[] | select(.environment.misc.platform == \"qemu-x86_64\") | has(\"compatible\")]
+		| any | not" kcidb.json &&
+	: the boot test: the seconds of its boots, the log of a lab job, the end of its console &&
+	test_jq ".tests[] | select(.id == \"bootgate:build:1:timing\") | (.duration - 4.7 | fabs) < 1e-9
+		and (.log_excerpt | endswith(\"reboot: machine restart\n\"))
+		and (.log_excerpt | length) <= 16384 and (.log_excerpt | length) > 8000
+		and (.log_excerpt | test(\"\r\") | not) and (has(\"log_url\") | not)" kcidb.json &&
+	test_jq ".tests[] | select(.id == \"bootgate:build:4:timing\") | .duration == 120 and .status == \"FAIL\"
+		and (has(\"log_excerpt\") | not)" kcidb.json &&
+	test_jq ".tests[] | select(.id == \"bootgate:build:5:timing\")
+		| .log_url == \"https://lava.example.org/scheduler/job/17/log_file/plain\"" kcidb.json &&
+	: the metric tests carry none of the boot test fields &&
+	test_jq "[.tests[] | select(.status == \"DONE\") | has(\"log_excerpt\") or has(\"duration\")] | any | not" kcidb.json &&
+	test_jq "[.builds[] | .compiler] == [\"gcc (Debian 12.2.0-14) 12.2.0\", \"gcc (Debian 12.2.0-14) 12.2.0\",
+		null, \"gcc (Debian 12.2.0-14) 12.2.0\", null]" kcidb.json
+'
+
+test_expect_success 'KCIDB export: a mailed culprit is an issue, with an incident per build and test' '
+	test_jq ".issues | length == 1" kcidb.json &&
+	test_jq ".issues[0] | .id == \"bootgate:culprit:$TIP:initcall.init_kprobe_trace\" and .version == 1
+		and .origin == \"bootgate\" and .culprit == {\"code\": true}
+		and .report_subject == \"[tracing:for-next] 222222222222 tracing: mdelay(50) in init_kprobe_trace\"
+		and .misc.commit == \"$TIP\" and .misc.metric == \"initcall.init_kprobe_trace\"
+		and .misc.bisection == 1 and .misc.confidence == 0.99
+		and .misc.message_id == \"bootgate-bisection-1-222222222222@example.org\"" kcidb.json &&
+	: the culprit was built on x86_64, booted there, and failed to build on arm64 &&
+	test_jq "[.incidents[] | [.build_id, .test_id, .present, .issue_id == .issue_id, .issue_version]] ==
+		[[\"bootgate:build:2\", null, true, true, 1],
+		 [null, \"bootgate:build:2:timing:initcall.init_kprobe_trace\", true, true, 1]]" kcidb.json &&
+	test_jq ".issues[0].id as \$i | [.incidents[] | .issue_id] | unique == [\$i]" kcidb.json &&
+	test_jq "[.incidents[] | .test_id // empty] - [.tests[].id] == []" kcidb.json &&
+	test_jq "[.incidents[] | .id] | unique | length == 2" kcidb.json
+'
+
 test_expect_success 'KCIDB export: one DONE test per metric, the median of the boots' '
 	# 92066 and 49882 us in the two regressed boots
 	test_jq "[.tests[] | select(.build_id == \"bootgate:build:2\"
-		and .path == \"boot.initcall.init_kprobe_trace\")] | length == 1
+		and .path == \"boottime.initcall.init_kprobe_trace\")] | length == 1
 		and .[0].status == \"DONE\" and .[0].number == {\"value\": 0.070974, \"unit\": \"s\", \"prefix\": \"metric\"}
 		and .[0].misc.boots == 2 and .[0].environment.comment == \"qemu-x86_64\"" kcidb.json &&
-	test_jq "[.tests[] | select(.build_id == \"bootgate:build:1\" and .path == \"boot.init\")][0].number.value
+	test_jq "[.tests[] | select(.build_id == \"bootgate:build:1\" and .path == \"boottime.init\")][0].number.value
 		== ((1115802 + 785188) / 2 / 1e6)" kcidb.json &&
 	test_jq "[.tests[] | select(.path == \"boot\") | [.build_id, .status]] ==
 		[[\"bootgate:build:1\", \"PASS\"], [\"bootgate:build:2\", \"PASS\"],
@@ -146,7 +227,13 @@ test_expect_success 'the schema fails a broken status, id, origin, path or numbe
 		".tests[1].number = {\"value\": \"0.1\"}" ".tests[1].number.prefix = \"si\"" \
 		".checkouts[1].git_repository_url = \"git://127.0.0.1/linux\"" \
 		".checkouts[1].patchset_hash = \"abc\"" ".builds[0].status = null" \
-		"del(.tests[1].build_id)" ".tests[1].extra = 1"; do
+		"del(.tests[1].build_id)" ".tests[1].extra = 1" \
+		".tests[1].start_time = \"2025-12-01 11:53:20\"" ".tests[1].start_time = \"2025-13-01T00:00:00Z\"" \
+		".tests[0].log_excerpt = (\"x\" * 16385)" ".tests[0].log_excerpt = \"a\\u0000b\"" \
+		".checkouts[1].patchset_hash = null" ".tests[0].environment.compatible = [\"a b\"]" \
+		".builds[0].output_files = [{\"name\": \"a/b\", \"url\": \"https://x.org/b\"}]" \
+		".issues[0].version = -1" "del(.incidents[0].issue_version)" \
+		".incidents[0].present = \"yes\"" ".issues[0].culprit.code = 1"; do
 		jq "$change" kcidb.json >broken.json &&
 		test_exit_code 1 kcidb_validate broken.json >why || return 1
 		test -s why || return 1
@@ -155,6 +242,26 @@ test_expect_success 'the schema fails a broken status, id, origin, path or numbe
 	test_exit_code 1 kcidb_validate broken.json >why &&
 	test_grep "tests/1/status: .GOOD. is not one of" why
 '
+
+if [ -f "$REAL_SCHEMA" ]; then
+test_expect_success 'KCIDB export: valid by kcidb-io'"'"'s own v5.3 schema' '
+	kcidb_errors kcidb.json "$REAL_SCHEMA" >real-errors &&
+	test_note "$(wc -l <real-errors) errors against $REAL_SCHEMA" &&
+	test_cmp /dev/null real-errors &&
+	: the subset schema knows each field the export writes, as the real one does &&
+	for kind in checkout build test issue incident; do
+		jq -r --arg k $kind ".\"\$defs\"[\$k].properties | keys[]" "$SCHEMA" >sub-$kind &&
+		jq -r --arg k $kind ".\"\$defs\"[\$k].properties | keys[]" "$REAL_SCHEMA" >real-$kind &&
+		! grep -vxF -f real-$kind sub-$kind || return 1
+	done &&
+	for kind in checkout build test issue incident; do
+		jq -r --arg k ${kind}s ".[\$k][] | keys[]" kcidb.json | sort -u >used-$kind &&
+		! grep -vxF -f sub-$kind used-$kind || return 1
+	done
+'
+else
+	echo "# no $REAL_SCHEMA here: the export is not checked against kcidb-io's own schema"
+fi
 
 test_expect_success 'KCIDB export: -o writes the file whole, --origin names the CI' '
 	bootgate export --kcidb --db db --origin my_lab -o out.json 2>err &&

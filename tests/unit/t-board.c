@@ -101,6 +101,13 @@ static void test_shipped_boards(void **state)
 		assert_int_equal(bg_board_load(SHIPPED_LAB, arches[i], &b), 0);
 		assert_string_equal(b.arch, arches[i]);
 		assert_true(b.nfragments >= 2);
+		/* QEMU's virt machine makes the one device tree the shipped boards have */
+		if (!strcmp(arches[i], "arm64")) {
+			assert_int_equal(b.ncompatible, 1);
+			assert_string_equal(b.compatible[0], "linux,dummy-virt");
+		} else {
+			assert_int_equal(b.ncompatible, 0);
+		}
 		/* absolute: the build sandbox hides it by path */
 		assert_string_equal(b.lab, real);
 		bg_board_release(&b);
@@ -186,6 +193,15 @@ static void test_board_errors(void **state)
 	expect_error(NULL, "cpus: [2, 4]\n", ":11:1: 'cpus' takes one value, not a list");
 	expect_error(NULL, "modes: [timing, fast]\n", ":11:17: a mode is timing or deterministic, "
 		     "not 'fast'");
+	/* KCIDB's form of a device tree compatible string: no space, no empty part */
+	expect_error(NULL, "compatible: [\"a,b\", \"a b\"]\n", ":11:21: 'a b' is no device tree "
+		     "compatible string (VENDOR,DEVICE: no space, no empty part)");
+	expect_error(NULL, "compatible: [\"a,,b\"]\n", ":11:14: 'a,,b' is no device tree "
+		     "compatible string (VENDOR,DEVICE: no space, no empty part)");
+	expect_error(NULL, "compatible: [\"a,\"]\n", ":11:14: 'a,' is no device tree "
+		     "compatible string (VENDOR,DEVICE: no space, no empty part)");
+	expect_error(NULL, "compatible: [\"\"]\n", ":11:14: '' is no device tree "
+		     "compatible string (VENDOR,DEVICE: no space, no empty part)");
 }
 
 /* modes: a board that cannot boot under -icount says so before anything is built. */

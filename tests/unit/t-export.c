@@ -55,16 +55,18 @@ static void test_origin(void **state)
 static void test_path(void **state)
 {
 	static const char *const cases[][2] = {
-		{ "initcall.init_kprobe_trace", "boot.initcall.init_kprobe_trace" },
-		{ "boot.init", "boot.init" },
-		{ "boot.userspace", "boot.userspace" },
-		{ "probe.0000:00:1f.2", "boot.probe.0000_00_1f_2" },
-		{ "initcall.blake2s_mod_init#2", "boot.initcall.blake2s_mod_init_2" },
-		{ "initcall.", "boot.initcall._" },
-		{ "weird", "boot.weird" },
-		{ ".x", "boot._.x" },
-		{ "initcall.a b\n\xc3\xa9", "boot.initcall.a_b___" },
-		{ "bootx.y", "boot.bootx.y" },
+		/* never under "boot", which KernelCI's dashboard counts as boots */
+		{ "initcall.init_kprobe_trace", "boottime.initcall.init_kprobe_trace" },
+		{ "boot.init", "boottime.init" },
+		{ "boot.userspace", "boottime.userspace" },
+		{ "probe.0000:00:1f.2", "boottime.probe.0000_00_1f_2" },
+		{ "initcall.blake2s_mod_init#2", "boottime.initcall.blake2s_mod_init_2" },
+		{ "initcall.", "boottime.initcall._" },
+		{ "weird", "boottime.weird" },
+		{ ".x", "boottime._.x" },
+		{ "initcall.a b\n\xc3\xa9", "boottime.initcall.a_b___" },
+		{ "bootx.y", "boottime.bootx.y" },
+		{ "perf.trace_startup", "boottime.perf.trace_startup" },
 	};
 
 	(void)state;
@@ -131,12 +133,24 @@ static void fill(struct bg_store *s, const char *console)
 				       "(6, 'not-a-sha', 'qemu-x86_64', 'failed', 'c1', NULL, 1, 1764590600)",
 				       "sssss", A, B, B, B, P1), 0);
 	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (id, image_sha256, board, mode, "
-				       "outcome, console, created) VALUES "
-				       "(1, 'img-b', 'qemu-x86_64', 'timing', 'complete', ?, 1764590700), "
-				       "(2, 'img-b', 'qemu-x86_64', 'timing', 'complete', ?, 1764590800), "
-				       "(3, 'img-b', 'qemu-x86_64', 'timing', 'hang', NULL, 1764590900), "
+				       "outcome, console, wall_s, created) VALUES "
+				       "(1, 'img-b', 'qemu-x86_64', 'timing', 'complete', ?, 1.5, 1764590700), "
+				       "(2, 'img-b', 'qemu-x86_64', 'timing', 'complete', ?, 2.5, 1764590800), "
+				       "(3, 'img-b', 'qemu-x86_64', 'timing', 'hang', NULL, NULL, 1764590900), "
 				       "(4, 'img-b', 'qemu-x86_64', 'deterministic', 'complete', "
-				       "'/nonexistent/console', 1764591000)", "ss", console, console), 0);
+				       "'/nonexistent/console', NULL, 1764591000)", "ss", console, console), 0);
+	/* B bisected as the culprit of init_kprobe_trace and mailed; boot.init's not sent yet */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
+				       "mode, metric, state, culprit, confidence, created) VALUES "
+				       "(1, 1, ?1, ?2, 'qemu-x86_64', 'timing', 'initcall.init_kprobe_trace', "
+				       "'done', ?2, 0.97, 1), (2, 1, ?1, ?2, 'qemu-x86_64', 'timing', "
+				       "'boot.init', 'done', ?2, 0.9, 1)", "ss", A, B), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO outbox (id, kind, ref, body, created) VALUES "
+				       "(1, 'bisection', 1, '', 1), (2, 'bisection', 2, '', 1)", ""), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO mails (outbox_id, about, message_id, "
+				       "subject, mail_from, rcpt, message, sent) VALUES "
+				       "(1, 'culprit', 'm1@x.org', 'slower', 'f', 'r', 'm', 1764592000), "
+				       "(2, 'culprit 2', 'm2@x.org', 'slower 2', 'f', 'r', 'm', NULL)", ""), 0);
 	assert_int_equal(bg_store_exec(s, "INSERT INTO samples (boot_id, seq, metric, value) VALUES "
 				       "(1, 0, 'initcall.init_kprobe_trace', 92066), "
 				       "(2, 0, 'initcall.init_kprobe_trace', 49882), "
@@ -159,17 +173,43 @@ static struct bg_json_doc *kcidb(struct bg_store *s)
 	assert_int_equal(n.checkouts, 4);
 	assert_int_equal(n.builds, 6);
 	assert_int_equal(n.tests, 5);
+	assert_int_equal(n.issues, 1);
+	assert_int_equal(n.incidents, 3);
 	bg_strbuf_release(&j.out);
 	return d;
+}
+
+/*
+ * A console of 2000 numbered lines ending in CR LF, a NUL in one: larger than KCIDB's
+ * excerpt, of which only the end may go.
+ */
+static char *long_console(void)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	char *path = bg_path_join(dir, "long.log");
+
+	for (int i = 0; i < 2000; i++)
+		bg_strbuf_addf(&sb, "[    0.%06d] line %d\r\n", i, i);
+	sb.buf[sb.len - 10] = '\0';
+	assert_int_equal(bg_write_file(path, sb.buf, sb.len), 0);
+	bg_strbuf_release(&sb);
+	return path;
 }
 
 static void test_kcidb(void **state)
 {
 	struct bg_store *s = store("k.db");
+	char *console = long_console(), complete[4096];
 	struct bg_json_doc *d;
+	const char *excerpt;
 
 	(void)state;
-	fill(s, "/nonexistent");
+	snprintf(complete, sizeof(complete), "%s/bootlogs/x86_64-tiny-regressed-run1.log",
+		 FIXTURES);
+	fill(s, complete);
+	/* the hang's console, up to where it hung */
+	assert_int_equal(bg_store_exec(s, "UPDATE boots SET console = ? WHERE id = 3", "s",
+				       console), 0);
 	d = kcidb(s);
 	assert_int_equal(bg_json_num(at(d, "version.major")), 5);
 	assert_int_equal(bg_json_num(at(d, "version.minor")), 3);
@@ -186,6 +226,9 @@ static void test_kcidb(void **state)
 	/* the tree's commits, by the jobs and the tip that name them */
 	assert_string_equal(bg_json_text(at(d, "checkouts.1.id")), "lab_1:tracing:" A);
 	assert_string_equal(bg_json_text(at(d, "checkouts.1.comment")), "base");
+	/* no patch on a tree's commit: KCIDB's empty patchset_hash, not none */
+	assert_string_equal(bg_json_text(at(d, "checkouts.1.patchset_hash")), "");
+	assert_string_equal(bg_json_text(at(d, "checkouts.3.patchset_hash")), "");
 	assert_string_equal(bg_json_text(at(d, "checkouts.2.id")), "lab_1:tracing:" B);
 	assert_string_equal(bg_json_text(at(d, "checkouts.2.git_repository_branch")), "next");
 	/* a commit of no tree has one of its own; a hash that is none is not claimed */
@@ -209,7 +252,12 @@ static void test_kcidb(void **state)
 	assert_string_equal(bg_json_text(at(d, "tests.0.id")), "lab_1:build:2:deterministic");
 	assert_string_equal(bg_json_text(at(d, "tests.0.path")), "boot");
 	assert_string_equal(bg_json_text(at(d, "tests.0.status")), "PASS");
-	assert_string_equal(bg_json_text(at(d, "tests.1.path")), "boot.init");
+	assert_string_equal(bg_json_text(at(d, "tests.0.environment.misc.platform")), "qemu-x86_64");
+	/* no wall seconds stored, a console that cannot be read: neither is claimed */
+	assert_false((at(d, "tests.0.duration") != NULL));
+	assert_false((at(d, "tests.0.log_excerpt") != NULL));
+	assert_false((at(d, "tests.0.log_url") != NULL));
+	assert_string_equal(bg_json_text(at(d, "tests.1.path")), "boottime.init");
 	assert_string_equal(bg_json_text(at(d, "tests.1.status")), "DONE");
 	assert_true(fabs(bg_json_num(at(d, "tests.1.number.value")) - 1.1572) < 1e-12);
 	assert_string_equal(bg_json_text(at(d, "tests.1.number.unit")), "s");
@@ -220,16 +268,95 @@ static void test_kcidb(void **state)
 	assert_string_equal(bg_json_text(at(d, "tests.2.status")), "FAIL");
 	assert_int_equal(bg_json_num(at(d, "tests.2.misc.boots")), 3);
 	assert_int_equal(bg_json_num(at(d, "tests.2.misc.complete")), 2);
-	assert_string_equal(bg_json_text(at(d, "tests.3.path")), "boot.initcall.init_kprobe_trace");
+	/* 1.5 and 2.5 s, the hang's unknown; the hang tells the outcome: its console's end */
+	assert_true(fabs(bg_json_num(at(d, "tests.2.duration")) - 4.0) < 1e-12);
+	excerpt = bg_json_text(at(d, "tests.2.log_excerpt"));
+	assert_non_null(excerpt);
+	assert_true(strlen(excerpt) <= 16384 && strlen(excerpt) > 15000);
+	/* from a line's start to the end; no CR, and the NUL left out of the last line */
+	assert_int_equal(strncmp(excerpt, "[    0.", 7), 0);
+	assert_non_null(strstr(excerpt, "] line 1998\n[    0.001999] lne 1999\n"));
+	assert_int_equal(excerpt[strlen(excerpt) - 1], '\n');
+	assert_null(strchr(excerpt, '\r'));
+	assert_false((at(d, "tests.3.log_excerpt") != NULL));
+	assert_false((at(d, "tests.3.duration") != NULL));
+	assert_string_equal(bg_json_text(at(d, "tests.3.path")), "boottime.initcall.init_kprobe_trace");
 	assert_string_equal(bg_json_text(at(d, "tests.3.id")),
 			    "lab_1:build:2:timing:initcall.init_kprobe_trace");
 	/* the median of 49882 and 92066 µs, in seconds */
 	assert_true(fabs(bg_json_num(at(d, "tests.3.number.value")) - 0.070974) < 1e-12);
 	assert_int_equal(bg_json_num(at(d, "tests.3.misc.boots")), 2);
 	assert_int_equal(bg_json_num(at(d, "tests.3.misc.min_us")), 49882);
-	assert_string_equal(bg_json_text(at(d, "tests.4.path")), "boot.probe.0000_00_1f_2");
+	assert_string_equal(bg_json_text(at(d, "tests.4.path")), "boottime.probe.0000_00_1f_2");
 	assert_string_equal(bg_json_text(at(d, "tests.4.misc.metric")), "probe.0000:00:1f.2");
+
+	/* the culprit mailed: an issue; its builds on its board and the metric's test */
+	assert_string_equal(bg_json_text(at(d, "issues.0.id")),
+			    "lab_1:culprit:" B ":initcall.init_kprobe_trace");
+	assert_int_equal(bg_json_num(at(d, "issues.0.version")), 1);
+	assert_string_equal(bg_json_text(at(d, "issues.0.report_subject")), "slower");
+	assert_int_equal(bg_json_truth(at(d, "issues.0.culprit.code")), 1);
+	assert_true(fabs(bg_json_num(at(d, "issues.0.misc.confidence")) - 0.97) < 1e-12);
+	assert_string_equal(bg_json_text(at(d, "issues.0.misc.message_id")), "m1@x.org");
+	assert_false((at(d, "issues.1") != NULL));
+	assert_string_equal(bg_json_text(at(d, "incidents.0.build_id")), "lab_1:build:2");
+	assert_string_equal(bg_json_text(at(d, "incidents.1.build_id")), "lab_1:build:3");
+	assert_string_equal(bg_json_text(at(d, "incidents.2.test_id")),
+			    "lab_1:build:2:timing:initcall.init_kprobe_trace");
+	assert_string_equal(bg_json_text(at(d, "incidents.2.id")),
+			    "lab_1:culprit:" B ":initcall.init_kprobe_trace:build:2:timing:"
+			    "initcall.init_kprobe_trace");
+	assert_string_equal(bg_json_text(at(d, "incidents.2.issue_id")),
+			    bg_json_text(at(d, "issues.0.id")));
+	assert_int_equal(bg_json_num(at(d, "incidents.2.issue_version")), 1);
+	assert_int_equal(bg_json_truth(at(d, "incidents.2.present")), 1);
 	bg_json_doc_free(d);
+	bg_store_close(s);
+	free(console);
+}
+
+#define IMG "5555555555555555555555555555555555555555555555555555555555555555"
+
+/*
+ * With the shipped boards: a test names arm64 QEMU's device tree, a LAVA board's build
+ * the image as the artifact server serves it; a QEMU board's image has no URL.
+ */
+static void test_kcidb_lab(void **state)
+{
+	struct bg_store *s = store("lab.db");
+	struct bg_json j;
+	struct bg_json_doc *d;
+
+	(void)state;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO builds (id, commit_sha, board, status, "
+				       "image, image_sha256, compiler, created) VALUES "
+				       "(1, ?1, 'lava-qemu-x86_64', 'built', 'arch/x86/boot/bzImage', "
+				       "?2, 'gcc (Debian 12.2.0-14) 12.2.0', 1), "
+				       "(2, ?1, 'qemu-arm64', 'built', 'arch/arm64/boot/Image', ?2, NULL, 2)",
+				       "ss", A, IMG), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, outcome, "
+				       "created) VALUES (?1, 'lava-qemu-x86_64', 'timing', 'complete', 3), "
+				       "(?1, 'qemu-arm64', 'timing', 'complete', 4)", "s", IMG), 0);
+	bg_json_init(&j, -1, 2);
+	assert_int_equal(bg_export_kcidb(s, "lab_1", FIXTURES "/../../lab-configs", &j, NULL), 0);
+	d = bg_json_doc_parse("kcidb", j.out.buf);
+	assert_non_null(d);
+	assert_string_equal(bg_json_text(at(d, "builds.0.compiler")), "gcc (Debian 12.2.0-14) 12.2.0");
+	assert_string_equal(bg_json_text(at(d, "builds.0.output_files.0.name")), "bzImage");
+	assert_string_equal(bg_json_text(at(d, "builds.0.output_files.0.url")),
+			    "http://127.0.0.1:8788/artifacts/" IMG "/image");
+	assert_false((at(d, "builds.0.config_url") != NULL));
+	assert_false((at(d, "builds.1.compiler") != NULL));
+	assert_false((at(d, "builds.1.output_files") != NULL));
+	assert_string_equal(bg_json_text(at(d, "builds.1.architecture")), "arm64");
+	assert_string_equal(bg_json_text(at(d, "tests.0.environment.misc.platform")),
+			    "lava-qemu-x86_64");
+	assert_false((at(d, "tests.0.environment.compatible") != NULL));
+	assert_string_equal(bg_json_text(at(d, "tests.1.environment.compatible.0")),
+			    "linux,dummy-virt");
+	assert_false((at(d, "tests.1.environment.compatible.1") != NULL));
+	bg_json_doc_free(d);
+	bg_strbuf_release(&j.out);
 	bg_store_close(s);
 }
 
@@ -328,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_kcidb),
+		cmocka_unit_test(test_kcidb_lab),
 		cmocka_unit_test(test_kcidb_bad_origin),
 		cmocka_unit_test(test_boot_data),
 	};

@@ -160,14 +160,17 @@ static void capture(const struct bg_mailer_event *e, void *data)
 	}
 }
 
-/* The one mail the outbox makes, in a dry run: its whole message, its subject decoded. */
-static char *mail_of(struct bg_store *s, char **subject)
+/*
+ * The one mail the outbox makes under a configuration, in a dry run: its whole message,
+ * its subject decoded.
+ */
+static char *mail_by(struct bg_store *s, const char *conf, char **subject)
 {
 	struct bg_service_conf c;
 	struct captured got = { NULL, NULL, NULL };
 
-	assert_int_equal(bg_service_conf_load_mem("bootgate.yaml", dir, conf_text,
-						  strlen(conf_text), &c), 0);
+	assert_int_equal(bg_service_conf_load_mem("bootgate.yaml", dir, conf, strlen(conf), &c),
+			 0);
 	assert_int_equal(bg_mailer_compose(s, &c, true, capture, &got), 1);
 	bg_service_conf_release(&c);
 	if (!got.message)
@@ -179,6 +182,11 @@ static char *mail_of(struct bg_store *s, char **subject)
 	else
 		free(got.subject);
 	return got.message;
+}
+
+static char *mail_of(struct bg_store *s, char **subject)
+{
+	return mail_by(s, conf_text, subject);
 }
 
 /* Line ends and the wrapping of paragraphs aside: the words of a mail's body. */
@@ -366,16 +374,13 @@ static void test_bisection_conclusion(void **state)
  * A revert that applied but was never measured (it did not build, the lab failed): the
  * mail says so in words, never "restores nan µs of nan", and the same of the JSON.
  */
-static void test_revert_not_measured(void **state)
+/* A culprit of init_kprobe_trace, bisected deterministically, its revert not measured. */
+static void unmeasured_bisection(struct bg_store *s)
 {
-	struct bg_store *s = store("unmeasured");
 	struct bg_verdict step[1] = {
 		verdict("initcall.init_kprobe_trace", BG_DIFFERENT, 94, 50036, true, NAN),
 	};
-	struct bg_json j;
-	char *m;
 
-	(void)state;
 	assert_int_equal(bg_store_exec(s, "INSERT INTO commits (sha, parent, subject, author) "
 		"VALUES (?, ?, 'tracing: slow', 'A U Thor <a@x.org>')", "ss", CULPRIT, PARENT), 0);
 	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
@@ -387,6 +392,16 @@ static void test_revert_not_measured(void **state)
 		"(1, 1, ?), (1, 2, ?)", "sss", GOOD, CULPRIT, BAD), 0);
 	add_comparison(s, BG_ROLE_STEP, 1, "deterministic", PARENT, CULPRIT, step, 1);
 	assert_int_equal(bg_store_outbox_add(s, "bisection", 1), 0);
+}
+
+static void test_revert_not_measured(void **state)
+{
+	struct bg_store *s = store("unmeasured");
+	struct bg_json j;
+	char *m;
+
+	(void)state;
+	unmeasured_bisection(s);
 	m = mail_of(s, NULL);
 	flatten(m);
 	assert_non_null(strstr(m, "A revert of it applies to the bad tip, but was not measured."));
@@ -399,6 +414,42 @@ static void test_revert_not_measured(void **state)
 	bg_store_close(s);
 }
 
+/*
+ * regzbot: yes on a tree that sends to its list: the culprit told to the kernel's
+ * regression tracker (Documentation/process/handling-regressions.rst) and its list on
+ * Cc; without it, neither.
+ */
+static void test_regzbot(void **state)
+{
+	static const char regzbot_conf[] =
+		"state: st\n"
+		"report:\n"
+		"  from: \"bootgate <bot@ci.example.org>\"\n"
+		"trees:\n"
+		"  - name: tracing\n"
+		"    url: git://127.0.0.1/tracing\n"
+		"    branch: for-next\n"
+		"    arches: [x86_64]\n"
+		"    mail: {to: [\"list@example.org\"], send: list, regzbot: yes}\n";
+	struct bg_store *s = store("regzbot");
+	char *m;
+
+	(void)state;
+	unmeasured_bisection(s);
+	m = mail_by(s, regzbot_conf, NULL);
+	assert_non_null(strstr(m, "\r\n\r\n#regzbot introduced: 222222222222\r\n"));
+	assert_non_null(strstr(m, "\r\nCc: regressions@lists.linux.dev\r\n"));
+	free(m);
+	bg_store_close(s);
+	s = store("no-regzbot");
+	unmeasured_bisection(s);
+	m = mail_of(s, NULL);
+	assert_null(strstr(m, "regzbot"));
+	assert_null(strstr(m, "regressions@"));
+	free(m);
+	bg_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_bisection_one_truth),
 		cmocka_unit_test(test_bisection_conclusion),
 		cmocka_unit_test(test_revert_not_measured),
+		cmocka_unit_test(test_regzbot),
 	};
 
 	return cmocka_run_group_tests_name("results", tests, setup, teardown);

@@ -563,6 +563,11 @@ static void test_report(void **state)
 	assert_non_null(strstr(c.report.site_url, "/site"));
 	assert_true(c.trees[0].mail.send_list);
 	assert_int_equal(c.trees[0].mail.nmaintainers, 1);
+	assert_false(c.trees[0].mail.regzbot);
+	bg_service_conf_release(&c);
+	assert_int_equal(load_text(TREE "    mail: {to: [l@x.org], send: list, regzbot: yes}\n",
+				   &c), 0);
+	assert_true(c.trees[0].mail.regzbot);
 	bg_service_conf_release(&c);
 	/* a site where a file is: said at once, not after every result */
 	assert_int_equal(load_text("site: bad.yaml\n" TREE, &c), -1);
@@ -596,6 +601,10 @@ static void test_report(void **state)
 		     "'send' is list or maintainers, not 'all'");
 	expect_error(TREE "    mail: {send: list}\n", 6, 11, "'send: list' needs the list in 'to'");
 	expect_error(TREE "    mail: {cc: [x@y.org, x@y.org]}\n", 6, 26, "'cc' lists 'x@y.org' twice");
+	expect_error(TREE "    mail: {to: [l@x.org], send: list, regzbot: maybe}\n", 6, 48,
+		     "'regzbot' is yes or no, not 'maybe'");
+	expect_error(TREE "    mail: {regzbot: yes}\n", 6, 21, "'regzbot: yes' puts "
+		     "regressions@lists.linux.dev on Cc: it needs 'send: list'");
 }
 
 int main(void)
