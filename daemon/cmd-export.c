@@ -3,6 +3,7 @@
  * database), or as boot-data files of the boot-time wizard, one per stored boot.
  */
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "conf/board.h"
@@ -108,6 +109,18 @@ static int export_boot_data(struct bg_store *s, const char *dir, bool json)
 	return ret ? 1 : 0;
 }
 
+/* 2 after the usage error when out is the store's own file (it would become JSON); 0. */
+static int refuse_store_as_output(const char *db, const char *out)
+{
+	char *path = db ? xstrdup(db) : bg_store_default_path();
+	int ret = 0;
+
+	if (bg_same_file(path, out))
+		ret = cmd_usage_error("export", "-o '%s': the store itself (--db '%s')", out, path);
+	free(path);
+	return ret;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -122,6 +135,7 @@ int cmd_export(int argc, char **argv)
 	const char *db = NULL, *origin = BG_KCIDB_ORIGIN, *dir = NULL, *out = NULL, *lab = NULL;
 	bool kcidb = false, json = false;
 	struct bg_store *s = NULL;
+	struct stat st;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "kb:d:O:l:jo:", opts, NULL)) != -1) {
@@ -149,6 +163,13 @@ int cmd_export(int argc, char **argv)
 		return cmd_usage_error("export", "--json goes with --boot-data (KCIDB is JSON)");
 	if ((dir && !*dir) || (out && !*out))
 		return cmd_usage_error("export", "an empty path");
+	/* without its boards each build would lose its architecture, and no one would know */
+	if (lab && stat(lab, &st) < 0)
+		return cmd_usage_error("export", "--lab '%s': %s", lab, strerror(errno));
+	if (lab && !S_ISDIR(st.st_mode))
+		return cmd_usage_error("export", "--lab '%s' is not a directory", lab);
+	if (out && (ret = refuse_store_as_output(db, out)))
+		return ret;
 	if (cmd_open_store(db, &s) < 0)
 		return 1;
 	if (kcidb)
