@@ -111,7 +111,7 @@ int cmd_compare(int argc, char **argv)
 	char **base_logs = xcalloc((size_t)argc, sizeof(char *));
 	char **cand_logs = xcalloc((size_t)argc, sizeof(char *));
 	size_t nb = 0, nc = 0, top = 20;
-	bool json = false, all = false, unreadable;
+	bool json = false, all = false, top_given = false, unreadable;
 	int side = 0, ret = 0;
 
 	bg_compare_config_init(&cfg);
@@ -134,6 +134,7 @@ int cmd_compare(int argc, char **argv)
 			}
 			if (!strcmp(a, "--top")) {
 				top = cmd_parse_count("compare", "--top", argv[++i], 1, 1000000);
+				top_given = true;
 			} else if (bg_compare_config_add_threshold(&cfg, argv[++i]) < 0) {
 				ret = cmd_usage_error("compare", "%s", bg_error_last());
 				goto out;
@@ -153,6 +154,11 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!nb || !nc) {
 		ret = cmd_usage_error("compare", "needs logs after --base and after --cand");
+		goto out;
+	}
+	/* --all shows every row: a --top beside it would be ignored without a word */
+	if (all && top_given) {
+		ret = cmd_usage_error("compare", "--top and --all: one or the other");
 		goto out;
 	}
 	bg_sample_set_init(&base.set);

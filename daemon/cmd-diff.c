@@ -155,8 +155,8 @@ static void print_side(const char *label, const struct side *s)
 {
 	const struct bg_boot *b = s->boot;
 
-	bg_text_printf(stdout, "%s  %s  %s  %s\n", label, s->file, b->kernel ? b->kernel : "-",
-			       bg_outcome_name(b->outcome));
+	bg_text_println(stdout, "%s  %s  %s  %s", label, s->file, b->kernel ? b->kernel : "-",
+			bg_outcome_name(b->outcome));
 }
 
 static void print_rows(const struct side *a, const struct side *b, const struct row *rows,
@@ -264,7 +264,7 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct side a = { 0 }, b = { 0 };
 	unsigned long top = 20;
-	bool json = false, all = false;
+	bool json = false, all = false, top_given = false;
 	struct row *rows;
 	size_t n;
 	int opt, ret = 0;
@@ -276,6 +276,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 't':
 			top = cmd_parse_count("diff", "--top", optarg, 1, 1000000);
+			top_given = true;
 			break;
 		case 'a':
 			all = true;
@@ -286,6 +287,9 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cmd_usage_error("diff", "needs exactly two logs");
+	/* one of them would be ignored, and the table would not be what was asked */
+	if (all && top_given)
+		return cmd_usage_error("diff", "--top and --all: one or the other");
 	a.file = argv[optind];
 	b.file = argv[optind + 1];
 	if (load(&a) < 0 || load(&b) < 0) {

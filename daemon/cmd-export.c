@@ -35,7 +35,7 @@ static int export_kcidb(struct bg_store *s, const char *origin, const char *lab,
 			ret = -1;
 		}
 		if (!ret)
-			bg_text_printf(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests in '%s'\n",
+			bg_text_println(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests in '%s'",
 				       n.checkouts, n.builds, n.tests, out);
 		bg_strbuf_release(&j.out);
 	} else if (bg_json_finish(&j) < 0) {
@@ -56,7 +56,7 @@ static void on_file(const struct bg_bootdata_file *f, void *data)
 
 	fs->written++;
 	if (!fs->j) {
-		bg_text_printf(stdout, "%s\n", f->path);
+		bg_text_println(stdout, "%s", f->path);
 		return;
 	}
 	bg_json_object_begin(fs->j);

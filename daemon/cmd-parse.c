@@ -83,7 +83,7 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 
 	for (size_t i = 0; i < b->nr_initcalls; i++)
 		sum += b->initcalls[i].usecs;
-	bg_text_printf(stdout, "== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")\n", c->file, b->index,
+	bg_text_println(stdout, "== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")", c->file, b->index,
 			       b->first_line, b->last_line);
 	bg_text_printf(stdout, "kernel      %s\n", b->kernel ? b->kernel : "-");
 	bg_text_printf(stdout, "outcome     %s%s%s\n", bg_outcome_name(b->outcome), b->panic ? ": " : "",
@@ -143,7 +143,7 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 			 cmd_fmt_ms(t3, sizeof(t3), slow->usecs));
 	else
 		snprintf(slowest, sizeof(slowest), "-");
-	bg_text_printf(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)\n", b->kernel ? b->kernel : "-",
+	bg_text_println(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)", b->kernel ? b->kernel : "-",
 			       bg_outcome_name(b->outcome), b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum),
 			       cmd_fmt_ms(t2, sizeof(t2), b->init_us), slowest, c->file, b->index);
 }
