@@ -231,7 +231,7 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 static int output_written(int ret)
 {
 	if (fflush(stdout) == EOF || ferror(stdout)) {
-		log_warn("cannot write the output");
+		log_error("cannot write the output");
 		return ret ? ret : 1;
 	}
 	return ret;
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 		return output_written(cmd_version(1, argv + 1));
 	c = find_cmd(argv[1]);
 	if (!c) {
-		log_warnx("unknown command '%s'", argv[1]);
+		log_errorx("unknown command '%s'", argv[1]);
 		print_overview(stderr);
 		return 2;
 	}

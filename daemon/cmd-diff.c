@@ -53,7 +53,7 @@ static int load(struct side *s)
 	ret = bg_bootlog_parse_path(p, s->file);
 	bg_bootlog_free(p);
 	if (ret < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return -1;
 	}
 	if (s->boots > 1)
@@ -304,7 +304,7 @@ int cmd_diff(int argc, char **argv)
 		n = top;
 	if (json) {
 		if (print_json(&a, &b, rows, n) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = 1;
 		}
 	} else {

@@ -27,11 +27,11 @@ static int export_kcidb(struct bg_store *s, const char *origin, const char *lab,
 	bg_json_init(&j, out ? -1 : STDOUT_FILENO, 2);
 	ret = bg_export_kcidb(s, origin, lab, &j, &n);
 	if (ret < 0)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	if (out) {
 		bg_strbuf_addch(&j.out, '\n');
 		if (!ret && bg_write_file(out, j.out.buf, j.out.len) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = -1;
 		}
 		if (!ret)
@@ -39,7 +39,7 @@ static int export_kcidb(struct bg_store *s, const char *origin, const char *lab,
 				       n.checkouts, n.builds, n.tests, out);
 		bg_strbuf_release(&j.out);
 	} else if (bg_json_finish(&j) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		ret = -1;
 	}
 	return ret < 0 ? 1 : 0;
@@ -76,7 +76,10 @@ static void on_problem(int64_t boot, const char *why, bool error, void *data)
 	struct files *fs = data;
 
 	fs->errors += error;
-	log_warnx("boot %" PRId64 ": %s%s", boot, why, error ? "" : " (left out)");
+	if (error)
+		log_errorx("boot %" PRId64 ": %s", boot, why);
+	else
+		log_warnx("boot %" PRId64 ": %s (left out)", boot, why);
 }
 
 static int export_boot_data(struct bg_store *s, const char *dir, bool json)
@@ -94,16 +97,16 @@ static int export_boot_data(struct bg_store *s, const char *dir, bool json)
 	}
 	ret = bg_export_boot_data(s, dir, on_file, on_problem, &fs);
 	if (ret < 0)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	if (json) {
 		bg_json_array_end(&j);
 		bg_json_object_end(&j);
 		if (bg_json_finish(&j) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			return 1;
 		}
 	} else if (fflush(stdout) == EOF) {
-		log_warn("cannot write the output");
+		log_error("cannot write the output");
 		return 1;
 	}
 	return ret ? 1 : 0;

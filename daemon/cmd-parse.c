@@ -214,11 +214,11 @@ int cmd_parse(int argc, char **argv)
 		ret = bg_bootlog_parse_path(p, argv[i]);
 		bg_bootlog_free(p);
 		if (ret < 0 && c.json && out.err) {
-			log_warnx("cannot write the output: %s", strerror(out.err));
+			log_errorx("cannot write the output: %s", strerror(out.err));
 			return 1;
 		}
 		if (ret < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			failed = 1;
 		}
 	}
@@ -226,11 +226,11 @@ int cmd_parse(int argc, char **argv)
 		bg_json_array_end(&out);
 		bg_json_object_end(&out);
 		if (bg_json_finish(&out) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			return 1;
 		}
 	} else if (fflush(stdout) == EOF) {
-		log_warn("cannot write the output");
+		log_error("cannot write the output");
 		return 1;
 	}
 	return failed;

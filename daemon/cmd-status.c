@@ -112,7 +112,7 @@ static int finish_json(struct bg_json *j, int ret)
 	bg_json_object_end(j);
 	bg_strbuf_addch(&j->out, '\n');
 	if (bg_json_finish(j) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return 1;
 	}
 	return ret;
@@ -155,7 +155,7 @@ int cmd_status(int argc, char **argv)
 	for (int sec = 0; sec < BG_STATUS_SECTIONS && !ret; sec++)
 		ret = section(s, &rs, (enum bg_status_section)sec) < 0;
 	if (ret)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	ret = finish_json(rs.j, ret);
 out:
 	bg_store_close(s);
@@ -206,7 +206,7 @@ int cmd_log(int argc, char **argv)
 	}
 	ret = bg_store_event_rows(s, tree, (int64_t)lines, row, &rs) < 0;
 	if (ret)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	if (rs.j)
 		bg_json_array_end(&j);
 	ret = finish_json(rs.j, ret);

@@ -92,6 +92,22 @@ test_expect_success 'bisect --no-confirm and measure --top: long options alone' 
 	test_grep "^bootgate measure: --top: .0. is not a whole number from 1 to 1000000$" err
 '
 
+test_expect_success 'what fails a command is an error, not a warning' '
+	test_exit_code 1 bootgate show --db nope.db 1 2>err &&
+	test_grep "^bootgate: error: no store at .nope.db." err &&
+	test_exit_code 1 bootgate parse nope.log 2>err &&
+	test_grep "^bootgate: error: cannot open .nope.log." err &&
+	test_exit_code 2 bootgate nosuch 2>err &&
+	test_grep "^bootgate: error: unknown command .nosuch." err &&
+	! grep -q "warning" err
+'
+
+test_expect_success 'mail --db of a store that is not there: exit 1, nothing made' '
+	test_exit_code 1 bootgate mail --db typo/x.db 2>err &&
+	test_grep "^bootgate: error: no store at .typo/x.db." err &&
+	test ! -e typo
+'
+
 test_expect_success 'version' '
 	bootgate version >out &&
 	test_grep "^bootgate [0-9]" out

@@ -8,7 +8,7 @@ cp "$FIXTURES"/bootlogs/x86_64-tiny-baseline-run1.log good.log
 
 test_expect_success 'missing file: named, exit 1, the other logs still read' '
 	test_exit_code 1 bootgate parse --json nope.log good.log >out 2>err &&
-	test_grep "bootgate: warning: cannot open .nope.log.: No such file or directory" err &&
+	test_grep "^bootgate: error: cannot open .nope.log.: No such file or directory$" err &&
 	test_jq ".logs | length == 1 and .[0].file == \"good.log\"" out
 '
 

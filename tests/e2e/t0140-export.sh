@@ -275,7 +275,7 @@ test_expect_success 'usage and store errors' '
 	test_exit_code 2 bootgate export --boot-data "" --db db 2>err &&
 	: >afile &&
 	test_exit_code 1 bootgate export --boot-data afile --db db >out 2>err &&
-	test_grep "^bootgate: warning: .afile. is not a directory$" err &&
+	test_grep "^bootgate: error: .afile. is not a directory$" err &&
 	test ! -s out &&
 	test_exit_code 1 bootgate export --kcidb --db nope.db 2>err &&
 	test_grep "no store at .nope.db." err &&
