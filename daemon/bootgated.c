@@ -1199,7 +1199,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		d->conf_path = bg_project_file("lab-configs/bootgate.yaml");
 	if (d->lab)
 		setenv("BOOTGATE_LAB", d->lab, 1);
-	if (bg_service_conf_load(d->conf_path, &d->conf) < 0) {
+	/* -n also checks what only a start opens: the trees' reference repositories */
+	if (bg_service_conf_load(d->conf_path, &d->conf) < 0 ||
+	    (check && bg_service_conf_check_references(&d->conf) < 0)) {
 		struct bg_strbuf safe = BG_STRBUF_INIT;
 
 		/* one line, whatever the file held: a name cannot forge a second message */
@@ -1212,7 +1214,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	if (realpath(d->conf_path, real))
 		setenv("BOOTGATE_SERVICE", real, 1);
 	if (check) {
-		printf("%s: %zu trees, ok\n", d->conf_path, d->conf.ntrees);
+		bg_text_println(stdout, "%s: %zu trees, ok", d->conf_path, d->conf.ntrees);
 		return 0;
 	}
 	return 1;

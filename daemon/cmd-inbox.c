@@ -231,7 +231,8 @@ int cmd_inbox(int argc, char **argv)
 		}
 	} else {
 		if (!nreads)
-			printf("no inbox and no drop directory in %s: nothing to read\n", conf_path);
+			bg_text_println(stdout, "no inbox and no drop directory in %s: nothing to read",
+					conf_path);
 		for (size_t i = 0; i < nreads; i++)
 			print_counts(&reads[i]);
 	}
