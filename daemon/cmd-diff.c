@@ -309,8 +309,10 @@ int cmd_diff(int argc, char **argv)
 		}
 	} else {
 		print_rows(&a, &b, rows, n);
-		if (fflush(stdout) == EOF)
+		if (fflush(stdout) == EOF) {
+			log_error("cannot write the output");
 			ret = 1;
+		}
 	}
 	free(rows);
 	side_release(&a);

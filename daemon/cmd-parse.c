@@ -16,7 +16,17 @@ struct parse_ctx {
 	unsigned rows;
 	unsigned top;
 	struct bg_json *out;
+	int write_err;        /* errno of the first write that failed (a table's) */
 };
+
+/* -1 once stdout has failed (a reader gone, a full disk): reading more is for no one. */
+static int written(struct parse_ctx *c)
+{
+	if (!ferror(stdout))
+		return 0;
+	c->write_err = errno ? errno : EIO;
+	return -1;
+}
 
 struct ranked {
 	int64_t value;
@@ -154,14 +164,14 @@ static int on_boot(const struct bg_boot *b, void *data)
 
 	if (c->summary) {
 		print_summary_row(c, b);
-		return ferror(stdout) ? -1 : 0;
+		return written(c);
 	}
 	if (c->json) {
 		bg_boot_write_json(c->out, b, c->file);
 		return c->out->err ? -1 : 0;
 	}
 	print_table(c, b);
-	return ferror(stdout) ? -1 : 0;
+	return written(c);
 }
 
 int cmd_parse(int argc, char **argv)
@@ -213,8 +223,9 @@ int cmd_parse(int argc, char **argv)
 		bg_bootlog_set_warning(p, cmd_bootlog_warning);
 		ret = bg_bootlog_parse_path(p, argv[i]);
 		bg_bootlog_free(p);
-		if (ret < 0 && c.json && out.err) {
-			log_errorx("cannot write the output: %s", strerror(out.err));
+		if (ret < 0 && (c.json ? out.err : c.write_err)) {
+			log_errorx("cannot write the output: %s",
+				   strerror(c.json ? out.err : c.write_err));
 			return 1;
 		}
 		if (ret < 0) {

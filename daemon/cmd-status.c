@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "store/service.h"
 #include "store/views.h"
 #include "net/git.h"
 #include "util/error.h"
@@ -177,6 +178,7 @@ int cmd_log(int argc, char **argv)
 	struct rows rs = { NULL, stdout, 0 };
 	const char *tree = NULL;
 	unsigned long lines = 50;
+	int64_t tree_id = 0;
 	char *db = NULL;
 	int opt, ret = 1;
 
@@ -197,6 +199,15 @@ int cmd_log(int argc, char **argv)
 	}
 	if (cmd_open_store(db, &s) < 0)
 		goto out;
+	/* a mistyped name would show no event, as if nothing had happened to the tree */
+	if (tree && bg_store_tree_id(s, tree, &tree_id) < 0) {
+		log_errorx("%s", bg_error_last());
+		goto out;
+	}
+	if (tree && !tree_id) {
+		log_errorx("no tree '%s' in the store", tree);
+		goto out;
+	}
 	if (rs.j) {
 		fflush(stdout);
 		bg_json_init(&j, STDOUT_FILENO, 1);

@@ -143,6 +143,14 @@ test_expect_success 'a file name with U+202E or a newline reaches the terminal e
 	test_grep "in c\\\\x0ax.yaml: nothing to read$" out
 '
 
+test_expect_success 'log --tree of a tree the store does not have: exit 1, named' '
+	new_store s.db &&
+	sqlite3 s.db "INSERT INTO trees (id, name, path) VALUES (1, '\''tracing'\'', '\''/x'\'')" &&
+	bootgate log --db s.db --tree tracing >out &&
+	test_exit_code 1 bootgate log --db s.db --tree nosuch >out 2>err &&
+	test_grep "^bootgate: error: no tree .nosuch. in the store" err
+'
+
 test_expect_success 'version' '
 	bootgate version >out &&
 	test_grep "^bootgate [0-9]" out

@@ -140,4 +140,20 @@ test_expect_success 'output that cannot be written: exit 1' '
 	test_grep "No space left on device" err
 '
 
+# A reader that has gone (bootgate ... | head -1) is a write error like any other: the
+# command is never killed by SIGPIPE between two steps of its work, it says so and exits
+# 1. The pipe's read end is closed before bootgate starts (Python's os.pipe), so that no
+# write can reach a reader: the same result on every run.
+test_expect_success 'output to a pipe nobody reads: exit 1 and said, never killed by SIGPIPE' '
+	/usr/bin/python3 -c "
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+sys.stdout.write(\"%d\\n%s\" % (p.returncode, p.stderr.decode()))
+" "$BOOTGATE" parse good.log >out &&
+	test "$(head -n 1 out)" = 1 &&
+	test_grep "^bootgate: error: cannot write the output: Broken pipe$" out
+'
+
 test_done
