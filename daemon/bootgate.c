@@ -1,5 +1,6 @@
 /* The bootgate command: a table of subcommands, each in its own cmd-*.c file. */
 #include <getopt.h>
+#include <signal.h>
 
 #include "cmd.h"
 #include "util/log.h"
@@ -228,11 +229,14 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return 2;
 }
 
-/* Whatever a command printed must have reached its output: else it did not say it. */
+/*
+ * Whatever a command printed must have reached its output: else it did not say it. A
+ * command that failed has said why already (its output among it, once).
+ */
 static int output_written(int ret)
 {
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		log_warn("cannot write the output");
+	if ((fflush(stdout) == EOF || ferror(stdout)) && !ret) {
+		log_error("cannot write the output");
 		return ret ? ret : 1;
 	}
 	return ret;
@@ -262,6 +266,13 @@ int main(int argc, char **argv)
 	const struct bg_cmd *c;
 
 	log_init("bootgate", 0);
+	/*
+	 * A reader that has gone (bootgate ... | head -1) must not kill a command between two
+	 * steps of its work (a mail sent and not yet marked so): a write then fails with
+	 * EPIPE, and the command says it could not write its output (exit 1). Children get
+	 * the default back (util/proc.c).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	opterr = 0;     /* the commands name a bad option themselves, escaped, once */
 	if (argc < 2) {
 		print_overview(stderr);
@@ -273,7 +284,7 @@ int main(int argc, char **argv)
 		return output_written(cmd_version(1, argv + 1));
 	c = find_cmd(argv[1]);
 	if (!c) {
-		log_warnx("unknown command '%s'", argv[1]);
+		log_errorx("unknown command '%s'", argv[1]);
 		print_overview(stderr);
 		return 2;
 	}

@@ -1304,7 +1304,9 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		d->conf_path = bg_project_file("lab-configs/bootgate.yaml");
 	if (d->lab)
 		setenv("BOOTGATE_LAB", d->lab, 1);
-	if (bg_service_conf_load(d->conf_path, &d->conf) < 0)
+	/* -n also checks what only a start opens: the trees' reference repositories */
+	if (bg_service_conf_load(d->conf_path, &d->conf) < 0 ||
+	    (check && bg_service_conf_check_references(&d->conf) < 0))
 		return bad_conf(NULL);
 	/* every build it starts hides the secrets this file names (bootgate-build --service) */
 	if (realpath(d->conf_path, real))
@@ -1316,7 +1318,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		if (servers_of(&d->conf, &sv) < 0)
 			return bad_conf(d->conf_path);
 		servers_release(&sv);
-		printf("%s: %zu trees, ok\n", d->conf_path, d->conf.ntrees);
+		bg_text_println(stdout, "%s: %zu trees, ok", d->conf_path, d->conf.ntrees);
 		return 0;
 	}
 	return 1;

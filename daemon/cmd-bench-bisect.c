@@ -200,7 +200,7 @@ int cmd_bench_bisect(int argc, char **argv)
 			return cmd_usage_error("bench-bisect", "--generate writes to stdout and "
 					       "takes no corpus");
 		if (bg_bb_generate(stdout, &gen) < 0 || fflush(stdout) == EOF) {
-			log_warn("cannot write the corpus");
+			log_error("cannot write the corpus");
 			return 1;
 		}
 		return 0;
@@ -221,7 +221,7 @@ int cmd_bench_bisect(int argc, char **argv)
 		struct row r[2];
 
 		if (bg_bb_parse(argv[i], &c) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			failed = 1;
 			continue;
 		}
@@ -261,7 +261,7 @@ int cmd_bench_bisect(int argc, char **argv)
 		bg_json_array_end(&out);
 		bg_json_object_end(&out);
 		if (bg_json_finish(&out) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			return 1;
 		}
 	}

@@ -106,11 +106,11 @@ int cmd_bisect(int argc, char **argv)
 	if (!r.db)
 		r.db = bg_store_default_path();
 	if (bg_store_open(r.db, &s) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (bg_bisection_run(s, &o, &id) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	ret = 0;
@@ -123,7 +123,7 @@ int cmd_bisect(int argc, char **argv)
 			ret = 1;
 		bg_strbuf_addch(&j.out, '\n');
 		if (bg_json_finish(&j) < 0 || ret) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = 1;
 		}
 	} else {

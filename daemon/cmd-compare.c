@@ -48,7 +48,7 @@ static int load(char **logs, size_t n, struct side *s)
 		s->file = logs[i];
 		bg_bootlog_set_warning(p, cmd_bootlog_warning);
 		if (bg_bootlog_parse_path(p, logs[i]) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = -1;
 		}
 		bg_bootlog_free(p);
@@ -70,17 +70,17 @@ static bool comparable(const struct side *base, const struct side *cand)
 
 	for (int i = 0; i < 2; i++) {
 		if (sides[i]->mixed) {
-			log_warnx("the %s mixes arches: %s", sides[i]->name, sides[i]->mixed);
+			log_errorx("the %s mixes arches: %s", sides[i]->name, sides[i]->mixed);
 			return false;
 		}
 		if (!sides[i]->set.boots) {
-			log_warnx("no boot of the %s reached init (%u left out): nothing to compare",
+			log_errorx("no boot of the %s reached init (%u left out): nothing to compare",
 				  sides[i]->name, sides[i]->set.excluded);
 			return false;
 		}
 	}
 	if (base->arch && cand->arch && strcmp(base->arch, cand->arch) != 0) {
-		log_warnx("the base is %s (%s) and the candidate %s (%s): boots of different "
+		log_errorx("the base is %s (%s) and the candidate %s (%s): boots of different "
 			  "arches are not compared", base->arch, base->arch_where, cand->arch,
 			  cand->arch_where);
 		return false;
@@ -111,7 +111,7 @@ int cmd_compare(int argc, char **argv)
 	char **base_logs = xcalloc((size_t)argc, sizeof(char *));
 	char **cand_logs = xcalloc((size_t)argc, sizeof(char *));
 	size_t nb = 0, nc = 0, top = 20;
-	bool json = false, all = false, unreadable;
+	bool json = false, all = false, top_given = false, unreadable;
 	int side = 0, ret = 0;
 
 	bg_compare_config_init(&cfg);
@@ -134,6 +134,7 @@ int cmd_compare(int argc, char **argv)
 			}
 			if (!strcmp(a, "--top")) {
 				top = cmd_parse_count("compare", "--top", argv[++i], 1, 1000000);
+				top_given = true;
 			} else if (bg_compare_config_add_threshold(&cfg, argv[++i]) < 0) {
 				ret = cmd_usage_error("compare", "%s", bg_error_last());
 				goto out;
@@ -155,6 +156,11 @@ int cmd_compare(int argc, char **argv)
 		ret = cmd_usage_error("compare", "needs logs after --base and after --cand");
 		goto out;
 	}
+	/* --all shows every row: a --top beside it would be ignored without a word */
+	if (all && top_given) {
+		ret = cmd_usage_error("compare", "--top and --all: one or the other");
+		goto out;
+	}
 	bg_sample_set_init(&base.set);
 	bg_sample_set_init(&cand.set);
 	/* a log that cannot be read is named; the others are still compared, and exit 1 */
@@ -163,7 +169,7 @@ int cmd_compare(int argc, char **argv)
 	if (!comparable(&base, &cand)) {
 		ret = 1;
 	} else if (bg_compare(&base.set, &cand.set, &cfg, &c) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		ret = 1;
 	} else {
 		warn_unused_thresholds(&cfg, &c);
@@ -174,13 +180,13 @@ int cmd_compare(int argc, char **argv)
 			bg_json_init(&j, STDOUT_FILENO, 2);
 			bg_comparison_write_json(&j, &c, &base.set, &cand.set);
 			if (bg_json_finish(&j) < 0) {
-				log_warnx("%s", bg_error_last());
+				log_errorx("%s", bg_error_last());
 				ret = 1;
 			}
 		} else {
 			bg_comparison_print(stdout, &c, &base.set, &cand.set, top, all);
 			if (fflush(stdout) == EOF) {
-				log_warn("cannot write the output");
+				log_error("cannot write the output");
 				ret = 1;
 			}
 		}

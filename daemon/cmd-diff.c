@@ -53,7 +53,7 @@ static int load(struct side *s)
 	ret = bg_bootlog_parse_path(p, s->file);
 	bg_bootlog_free(p);
 	if (ret < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return -1;
 	}
 	if (s->boots > 1)
@@ -155,8 +155,8 @@ static void print_side(const char *label, const struct side *s)
 {
 	const struct bg_boot *b = s->boot;
 
-	bg_text_printf(stdout, "%s  %s  %s  %s\n", label, s->file, b->kernel ? b->kernel : "-",
-			       bg_outcome_name(b->outcome));
+	bg_text_println(stdout, "%s  %s  %s  %s", label, s->file, b->kernel ? b->kernel : "-",
+			bg_outcome_name(b->outcome));
 }
 
 static void print_rows(const struct side *a, const struct side *b, const struct row *rows,
@@ -264,7 +264,7 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct side a = { 0 }, b = { 0 };
 	unsigned long top = 20;
-	bool json = false, all = false;
+	bool json = false, all = false, top_given = false;
 	struct row *rows;
 	size_t n;
 	int opt, ret = 0;
@@ -276,6 +276,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 't':
 			top = cmd_parse_count("diff", "--top", optarg, 1, 1000000);
+			top_given = true;
 			break;
 		case 'a':
 			all = true;
@@ -286,6 +287,9 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cmd_usage_error("diff", "needs exactly two logs");
+	/* one of them would be ignored, and the table would not be what was asked */
+	if (all && top_given)
+		return cmd_usage_error("diff", "--top and --all: one or the other");
 	a.file = argv[optind];
 	b.file = argv[optind + 1];
 	if (load(&a) < 0 || load(&b) < 0) {
@@ -300,13 +304,15 @@ int cmd_diff(int argc, char **argv)
 		n = top;
 	if (json) {
 		if (print_json(&a, &b, rows, n) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = 1;
 		}
 	} else {
 		print_rows(&a, &b, rows, n);
-		if (fflush(stdout) == EOF)
+		if (fflush(stdout) == EOF) {
+			log_error("cannot write the output");
 			ret = 1;
+		}
 	}
 	free(rows);
 	side_release(&a);

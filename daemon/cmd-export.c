@@ -3,6 +3,7 @@
  * database), or as boot-data files of the boot-time wizard, one per stored boot.
  */
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "conf/board.h"
@@ -26,19 +27,19 @@ static int export_kcidb(struct bg_store *s, const char *origin, const char *lab,
 	bg_json_init(&j, out ? -1 : STDOUT_FILENO, 2);
 	ret = bg_export_kcidb(s, origin, lab, &j, &n);
 	if (ret < 0)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	if (out) {
 		bg_strbuf_addch(&j.out, '\n');
 		if (!ret && bg_write_file(out, j.out.buf, j.out.len) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = -1;
 		}
 		if (!ret)
-			bg_text_printf(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests in '%s'\n",
+			bg_text_println(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests in '%s'",
 				       n.checkouts, n.builds, n.tests, out);
 		bg_strbuf_release(&j.out);
 	} else if (bg_json_finish(&j) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		ret = -1;
 	}
 	return ret < 0 ? 1 : 0;
@@ -55,7 +56,7 @@ static void on_file(const struct bg_bootdata_file *f, void *data)
 
 	fs->written++;
 	if (!fs->j) {
-		bg_text_printf(stdout, "%s\n", f->path);
+		bg_text_println(stdout, "%s", f->path);
 		return;
 	}
 	bg_json_object_begin(fs->j);
@@ -75,7 +76,10 @@ static void on_problem(int64_t boot, const char *why, bool error, void *data)
 	struct files *fs = data;
 
 	fs->errors += error;
-	log_warnx("boot %" PRId64 ": %s%s", boot, why, error ? "" : " (left out)");
+	if (error)
+		log_errorx("boot %" PRId64 ": %s", boot, why);
+	else
+		log_warnx("boot %" PRId64 ": %s (left out)", boot, why);
 }
 
 static int export_boot_data(struct bg_store *s, const char *dir, bool json)
@@ -93,19 +97,31 @@ static int export_boot_data(struct bg_store *s, const char *dir, bool json)
 	}
 	ret = bg_export_boot_data(s, dir, on_file, on_problem, &fs);
 	if (ret < 0)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	if (json) {
 		bg_json_array_end(&j);
 		bg_json_object_end(&j);
 		if (bg_json_finish(&j) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			return 1;
 		}
 	} else if (fflush(stdout) == EOF) {
-		log_warn("cannot write the output");
+		log_error("cannot write the output");
 		return 1;
 	}
 	return ret ? 1 : 0;
+}
+
+/* 2 after the usage error when out is the store's own file (it would become JSON); 0. */
+static int refuse_store_as_output(const char *db, const char *out)
+{
+	char *path = db ? xstrdup(db) : bg_store_default_path();
+	int ret = 0;
+
+	if (bg_same_file(path, out))
+		ret = cmd_usage_error("export", "-o '%s': the store itself (--db '%s')", out, path);
+	free(path);
+	return ret;
 }
 
 int cmd_export(int argc, char **argv)
@@ -122,6 +138,7 @@ int cmd_export(int argc, char **argv)
 	const char *db = NULL, *origin = BG_KCIDB_ORIGIN, *dir = NULL, *out = NULL, *lab = NULL;
 	bool kcidb = false, json = false;
 	struct bg_store *s = NULL;
+	struct stat st;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "kb:d:O:l:jo:", opts, NULL)) != -1) {
@@ -149,6 +166,13 @@ int cmd_export(int argc, char **argv)
 		return cmd_usage_error("export", "--json goes with --boot-data (KCIDB is JSON)");
 	if ((dir && !*dir) || (out && !*out))
 		return cmd_usage_error("export", "an empty path");
+	/* without its boards each build would lose its architecture, and no one would know */
+	if (lab && stat(lab, &st) < 0)
+		return cmd_usage_error("export", "--lab '%s': %s", lab, strerror(errno));
+	if (lab && !S_ISDIR(st.st_mode))
+		return cmd_usage_error("export", "--lab '%s' is not a directory", lab);
+	if (out && (ret = refuse_store_as_output(db, out)))
+		return ret;
 	if (cmd_open_store(db, &s) < 0)
 		return 1;
 	if (kcidb)

@@ -39,7 +39,7 @@ int cmd_fetch(int argc, char **argv)
 	if (!bg_git_branch_name_ok(branch))
 		return cmd_usage_error("fetch", "'%s' is not a branch name", branch);
 	if (bg_git_fetch(mirror, url, branch, reference, tip) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return 1;
 	}
 	printf("%s\n", tip);

@@ -159,7 +159,7 @@ int cmd_inbox(int argc, char **argv)
 	if (!conf_path)
 		conf_path = bg_project_file("lab-configs/bootgate.yaml");
 	if (bg_service_conf_load(conf_path, &c) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		ret = 2;
 		goto out;
 	}
@@ -171,7 +171,7 @@ int cmd_inbox(int argc, char **argv)
 	if (!db)
 		db = bg_path_join(c.state, "bootgate.db");
 	if (bg_store_open(db, &s) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	reads = xcalloc(c.ninboxes + 1, sizeof(*reads));
@@ -187,7 +187,7 @@ int cmd_inbox(int argc, char **argv)
 		rd->name = b->name;
 		if (tree_id_of(s, &c, b->tree, &tree_id) < 0 ||
 		    bg_inbox_follow(s, b->name, b->path, tree_id, &rd->r) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			rd->ok = -1;
 			ret = 1;
 		}
@@ -198,7 +198,7 @@ int cmd_inbox(int argc, char **argv)
 
 		if (tree_id_of(s, &c, c.drop_tree, &tree_id) < 0 ||
 		    bg_inbox_drop(s, c.drop_dir, tree_id, &rd->r) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			rd->ok = -1;
 			ret = 1;
 		}
@@ -226,12 +226,13 @@ int cmd_inbox(int argc, char **argv)
 		bg_json_object_end(&j);
 		bg_strbuf_addch(&j.out, '\n');
 		if (bg_json_finish(&j) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = 1;
 		}
 	} else {
 		if (!nreads)
-			printf("no inbox and no drop directory in %s: nothing to read\n", conf_path);
+			bg_text_println(stdout, "no inbox and no drop directory in %s: nothing to read",
+					conf_path);
 		for (size_t i = 0; i < nreads; i++)
 			print_counts(&reads[i]);
 	}

@@ -115,9 +115,9 @@ static int lock_sending(const char *db)
 	int fd, ret = bg_lock_file(path, false, NULL, NULL, &fd);
 
 	if (ret == BG_LOCK_BUSY)
-		log_warnx("another 'bootgate mail --send' holds '%s': its mails are its own", path);
+		log_errorx("another 'bootgate mail --send' holds '%s': its mails are its own", path);
 	else if (ret < 0)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	free(path);
 	return fd;
 }
@@ -194,13 +194,18 @@ int cmd_mail(int argc, char **argv)
 	if (!config)
 		config = bg_project_file("lab-configs/bootgate.yaml");
 	if (!config || bg_service_conf_load(config, &conf) < 0) {
-		log_warnx("%s", config ? bg_error_last() : "no configuration: give --config FILE");
+		log_errorx("%s", config ? bg_error_last() : "no configuration: give --config FILE");
 		goto out;
 	}
 	if (!db)
 		db = bg_path_join(conf.state, "bootgate.db");
+	/* mails come from a store that has an outbox: a mistyped --db must not make one */
+	if (access(db, F_OK) != 0) {
+		log_errorx("no store at '%s' (--db FILE, or the configuration's state)", db);
+		goto out;
+	}
 	if (bg_store_open(db, &s) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (json) {
@@ -212,7 +217,7 @@ int cmd_mail(int argc, char **argv)
 	}
 	ret = 0;
 	if (bg_mailer_compose(s, &conf, dry_run, tell, &o) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		ret = 1;
 	}
 	if (send && ret == 0 && (lock = lock_sending(db)) < 0)
@@ -221,7 +226,7 @@ int cmd_mail(int argc, char **argv)
 		defer_stop_signals();
 		waiting = bg_mailer_send(s, &conf, backoff, &stopping, tell, &o);
 		if (waiting < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = 1;
 		} else if (waiting > 0) {
 			if (!json)
@@ -236,7 +241,7 @@ int cmd_mail(int argc, char **argv)
 		bg_json_int(&j, waiting > 0 ? waiting : 0);
 		bg_json_object_end(&j);
 		if (bg_json_finish(&j) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			ret = 1;
 		}
 	}

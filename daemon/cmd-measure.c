@@ -83,7 +83,7 @@ int cmd_measure(int argc, char **argv)
 	}
 	ret = 1;
 	if (bg_measure_run(&o, &m) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (r.json) {
@@ -93,7 +93,7 @@ int cmd_measure(int argc, char **argv)
 		bg_json_init(&j, STDOUT_FILENO, 3);
 		bg_measure_write_json(&j, &o, &m);
 		if (bg_json_finish(&j) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			goto out;
 		}
 	} else if (m.compared) {
@@ -112,7 +112,7 @@ int cmd_measure(int argc, char **argv)
 				printf("  boot.init %.3f ms\n", s->v[i] / 1000);
 	}
 	if (fflush(stdout) == EOF) {
-		log_warn("cannot write the output");
+		log_error("cannot write the output");
 		goto out;
 	}
 	/* every boot reached userspace: 0; a boot panicked, hung or failed: 1 (after reporting) */

@@ -16,7 +16,17 @@ struct parse_ctx {
 	unsigned rows;
 	unsigned top;
 	struct bg_json *out;
+	int write_err;        /* errno of the first write that failed (a table's) */
 };
+
+/* -1 once stdout has failed (a reader gone, a full disk): reading more is for no one. */
+static int written(struct parse_ctx *c)
+{
+	if (!ferror(stdout))
+		return 0;
+	c->write_err = errno ? errno : EIO;
+	return -1;
+}
 
 struct ranked {
 	int64_t value;
@@ -83,7 +93,7 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 
 	for (size_t i = 0; i < b->nr_initcalls; i++)
 		sum += b->initcalls[i].usecs;
-	bg_text_printf(stdout, "== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")\n", c->file, b->index,
+	bg_text_println(stdout, "== %s (boot %u, lines %" PRIu64 "-%" PRIu64 ")", c->file, b->index,
 			       b->first_line, b->last_line);
 	bg_text_printf(stdout, "kernel      %s\n", b->kernel ? b->kernel : "-");
 	bg_text_printf(stdout, "outcome     %s%s%s\n", bg_outcome_name(b->outcome), b->panic ? ": " : "",
@@ -143,7 +153,7 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 			 cmd_fmt_ms(t3, sizeof(t3), slow->usecs));
 	else
 		snprintf(slowest, sizeof(slowest), "-");
-	bg_text_printf(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)\n", b->kernel ? b->kernel : "-",
+	bg_text_println(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)", b->kernel ? b->kernel : "-",
 			       bg_outcome_name(b->outcome), b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum),
 			       cmd_fmt_ms(t2, sizeof(t2), b->init_us), slowest, c->file, b->index);
 }
@@ -154,14 +164,14 @@ static int on_boot(const struct bg_boot *b, void *data)
 
 	if (c->summary) {
 		print_summary_row(c, b);
-		return ferror(stdout) ? -1 : 0;
+		return written(c);
 	}
 	if (c->json) {
 		bg_boot_write_json(c->out, b, c->file);
 		return c->out->err ? -1 : 0;
 	}
 	print_table(c, b);
-	return ferror(stdout) ? -1 : 0;
+	return written(c);
 }
 
 int cmd_parse(int argc, char **argv)
@@ -213,12 +223,13 @@ int cmd_parse(int argc, char **argv)
 		bg_bootlog_set_warning(p, cmd_bootlog_warning);
 		ret = bg_bootlog_parse_path(p, argv[i]);
 		bg_bootlog_free(p);
-		if (ret < 0 && c.json && out.err) {
-			log_warnx("cannot write the output: %s", strerror(out.err));
+		if (ret < 0 && (c.json ? out.err : c.write_err)) {
+			log_errorx("cannot write the output: %s",
+				   strerror(c.json ? out.err : c.write_err));
 			return 1;
 		}
 		if (ret < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			failed = 1;
 		}
 	}
@@ -226,11 +237,11 @@ int cmd_parse(int argc, char **argv)
 		bg_json_array_end(&out);
 		bg_json_object_end(&out);
 		if (bg_json_finish(&out) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			return 1;
 		}
 	} else if (fflush(stdout) == EOF) {
-		log_warn("cannot write the output");
+		log_error("cannot write the output");
 		return 1;
 	}
 	return failed;

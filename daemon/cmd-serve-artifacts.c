@@ -54,7 +54,7 @@ int cmd_serve_artifacts(int argc, char **argv)
 	if (!*cache)
 		return cmd_usage_error("serve-artifacts", "--cache: an empty name");
 	if (stat(cache, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		log_warnx("'%s' is not a directory", cache);
+		log_errorx("'%s' is not a directory", cache);
 		return 1;
 	}
 	/* blocked before the server's thread starts, which inherits the mask */
@@ -64,13 +64,13 @@ int cmd_serve_artifacts(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (bg_artifacts_start(listen, cache, &a) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return 1;
 	}
 	at = served_at(listen, bg_artifacts_port(a));
 	bg_text_printf(stdout, "serving %s on http://%s\n", cache, at);
 	if (fflush(stdout) == EOF)
-		log_warn("cannot write to stdout");
+		log_error("cannot write to stdout");
 	while (sigwait(&mask, &sig) != 0)
 		;
 	log_info("artifacts: stopped by signal %d", sig);

@@ -106,7 +106,7 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 	if (found < 0)
 		goto out;
 	if (!found) {
-		log_warnx("no bisection %" PRId64 " in the store", id);
+		log_errorx("no bisection %" PRId64 " in the store", id);
 		ret = 1;
 		goto done;
 	}
@@ -139,7 +139,7 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 	ret = 0;
 	goto done;
 out:
-	log_warnx("%s", bg_error_last());
+	log_errorx("%s", bg_error_last());
 done:
 	bg_bisection_steps_release(&st);
 	for (int i = 0; i < 3; i++)
@@ -186,16 +186,16 @@ static int show_commit(struct bg_store *s, const char *rev, FILE *out)
 		return cmd_usage_error("show", "'%s' is neither a bisection number nor a commit id",
 				       rev);
 	if (bg_store_commit_find(s, rev, &n, &sha) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return 1;
 	}
 	if (n > 1) {
 		free(sha);
-		log_warnx("'%s' names %" PRId64 " commits: give more of it", rev, n);
+		log_errorx("'%s' names %" PRId64 " commits: give more of it", rev, n);
 		return 1;
 	}
 	if (!sha) {
-		log_warnx("no build of %s in the store", rev);
+		log_errorx("no build of %s in the store", rev);
 		return 1;
 	}
 	bg_store_commit_subject(s, sha, &subject);
@@ -203,7 +203,7 @@ static int show_commit(struct bg_store *s, const char *rev, FILE *out)
 	if (bg_store_commit_builds(s, sha, print_build, out) < 0 ||
 	    bg_store_commit_boots(s, sha, print_boots, out) < 0 ||
 	    bg_store_commit_bisections(s, sha, print_bisection_ref, out) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		free(sha);
 		free(subject);
 		return 1;
@@ -253,7 +253,7 @@ int cmd_show(int argc, char **argv)
 			ret = bg_bisection_result_write(s, (int64_t)id, &j) < 0;
 			bg_strbuf_addch(&j.out, '\n');
 			if (bg_json_finish(&j) < 0 || ret) {
-				log_warnx("%s", bg_error_last());
+				log_errorx("%s", bg_error_last());
 				ret = 1;
 			}
 		} else {

@@ -91,7 +91,7 @@ int cmd_site(int argc, char **argv)
 	}
 	gen = bg_site_generate(s, &so, &st);
 	if (gen < 0)
-		log_warnx("site: %s", bg_error_last());
+		log_errorx("site: %s", bg_error_last());
 	if (f.j) {
 		bg_json_array_end(&j);
 		bg_json_key(&j, "written");
@@ -103,7 +103,7 @@ int cmd_site(int argc, char **argv)
 		bg_json_object_end(&j);
 		bg_strbuf_addch(&j.out, '\n');
 		if (bg_json_finish(&j) < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			gen = -1;
 		}
 	} else if (gen == 0) {

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "store/service.h"
 #include "store/views.h"
 #include "net/git.h"
 #include "util/error.h"
@@ -112,7 +113,7 @@ static int finish_json(struct bg_json *j, int ret)
 	bg_json_object_end(j);
 	bg_strbuf_addch(&j->out, '\n');
 	if (bg_json_finish(j) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return 1;
 	}
 	return ret;
@@ -155,7 +156,7 @@ int cmd_status(int argc, char **argv)
 	for (int sec = 0; sec < BG_STATUS_SECTIONS && !ret; sec++)
 		ret = section(s, &rs, (enum bg_status_section)sec) < 0;
 	if (ret)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	ret = finish_json(rs.j, ret);
 out:
 	bg_store_close(s);
@@ -177,6 +178,7 @@ int cmd_log(int argc, char **argv)
 	struct rows rs = { NULL, stdout, 0 };
 	const char *tree = NULL;
 	unsigned long lines = 50;
+	int64_t tree_id = 0;
 	char *db = NULL;
 	int opt, ret = 1;
 
@@ -197,6 +199,15 @@ int cmd_log(int argc, char **argv)
 	}
 	if (cmd_open_store(db, &s) < 0)
 		goto out;
+	/* a mistyped name would show no event, as if nothing had happened to the tree */
+	if (tree && bg_store_tree_id(s, tree, &tree_id) < 0) {
+		log_errorx("%s", bg_error_last());
+		goto out;
+	}
+	if (tree && !tree_id) {
+		log_errorx("no tree '%s' in the store", tree);
+		goto out;
+	}
 	if (rs.j) {
 		fflush(stdout);
 		bg_json_init(&j, STDOUT_FILENO, 1);
@@ -206,7 +217,7 @@ int cmd_log(int argc, char **argv)
 	}
 	ret = bg_store_event_rows(s, tree, (int64_t)lines, row, &rs) < 0;
 	if (ret)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	if (rs.j)
 		bg_json_array_end(&j);
 	ret = finish_json(rs.j, ret);

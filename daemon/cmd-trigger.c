@@ -95,7 +95,7 @@ static void print_json(bool ok, const char *answer, int64_t job, bool woken)
 	bg_json_object_end(&j);
 	bg_strbuf_addch(&j.out, '\n');
 	if (bg_json_finish(&j) < 0)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 }
 
 int cmd_trigger(int argc, char **argv)
@@ -133,7 +133,7 @@ int cmd_trigger(int argc, char **argv)
 	req = xasprintf("trigger %s%s%s\n", argv[optind], argc - optind == 2 ? " " : "",
 			argc - optind == 2 ? argv[optind + 1] : "");
 	if (ask(sock, req, buf, sizeof(buf)) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	} else {
 		ret = strncmp(buf, "ok", 2) != 0;
 		if (json)
@@ -183,18 +183,18 @@ int cmd_rerun(int argc, char **argv)
 		db = bg_store_default_path();
 	/* a job is rerun in a store that has it: none is made here */
 	if (access(db, F_OK) != 0) {
-		log_warnx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", db);
+		log_errorx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", db);
 		goto out;
 	}
 	if (bg_store_open(db, &s) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (strlen(what) < 12 && bg_num_parse_ulong(what, 1, INT64_MAX, &job) == 0) {
 		if (bg_store_job_rerun(s, (int64_t)job, &id) < 0)
 			goto fail;
 		if (!id) {
-			log_warnx("no job %lu in the store", job);
+			log_errorx("no job %lu in the store", job);
 			goto out;
 		}
 	} else {
@@ -209,7 +209,7 @@ int cmd_rerun(int argc, char **argv)
 		if ((tree ? bg_store_tree_id(s, tree, &tree_id) : bg_store_tree_only(s, &tree_id)) < 0)
 			goto fail;
 		if (!tree_id) {
-			log_warnx(tree ? "no tree '%s' in the store" :
+			log_errorx(tree ? "no tree '%s' in the store" :
 				  "which tree? (--tree NAME)%s", tree ? tree : "");
 			goto out;
 		}
@@ -241,7 +241,7 @@ int cmd_rerun(int argc, char **argv)
 	ret = 0;
 	goto out;
 fail:
-	log_warnx("%s", bg_error_last());
+	log_errorx("%s", bg_error_last());
 out:
 	bg_store_close(s);
 	free(db);

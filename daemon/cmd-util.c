@@ -98,10 +98,10 @@ int cmd_open_store(const char *db, struct bg_store **s)
 	int ret = 0;
 
 	if (access(path, F_OK) != 0) {
-		log_warnx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", path);
+		log_errorx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", path);
 		ret = -1;
 	} else if (bg_store_open_ro(path, s) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		ret = -1;
 	}
 	free(path);

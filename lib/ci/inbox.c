@@ -366,21 +366,21 @@ out:
 	return ret;
 }
 
-/* Commits [from, to) of the epoch, in one transaction with the cursor moved past them. */
+/* The commits of a batch, oldest first, in one transaction with the cursor moved past them. */
 static int read_batch(struct inbox *in, struct bg_git_repo *repo, const char *epoch_path,
-		      unsigned epoch, const struct bg_strvec *commits, size_t from, size_t to)
+		      unsigned epoch, char (*commits)[BG_OID_HEX], size_t n)
 {
 	struct groups touched = { 0 };
 	int ret = -1;
 
 	if (bg_store_begin(in->s) < 0)
 		return -1;
-	for (size_t i = from; i < to; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char *raw = NULL, *where;
 		size_t len;
-		int r = bg_git_repo_read(repo, commits->v[i], "m", BG_MSG_MAX, &raw, &len);
+		int r = bg_git_repo_read(repo, commits[i], "m", BG_MSG_MAX, &raw, &len);
 
-		where = xasprintf("%s@%.12s", epoch_path, commits->v[i]);
+		where = xasprintf("%s@%.12s", epoch_path, commits[i]);
 		if (r == 1) {
 			in->res->deleted++;
 		} else if (r < 0) {
@@ -388,7 +388,7 @@ static int read_batch(struct inbox *in, struct bg_git_repo *repo, const char *ep
 			in->res->messages++;
 			in->res->malformed++;
 			bg_strvec_pushf(&in->res->errors, "%s:1: %s", where, bg_error_last());
-		} else if (store_message(in, where, epoch, commits->v[i], raw, len, &touched) < 0) {
+		} else if (store_message(in, where, epoch, commits[i], raw, len, &touched) < 0) {
 			free(where);
 			free(raw);
 			goto out;
@@ -399,7 +399,7 @@ static int read_batch(struct inbox *in, struct bg_git_repo *repo, const char *ep
 	for (size_t k = 0; k < touched.n; k++)
 		if (try_assemble(in, &touched.v[k]) < 0)
 			goto out;
-	if (bg_store_inbox_cursor_set(in->s, in->name, epoch, commits->v[to - 1]) < 0)
+	if (bg_store_inbox_cursor_set(in->s, in->name, epoch, commits[n - 1]) < 0)
 		goto out;
 	ret = bg_store_commit(in->s);
 out:
@@ -409,30 +409,115 @@ out:
 	return ret;
 }
 
+/*
+ * A walk down an epoch's first parents whose memory is bounded by the batch, whatever
+ * the epoch holds (lore's epochs hold 300 000 commits, all new on a first read). libgit2
+ * keeps each object read in its repository's cache (up to 256 MB), and a revwalk keeps
+ * every commit it passed: so one step at a time, and the repository opened anew after
+ * WALK_REOPEN commits (each opening costs some ms: not each batch).
+ */
+#define WALK_REOPEN (16 * BG_INBOX_BATCH)
+
+struct walk {
+	const char *path;
+	struct bg_git_repo *repo;
+	size_t steps;         /* since the repository was opened */
+};
+
+static int walk_open(struct walk *w)
+{
+	if (w->steps >= WALK_REOPEN) {
+		bg_git_repo_free(w->repo);
+		w->repo = NULL;
+	}
+	if (!w->repo) {
+		w->steps = 0;
+		return bg_git_repo_open(w->path, &w->repo);
+	}
+	return 0;
+}
+
+/* The commit rev, in id, and its first parent, in parent ("" at a root). */
+static int walk_at(struct walk *w, const char *rev, char id[BG_OID_HEX], char parent[BG_OID_HEX])
+{
+	if (walk_open(w) < 0)
+		return -1;
+	w->steps++;
+	if (bg_git_repo_parent(w->repo, rev, id, parent) != 0)
+		return bg_error("%s: cannot read commit %s", w->path, rev);
+	return 0;
+}
+
+/* id becomes its first parent; parent, that one's. */
+static int walk_down(struct walk *w, char id[BG_OID_HEX], char parent[BG_OID_HEX])
+{
+	char rev[BG_OID_HEX];
+
+	memcpy(rev, parent, BG_OID_HEX);
+	return walk_at(w, rev, id, parent);
+}
+
+/*
+ * The epoch's commits after the cursor, oldest first, a batch at a time: the first walk,
+ * from the tip down to the cursor, keeps the newest commit of each batch; then each
+ * batch is walked again from there, and read in order. Each commit is passed twice.
+ */
 static int read_epoch(struct inbox *in, const char *epoch_path, unsigned epoch)
 {
-	struct bg_git_repo *repo = NULL;
-	struct bg_strvec commits = BG_STRVEC_INIT;
-	char *cursor = NULL;
+	struct bg_strvec marks = BG_STRVEC_INIT;
+	struct walk w = { epoch_path, NULL, 0 };
+	char (*batch)[BG_OID_HEX] = xcalloc(BG_INBOX_BATCH, BG_OID_HEX);
+	char id[BG_OID_HEX], parent[BG_OID_HEX], *cursor = NULL;
+	size_t n = 0;
 	int ret = -1, r;
 
-	if (bg_store_inbox_cursor(in->s, in->name, epoch, &cursor) < 0 ||
-	    bg_git_repo_open(epoch_path, &repo) < 0)
+	if (bg_store_inbox_cursor(in->s, in->name, epoch, &cursor) < 0 || walk_open(&w) < 0)
 		goto out;
-	r = bg_git_repo_first_parents_after(repo, "HEAD", cursor, &commits);
-	if (r < 0)
+	r = bg_git_repo_parent(w.repo, "HEAD", id, parent);
+	if (r != 0) {
+		ret = r > 0 ? 0 : -1;    /* no commit yet: nothing to read */
 		goto out;
-	for (size_t i = 0; r == 0 && i < commits.n; i += BG_INBOX_BATCH) {
-		size_t to = i + BG_INBOX_BATCH < commits.n ? i + BG_INBOX_BATCH : commits.n;
-
-		if (read_batch(in, repo, epoch_path, epoch, &commits, i, to) < 0)
+	}
+	while (!cursor || !*cursor || strcmp(id, cursor)) {
+		if (n++ % BG_INBOX_BATCH == 0)
+			bg_strvec_push(&marks, id);
+		if (!*parent) {
+			if (cursor && *cursor) {
+				bg_error("%s: commit %s read last is not in the history of 'HEAD' "
+					 "any more", epoch_path, cursor);
+				goto out;
+			}
+			break;
+		}
+		if (walk_down(&w, id, parent) < 0)
 			goto out;
+	}
+	for (size_t k = marks.n; k-- > 0;) {
+		/* the oldest batch holds what is left over; every other one, a whole batch */
+		size_t len = k == marks.n - 1 ? n - k * BG_INBOX_BATCH : BG_INBOX_BATCH;
+
+		if (walk_at(&w, marks.v[k], id, parent) < 0)
+			goto out;
+		/* filled from its newest commit, at the end, down to its oldest */
+		for (size_t i = len; i-- > 0;) {
+			memcpy(batch[i], id, BG_OID_HEX);
+			if (i && !*parent) {
+				bg_error("%s: the history changed while it was read", epoch_path);
+				goto out;
+			}
+			if (i && walk_down(&w, id, parent) < 0)
+				goto out;
+		}
+		if (read_batch(in, w.repo, epoch_path, epoch, batch, len) < 0)
+			goto out;
+		w.steps += len;    /* their trees and blobs were read */
 	}
 	ret = 0;
 out:
 	free(cursor);
-	bg_strvec_release(&commits);
-	bg_git_repo_free(repo);
+	bg_strvec_release(&marks);
+	free(batch);
+	bg_git_repo_free(w.repo);
 	return ret;
 }
 

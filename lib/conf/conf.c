@@ -4,6 +4,7 @@
 #include "util/fs.h"
 #include "util/num.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 #include "util/xmalloc.h"
 #include "parse/yaml-event.h"
 
@@ -28,6 +29,7 @@ struct loader {
 	struct bg_yaml_reader *r;
 	const char *name;
 	int max_depth;        /* 0: a flat file */
+	size_t *keys;         /* read so far, in every mapping (BG_CONF_MAX_KEYS) */
 };
 
 static int verror_at(const char *file, size_t line, size_t column, const char *fmt, va_list ap)
@@ -58,6 +60,9 @@ static int next(const struct loader *l, struct bg_yaml_event *ev)
 {
 	if (bg_yaml_next(l->r, ev) < 0)
 		return bg_error("%s:%s", l->name, bg_error_last());
+	/* a C string would end at it: "a\0b" would be read as the key or value "a" */
+	if (ev->type == BG_YAML_SCALAR && memchr(ev->value, '\0', ev->len))
+		return fail_at(l, ev, "a NUL character (\\0) in a key or value is not taken");
 	return 0;
 }
 
@@ -143,11 +148,16 @@ static int read_value(const struct loader *l, struct bg_conf_entry *e, int depth
 		       l->max_depth ? ", a list or a mapping" : " or a list of values");
 }
 
-/* The entries of the mapping that begin opened, up to its end. */
+/*
+ * The entries of the mapping that begin opened, up to its end. A key given twice is
+ * found by a hash of the keys read, not by comparing each key with all before it.
+ */
 static int read_map(const struct loader *l, const struct bg_yaml_event *begin, int depth,
 		    struct bg_conf *c)
 {
+	struct bg_strmap seen = BG_STRMAP_INIT;
 	struct bg_yaml_event ev;
+	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
 	c->file = xstrdup(l->name);
@@ -155,32 +165,48 @@ static int read_map(const struct loader *l, const struct bg_yaml_event *begin, i
 	c->column = begin->column;
 	for (;;) {
 		struct bg_conf_entry *e;
+		size_t first;
 
 		if (next(l, &ev) < 0)
-			return -1;
+			goto out;
 		if (ev.type == BG_YAML_MAP_END)
-			return 0;
-		if (ev.type != BG_YAML_SCALAR)
-			return fail_at(l, &ev, "expected a key");
-		for (size_t i = 0; i < c->n; i++)
-			if (!strcmp(c->e[i].key, ev.value))
-				return fail_at(l, &ev, "'%s' is given twice (first at line %zu)",
-					       ev.value, c->e[i].line);
+			break;
+		if (ev.type != BG_YAML_SCALAR) {
+			fail_at(l, &ev, "expected a key");
+			goto out;
+		}
+		if (++*l->keys > BG_CONF_MAX_KEYS) {
+			fail_at(l, &ev, "more than %d keys in one file", BG_CONF_MAX_KEYS);
+			goto out;
+		}
 		ALLOC_GROW(c->e, c->n + 1, c->alloc);
-		e = &c->e[c->n++];
+		e = &c->e[c->n];
 		memset(e, 0, sizeof(*e));
 		e->key = xstrndup(ev.value, ev.len);
 		e->line = ev.line;
 		e->column = ev.column;
+		/* the map points at the keys each entry owns: they stay where c->e moves */
+		if ((first = bg_strmap_put(&seen, e->key, c->n)) != c->n) {
+			fail_at(l, &ev, "'%s' is given twice (first at line %zu)", e->key,
+				c->e[first].line);
+			free(e->key);
+			goto out;
+		}
+		c->n++;
 		if (read_value(l, e, depth) < 0)
-			return -1;
+			goto out;
 	}
+	ret = 0;
+out:
+	bg_strmap_release(&seen);
+	return ret;
 }
 
 static int load_mem(const char *name, const char *text, size_t len, int max_depth,
 		    struct bg_conf *c)
 {
-	struct loader l = { bg_yaml_reader_new_mem(text, len), name, max_depth };
+	size_t keys = 0;
+	struct loader l = { bg_yaml_reader_new_mem(text, len), name, max_depth, &keys };
 	struct bg_yaml_event ev;
 	int ret = -1;
 

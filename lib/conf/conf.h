@@ -14,6 +14,12 @@
 /* How deep mappings may nest in a nested file: the root is 0. */
 #define BG_CONF_MAX_DEPTH 8
 
+/*
+ * The most keys one file holds, in all its mappings: the service's own file has a few
+ * hundred, and a file of a megabyte of keys is refused at once, not read to its end.
+ */
+#define BG_CONF_MAX_KEYS 10000
+
 enum bg_conf_shape {
 	BG_CONF_VALUE,        /* one value */
 	BG_CONF_LIST,         /* a list of values; also an empty list */

@@ -592,11 +592,23 @@ static int check_tree_ref(const struct bg_service_conf *sc, const struct bg_conf
 	return 0;
 }
 
+/* The line of tree t's name in the file (sc->conf holds the file as read). */
+static size_t tree_line(struct bg_service_conf *sc, const struct bg_service_tree *t)
+{
+	struct bg_conf *trees;
+	size_t n, i = (size_t)(t - sc->trees);
+
+	if (bg_conf_maps(&sc->conf, "trees", &trees, &n) < 0 || i >= n)
+		return 0;
+	return bg_conf_find(&trees[i], "name")->line;
+}
+
 static int read_inbox(struct bg_service_conf *sc, struct bg_conf *boxes, size_t i,
 		      const char *dir)
 {
 	struct bg_conf *m = &boxes[i];
 	struct bg_service_inbox *b = &sc->inboxes[i];
+	const struct bg_service_tree *t;
 	const char *path;
 
 	if (bg_conf_str(m, "name", NULL, &b->name) < 0 ||
@@ -613,6 +625,10 @@ static int read_inbox(struct bg_service_conf *sc, struct bg_conf *boxes, size_t 
 	for (size_t k = 0; k < i; k++)
 		if (!strcmp(sc->inboxes[k].name, b->name))
 			return bg_conf_error_at(m, "name", 0, "inbox '%s' is named twice", b->name);
+	/* a trigger of the name, and the mirror mirrors/NAME.git, would take one for the other */
+	if ((t = bg_service_conf_tree(sc, b->name)))
+		return bg_conf_error_at(m, "name", 0, "inbox '%s' has the name of a tree (line "
+					"%zu): give it a name of its own", b->name, tree_line(sc, t));
 	if (check_required(m, "path", path) < 0)
 		return -1;
 	b->path = resolve(dir, path);
@@ -767,6 +783,23 @@ int bg_service_conf_load_mem(const char *name, const char *dir, const char *text
 	if (ret < 0)
 		bg_service_conf_release(sc);
 	return ret;
+}
+
+int bg_service_conf_check_references(struct bg_service_conf *sc)
+{
+	struct bg_conf *trees;
+	size_t n;
+
+	if (bg_conf_maps(&sc->conf, "trees", &trees, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n && i < sc->ntrees; i++) {
+		const char *ref = sc->trees[i].reference;
+
+		if (ref && bg_git_is_repository(ref) < 0)
+			return bg_conf_error_at(&trees[i], "reference", 0, "'reference': '%s' is not "
+						"a git repository: %s", ref, bg_error_last());
+	}
+	return 0;
 }
 
 void bg_service_conf_release(struct bg_service_conf *sc)

@@ -122,6 +122,11 @@ int bg_service_conf_load(const char *path, struct bg_service_conf *c);
  */
 int bg_service_conf_load_mem(const char *name, const char *dir, const char *text, size_t len,
 			     struct bg_service_conf *c);
+/*
+ * What the daemon alone opens, checked for bootgated -n: each tree's reference is a git
+ * repository (else the tree's first fetch fails). 0, or -1 with "file:line:col: why".
+ */
+int bg_service_conf_check_references(struct bg_service_conf *c);
 void bg_service_conf_release(struct bg_service_conf *c);
 /* The tree called name, borrowed from c; NULL if none is. */
 const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *c,

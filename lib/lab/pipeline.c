@@ -31,6 +31,10 @@ int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m)
 	struct bg_board board;
 	const char *revs[2] = { o->commit, o->against };
 
+	/* a --config or --fragment that is not there would fail the build, not the command */
+	if (o->config && bg_build_config_check(o->config->base, o->config->fragments,
+					       o->config->nfragments, NULL) < 0)
+		return -1;
 	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &board) < 0)
 		return -1;
 	if (bg_board_check_mode(&board, o->deterministic) < 0 ||

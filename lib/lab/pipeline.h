@@ -62,7 +62,8 @@ struct bg_measure {
 void bg_measure_init(struct bg_measure *m);
 /*
  * Checks every input before any work: the tree is a git repository, the revisions are
- * commits of it, the board loads. -1 with why: the caller's mistake, not the machine's.
+ * commits of it, the board loads, the --config and --fragment files are there. -1 with
+ * why: the caller's mistake, not the machine's.
  */
 int bg_measure_check(const struct bg_measure_opts *o, struct bg_measure *m);
 /*

@@ -712,54 +712,30 @@ void bg_git_repo_free(struct bg_git_repo *r)
 	free(r);
 }
 
-int bg_git_repo_first_parents_after(struct bg_git_repo *r, const char *rev, const char *after,
-				    struct bg_strvec *out)
+int bg_git_repo_parent(struct bg_git_repo *r, const char *rev, char id[BG_OID_HEX],
+		       char parent[BG_OID_HEX])
 {
-	git_revwalk *walk = NULL;
-	git_commit *tip = NULL;
 	git_object *obj = NULL;
-	git_oid oid, from;
-	char id[BG_OID_HEX];
-	int ret = -1, err;
+	git_commit *c = NULL;
+	git_oid oid;
 
-	if (git_revparse_single(&obj, r->r, rev) < 0)
+	/* a commit id is looked up as it is: a name would be tried as every kind of ref */
+	if (strlen(rev) == BG_OID_HEX - 1 && git_oid_fromstr(&oid, rev) == 0) {
+		if (git_commit_lookup(&c, r->r, &oid) < 0)
+			return git_fail("cannot read commit", rev);
+	} else if (git_revparse_single(&obj, r->r, rev) < 0) {
 		return 1;
-	git_object_free(obj);
-	if (peel_commit(r->r, rev, &tip) < 0)
-		return -1;
-	if (after && *after) {
-		if (git_oid_fromstr(&from, after) < 0) {
-			bg_error("%s: cursor '%s' is not a commit id", r->path, after);
-			goto out;
-		}
-		if (!git_oid_equal(&from, git_commit_id(tip)) &&
-		    git_graph_descendant_of(r->r, git_commit_id(tip), &from) != 1) {
-			bg_error("%s: commit %s read last is not in the history of '%s' any more",
-				 r->path, after, rev);
-			goto out;
-		}
+	} else {
+		git_object_free(obj);
+		if (peel_commit(r->r, rev, &c) < 0)
+			return -1;
 	}
-	if (git_revwalk_new(&walk, r->r) < 0 ||
-	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
-	    git_revwalk_simplify_first_parent(walk) < 0 ||
-	    git_revwalk_push(walk, git_commit_id(tip)) < 0 ||
-	    (after && *after && git_revwalk_hide(walk, &from) < 0)) {
-		git_fail("cannot walk the history of", r->path);
-		goto out;
-	}
-	while ((err = git_revwalk_next(&oid, walk)) == 0) {
-		git_oid_tostr(id, sizeof(id), &oid);
-		bg_strvec_push(out, id);
-	}
-	if (err != GIT_ITEROVER) {
-		git_fail("cannot walk the history of", r->path);
-		goto out;
-	}
-	ret = 0;
-out:
-	git_revwalk_free(walk);
-	git_commit_free(tip);
-	return ret;
+	git_oid_tostr(id, BG_OID_HEX, git_commit_id(c));
+	parent[0] = '\0';
+	if (git_commit_parentcount(c) > 0)
+		git_oid_tostr(parent, BG_OID_HEX, git_commit_parent_id(c, 0));
+	git_commit_free(c);
+	return 0;
 }
 
 int bg_git_repo_read(struct bg_git_repo *r, const char *commit, const char *path, size_t max,

@@ -100,13 +100,12 @@ struct bg_git_repo;
 int bg_git_repo_open(const char *path, struct bg_git_repo **out);
 void bg_git_repo_free(struct bg_git_repo *r);
 /*
- * The first-parent chain of rev after the commit `after` (not included; NULL or "": from
- * the root), oldest first, appended to out. 1 when rev does not resolve (an epoch with
- * no commit yet: nothing to read); -1 when after is not on the chain (the history was
- * rewritten) or on errors.
+ * The commit rev names, in id, and its first parent, in parent ("" for a root): one step
+ * down a chain, so that a walk holds what it chooses, not the whole history. 1 when rev
+ * does not resolve (an epoch with no commit yet); -1 with why.
  */
-int bg_git_repo_first_parents_after(struct bg_git_repo *r, const char *rev, const char *after,
-				    struct bg_strvec *out);
+int bg_git_repo_parent(struct bg_git_repo *r, const char *rev, char id[BG_OID_HEX],
+		       char parent[BG_OID_HEX]);
 /*
  * The file at path in commit's tree: 0 with *data (NUL-terminated, owned by the caller)
  * and *len; 1 when the tree has no such file (a public-inbox message deleted); -1 when

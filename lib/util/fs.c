@@ -113,6 +113,14 @@ FILE *bg_fopen_regular(const char *path)
 	return f;
 }
 
+bool bg_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 int bg_write_file(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp", path);

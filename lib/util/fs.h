@@ -20,6 +20,11 @@ FILE *bg_fopen_regular(const char *path);
  * never replaced.
  */
 int bg_write_file(const char *path, const void *data, size_t len);
+/*
+ * Whether a and b name one file that is there (one device and inode: through a link,
+ * "x/../", another hard link): an output that is also an input must not replace it.
+ */
+bool bg_same_file(const char *a, const char *b);
 int bg_copy_file(const char *from, const char *to);
 /*
  * Opens the regular file rel below dir without following a symbolic link on the way

@@ -61,6 +61,25 @@ void log_warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
+void log_error(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("error: ", errnum, fmt, ap);
+	va_end(ap);
+}
+
+void log_errorx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("error: ", 0, fmt, ap);
+	va_end(ap);
+}
+
 void log_debug(const char *fmt, ...)
 {
 	va_list ap;

@@ -10,6 +10,12 @@ int log_verbose(void);
 void log_info(const char *fmt, ...) BG_PRINTF(1, 2);
 void log_warn(const char *fmt, ...) BG_PRINTF(1, 2);   /* appends strerror(errno) */
 void log_warnx(const char *fmt, ...) BG_PRINTF(1, 2);
+/*
+ * What makes a command fail, for a caller that returns its exit code itself (the CLI's
+ * commands): "error:", not "warning:", and no exit.
+ */
+void log_error(const char *fmt, ...) BG_PRINTF(1, 2);  /* appends strerror(errno) */
+void log_errorx(const char *fmt, ...) BG_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) BG_PRINTF(1, 2);
 BG_NORETURN void fatal(const char *fmt, ...) BG_PRINTF(1, 2);  /* with errno, exit 1 */
 BG_NORETURN void fatalx(const char *fmt, ...) BG_PRINTF(1, 2);

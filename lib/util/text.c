@@ -101,19 +101,40 @@ void bg_text_cell(struct bg_strbuf *sb, const char *s, size_t width)
 		bg_strbuf_addch(sb, ' ');
 }
 
-int bg_text_printf(FILE *f, const char *fmt, ...)
+static int vprint(FILE *f, bool line, const char *fmt, va_list ap)
 {
 	struct bg_strbuf raw = BG_STRBUF_INIT, safe = BG_STRBUF_INIT;
-	va_list ap;
 	int ret = 0;
 
-	va_start(ap, fmt);
 	bg_strbuf_vaddf(&raw, fmt, ap);
-	va_end(ap);
-	bg_text_escape(&safe, raw.buf, raw.len);
+	escape(&safe, raw.buf, raw.len, !line);
+	if (line)
+		bg_strbuf_addch(&safe, '\n');
 	if (fwrite(safe.buf, 1, safe.len, f) != safe.len)
 		ret = -1;
 	bg_strbuf_release(&raw);
 	bg_strbuf_release(&safe);
+	return ret;
+}
+
+int bg_text_printf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vprint(f, false, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int bg_text_println(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vprint(f, true, fmt, ap);
+	va_end(ap);
 	return ret;
 }

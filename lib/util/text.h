@@ -56,5 +56,10 @@ size_t bg_text_columns(const char *s, size_t len);
 bool bg_text_has_control(const char *s);
 /* printf, with the whole result escaped as above; -1 on a write error. */
 int bg_text_printf(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
+/*
+ * One line of a table or a heading: printf escaped as bg_text_escape_line does (a newline
+ * in a file name cannot start a forged row), then a newline; -1 on a write error.
+ */
+int bg_text_println(FILE *f, const char *fmt, ...) BG_PRINTF(2, 3);
 
 #endif

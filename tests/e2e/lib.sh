@@ -45,6 +45,14 @@ series_fixture() {
 	echo "$SCRATCH/$1"
 }
 
+# new_store FILE: an empty store made by the project's migrations, as bootgated makes it
+# (the commands that only read or mail from a store never make one)
+new_store() {
+	mkdir -p "$(dirname "$1")" &&
+	cat "$ROOT"/schemas/[0-9][0-9][0-9]-*.sql | sqlite3 "$1" &&
+	sqlite3 "$1" "PRAGMA user_version = $(ls "$ROOT"/schemas/[0-9][0-9][0-9]-*.sql | wc -l)"
+}
+
 # tiny_lab: ./lab with one board, "tiny", that builds the make target "image" of a tree
 # standing in for a kernel (its image.bin)
 tiny_lab() {

@@ -92,6 +92,65 @@ test_expect_success 'bisect --no-confirm and measure --top: long options alone' 
 	test_grep "^bootgate measure: --top: .0. is not a whole number from 1 to 1000000$" err
 '
 
+test_expect_success 'what fails a command is an error, not a warning' '
+	test_exit_code 1 bootgate show --db nope.db 1 2>err &&
+	test_grep "^bootgate: error: no store at .nope.db." err &&
+	test_exit_code 1 bootgate parse nope.log 2>err &&
+	test_grep "^bootgate: error: cannot open .nope.log." err &&
+	test_exit_code 2 bootgate nosuch 2>err &&
+	test_grep "^bootgate: error: unknown command .nosuch." err &&
+	! grep -q "warning" err
+'
+
+test_expect_success 'mail --db of a store that is not there: exit 1, nothing made' '
+	test_exit_code 1 bootgate mail --db typo/x.db 2>err &&
+	test_grep "^bootgate: error: no store at .typo/x.db." err &&
+	test ! -e typo
+'
+
+# conf FILE [REFERENCE]: a service configuration of one tree, with that reference
+conf() {
+	{
+		echo "state: $SCRATCH/state" &&
+		echo "trees:" &&
+		echo "  - name: t" &&
+		echo "    url: git://127.0.0.1/t.git" &&
+		echo "    branch: main" &&
+		echo "    arches: [x86_64]" &&
+		if [ -n "${2:-}" ]; then echo "    reference: $2"; fi
+	} >"$1"
+}
+
+test_expect_success 'bootgated -n: a reference that is no git repository is named at its line' '
+	conf c.yaml nolinux &&
+	test_exit_code 2 "$ROOT/bin/bootgated" -n -f c.yaml >out 2>err &&
+	test_grep "^c.yaml:7:16: .reference.: .$SCRATCH/nolinux. is not a git repository" err &&
+	git init -q --bare linux.git &&
+	conf c.yaml linux.git &&
+	"$ROOT/bin/bootgated" -n -f c.yaml >out &&
+	test_grep "^c.yaml: 1 trees, ok$" out
+'
+
+test_expect_success 'a file name with U+202E or a newline reaches the terminal escaped' '
+	rlo=$(printf "\342\200\256") &&
+	conf "c${rlo}x.yaml" &&
+	"$ROOT/bin/bootgated" -n -f "c${rlo}x.yaml" >out &&
+	test_grep "^c\\\\xe2\\\\x80\\\\xaex.yaml: 1 trees, ok$" out &&
+	! grep -q "$rlo" out &&
+	conf "$(printf "c\nx.yaml")" &&
+	bootgate inbox --config "$(printf "c\nx.yaml")" --db i.db >out &&
+	test "$(wc -l <out)" = 1 &&
+	test_grep "in c\\\\x0ax.yaml: nothing to read$" out
+'
+
+test_expect_success 'log --tree of a tree the store does not have: exit 1, named' '
+	new_store s.db &&
+	sqlite3 s.db "INSERT INTO trees (id, name, path) VALUES (1, '\''tracing'\'', '\''/x'\'')" &&
+	bootgate log --db s.db --tree tracing >out &&
+	test_exit_code 1 bootgate log --db s.db --tree nosuch >out 2>err &&
+	test_grep "^bootgate: error: no tree .nosuch. in the store" err
+'
+
 test_expect_success 'version' '
 	bootgate version >out &&
 	test_grep "^bootgate [0-9]" out

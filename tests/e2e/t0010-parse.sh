@@ -97,4 +97,15 @@ test_expect_success 'summary: one line per boot' '
 	test_cmp "$EXPECT/parse-summary.txt" out
 '
 
+test_expect_success 'a newline in a log file name forges no row: the name is escaped' '
+	name=$(printf "x.log\n== forged.log (boot 9, lines 1-2)") &&
+	cp x86_64-tiny-baseline-run2.log "$name" &&
+	bootgate parse "$name" >out &&
+	test "$(grep -c "^== " out)" = 1 &&
+	test_grep "^== x.log\\\\x0a== forged.log (boot 9, lines 1-2) (boot 0, lines 8-570)$" out &&
+	bootgate parse --summary "$name" x86_64-tiny-baseline-run2.log >out &&
+	test "$(wc -l <out)" = 3 &&
+	test_grep " x.log\\\\x0a== forged.log (boot 9, lines 1-2) (0)$" out
+'
+
 test_done

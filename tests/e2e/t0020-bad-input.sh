@@ -8,7 +8,7 @@ cp "$FIXTURES"/bootlogs/x86_64-tiny-baseline-run1.log good.log
 
 test_expect_success 'missing file: named, exit 1, the other logs still read' '
 	test_exit_code 1 bootgate parse --json nope.log good.log >out 2>err &&
-	test_grep "bootgate: warning: cannot open .nope.log.: No such file or directory" err &&
+	test_grep "^bootgate: error: cannot open .nope.log.: No such file or directory$" err &&
 	test_jq ".logs | length == 1 and .[0].file == \"good.log\"" out
 '
 
@@ -138,6 +138,22 @@ test_expect_success 'BEL, escape sequences, DEL and bad UTF-8 never reach the te
 test_expect_success 'output that cannot be written: exit 1' '
 	test_exit_code 1 bootgate parse --json good.log >/dev/full 2>err &&
 	test_grep "No space left on device" err
+'
+
+# A reader that has gone (bootgate ... | head -1) is a write error like any other: the
+# command is never killed by SIGPIPE between two steps of its work, it says so and exits
+# 1. The pipe's read end is closed before bootgate starts (Python's os.pipe), so that no
+# write can reach a reader: the same result on every run.
+test_expect_success 'output to a pipe nobody reads: exit 1 and said, never killed by SIGPIPE' '
+	/usr/bin/python3 -c "
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+sys.stdout.write(\"%d\\n%s\" % (p.returncode, p.stderr.decode()))
+" "$BOOTGATE" parse good.log >out &&
+	test "$(head -n 1 out)" = 1 &&
+	test_grep "^bootgate: error: cannot write the output: Broken pipe$" out
 '
 
 test_done

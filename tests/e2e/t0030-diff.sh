@@ -53,4 +53,18 @@ test_expect_success 'a missing log: exit 1' '
 	test_grep "cannot open .nope.log." err
 '
 
+test_expect_success 'a newline in a log file name forges no row: the name is escaped' '
+	name=$(printf "x.log\nB  forged.log") &&
+	cp base.log "$name" &&
+	bootgate diff --top 1 "$name" regressed.log >out &&
+	test "$(grep -c "^[AB]  " out)" = 2 &&
+	test_grep "^A  x.log\\\\x0aB  forged.log  " out
+'
+
+test_expect_success '--top N and --all together: usage, exit 2' '
+	test_exit_code 2 bootgate diff --top 3 --all base.log regressed.log >out 2>err &&
+	test_grep "\-\-top and \-\-all" err &&
+	test ! -s out
+'
+
 test_done

@@ -142,7 +142,11 @@ test_expect_success 'usage errors: exit 2' '
 	test_exit_code 2 bootgate compare a.log --cand b.log 2>err &&
 	test_grep "say whether it is --base or --cand" err &&
 	test_exit_code 2 bootgate compare --threshold "x=ten" --base a.log --cand b.log 2>err &&
-	test_grep "the percentage must read like 5%" err
+	test_grep "the percentage must read like 5%" err &&
+	test_exit_code 2 bootgate compare --top 3 --all --base x86_64-tiny-baseline-run1.log \
+		--cand x86_64-tiny-baseline-run2.log >out 2>err &&
+	test_grep "\-\-top and \-\-all: one or the other" err &&
+	test ! -s out
 '
 
 test_expect_success 'a missing log: exit 1, named' '

@@ -67,6 +67,25 @@ test_expect_success 'perf runs on a board of another arch: exit 2 from every com
 	nothing_started
 '
 
+test_expect_success 'a --fragment or --config file that is not there: exit 2 before any build' '
+	tiny_lab &&
+	echo "Subject: [PATCH] x" >one.mbox &&
+	for c in "measure --commit master" "gate --name t --rev master" \
+		"bisect --good master --bad master" "series one.mbox --db s.db"; do
+		# shellcheck disable=SC2086
+		test_exit_code 2 bootgate $c --tree tree --lab lab --board tiny \
+			--fragment "$SCRATCH/nofrag.config" 2>err &&
+		test_grep "fragment .*nofrag.config.: No such file or directory" err &&
+		! grep -q "building" err &&
+		# shellcheck disable=SC2086
+		test_exit_code 2 bootgate $c --tree tree --lab lab --board tiny \
+			--config nosuch/.config 2>err &&
+		test_grep "config .nosuch/.config.: No such file or directory" err &&
+		! grep -q "building" err || return 1
+	done &&
+	nothing_started
+'
+
 test_expect_success 'measure: numbers that are not counts: exit 2' '
 	for n in 0 -1 4x 4294967297 " 3" 1001; do
 		test_exit_code 2 bootgate measure --tree tree --commit master --arch x86_64 \

@@ -72,8 +72,11 @@ test_expect_success 'setup: a tree whose culprit carries trailers and a hostile 
 	BAD=$(git -C tree rev-parse HEAD) &&
 	echo "$GOOD $CULPRIT $BAD" >revs &&
 	write_config && start_sink &&
-	bootgate mail --config bootgate.yaml >out &&
-	test -s state/bootgate.db
+	test_exit_code 1 bootgate mail --config bootgate.yaml >out 2>err &&
+	test_grep "no store at .*state/bootgate.db" err &&
+	test ! -e state/bootgate.db &&
+	new_store state/bootgate.db &&
+	bootgate mail --config bootgate.yaml >out
 '
 read -r GOOD CULPRIT BAD <revs 2>/dev/null || true
 

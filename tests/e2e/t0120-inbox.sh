@@ -224,6 +224,34 @@ test_expect_success 'killed with SIGKILL while reading, again and again: nothing
 	test_note "killed $kills times before a read ran to its end"
 '
 
+# many_replies REPO N: a bare epoch of N replies, one commit each (no series to make)
+many_replies() {
+	git init -q --bare "$1" &&
+	git -C "$1" symbolic-ref HEAD refs/heads/master &&
+	awk -v n="$2" "BEGIN {
+		for (i = 1; i <= n; i++) {
+			m = sprintf(\"From: Dev <dev%d@example.org>\\nSubject: Re: x%d\\nMessage-ID: <r%d@example.org>\\n\\nx\\n\", i % 7, i, i)
+			printf \"commit refs/heads/master\\ncommitter p <p@example.org> %d +0000\\ndata 1\\nx\\nM 100644 inline m\\ndata %d\\n%s\\n\", 1000000 + i, length(m), m
+		}
+	}" | git -C "$1" fast-import --quiet
+}
+
+# The first read of a long epoch (lore's hold 300 000 commits) once held every commit
+# of it before its first batch: 590 MB of libgit2's walk and object cache for 300 000,
+# 93 MB for 40 000. Under a 40 MB data limit (RLIMIT_DATA: the heap and anonymous maps,
+# not the mapped pack), it is read to its end, the last batch a part one.
+test_expect_success 'a first read of a long epoch: memory bounded by the batch, not by the epoch' '
+	many_replies long/git/0.git 40001 &&
+	write_conf long.yaml "$SCRATCH/long" &&
+	(ulimit -d 40000 &&
+	 bootgate inbox --config long.yaml --inbox lkml --db long.db --json >out.json) &&
+	test_jq ".inboxes[0] | .messages == 40001 and .replies == 40001" out.json &&
+	test "$(sqlite3 long.db "SELECT last_commit FROM inbox_cursors")" = \
+		"$(git -C long/git/0.git rev-parse HEAD)" &&
+	bootgate inbox --config long.yaml --inbox lkml --db long.db --json >out.json &&
+	test_jq ".inboxes[0].messages == 0" out.json
+'
+
 test_expect_success 'hostile configuration and options: exit 2, said' '
 	have_inbox &&
 	test_exit_code 2 bootgate inbox --config bootgate.yaml --inbox nosuch 2>err &&

@@ -341,6 +341,37 @@ test_expect_success 'hostile store: names stay in DIR, a lost console is named, 
 	test_jq "[.checkouts[] | select(.id == \"bootgate:commit:../../../etc\")][0] | has(\"git_commit_hash\") | not" h.json
 '
 
+test_expect_success 'KCIDB export: -o onto the store itself is refused, the store kept' '
+	make_store &&
+	cp db db.before &&
+	mkdir -p sub &&
+	ln -s db db.link &&
+	ln db db.hard &&
+	for o in db ./sub/../db "$SCRATCH/db" db.hard; do
+		test_exit_code 2 bootgate export --kcidb --db db -o "$o" 2>err &&
+		test_grep "\-o .*: the store itself (--db .db.)" err || return 1
+	done &&
+	test_exit_code 2 bootgate export --kcidb --db db.link -o db 2>err &&
+	test_grep "\-o .db.: the store itself (--db .db.link.)" err &&
+	mkdir -p state &&
+	ln db state/bootgate.db &&
+	(BOOTGATE_STATE=$SCRATCH/state && export BOOTGATE_STATE &&
+	 test_exit_code 2 bootgate export --kcidb -o sub/../db 2>err) &&
+	test_grep "the store itself (--db .*state/bootgate.db.)" err &&
+	cmp db db.before &&
+	bootgate export --kcidb --db db -o k.json 2>err &&
+	test_jq ".tests | length > 0" k.json
+'
+
+test_expect_success 'KCIDB export: a --lab that is not a directory is usage, not a lost arch' '
+	make_store &&
+	test_exit_code 2 bootgate export --kcidb --db db --lab "$SCRATCH/nolab" >out 2>err &&
+	test_grep "\-\-lab .*nolab.: No such file or directory" err &&
+	test ! -s out &&
+	bootgate export --kcidb --db db --lab "$ROOT/lab-configs" >k.json &&
+	test_jq "[.builds[].architecture] | all(. != null)" k.json
+'
+
 test_expect_success 'usage and store errors' '
 	test_exit_code 2 bootgate export --db db 2>err &&
 	test_grep "one of --kcidb and --boot-data DIR" err &&
@@ -351,7 +382,7 @@ test_expect_success 'usage and store errors' '
 	test_exit_code 2 bootgate export --boot-data "" --db db 2>err &&
 	: >afile &&
 	test_exit_code 1 bootgate export --boot-data afile --db db >out 2>err &&
-	test_grep "^bootgate: warning: .afile. is not a directory$" err &&
+	test_grep "^bootgate: error: .afile. is not a directory$" err &&
 	test ! -s out &&
 	test_exit_code 1 bootgate export --kcidb --db nope.db 2>err &&
 	test_grep "no store at .nope.db." err &&

@@ -118,6 +118,7 @@ due_mail() {
 }
 
 test_expect_success 'mail --send: a SIGTERM between the send and the mark waits for it; one mail' '
+	new_store m.db &&
 	bootgate mail --config m.yaml --db m.db &&
 	due_mail 1 &&
 	{ "$BOOTGATE" mail --send --config m.yaml --db m.db >send.out 2>&1 & } &&

@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "conf/conf.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 static int load(const char *text, struct bg_conf *c)
 {
@@ -122,6 +123,74 @@ static void test_errors(void **state)
 	bg_conf_release(&c);
 }
 
+/* n lines "kI: I" from first, into sb; then the line extra, if any. */
+static void add_keys(struct bg_strbuf *sb, const char *indent, size_t first, size_t n)
+{
+	for (size_t i = first; i < first + n; i++)
+		bg_strbuf_addf(sb, "%sk%zu: %zu\n", indent, i, i);
+}
+
+/*
+ * A file of many keys is refused at its cap, and every check below the cap is one look-up
+ * per key: 111 788 keys once took a minute of pairwise comparisons, in the daemon's loop
+ * on a reload. The cap holds across the nested mappings of one file.
+ */
+static void test_many_keys(void **state)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_conf c;
+	const char *s;
+	char *want;
+
+	(void)state;
+	add_keys(&sb, "", 0, BG_CONF_MAX_KEYS);
+	assert_int_equal(bg_conf_load_mem("x.yaml", sb.buf, sb.len, &c), 0);
+	assert_int_equal(c.n, BG_CONF_MAX_KEYS);
+	assert_int_equal(bg_conf_str(&c, "k9999", NULL, &s), 0);
+	assert_string_equal(s, "9999");
+	bg_conf_release(&c);
+
+	/* the last key of the cap given twice: found, with the first one's line */
+	bg_strbuf_reset(&sb);
+	add_keys(&sb, "", 0, BG_CONF_MAX_KEYS - 1);
+	bg_strbuf_addstr(&sb, "k17: again\n");
+	expect_load_error(sb.buf, "x.yaml:10000:1: 'k17' is given twice (first at line 18)");
+
+	bg_strbuf_reset(&sb);
+	add_keys(&sb, "", 0, BG_CONF_MAX_KEYS + 1);
+	want = xasprintf("x.yaml:%d:1: more than %d keys in one file", BG_CONF_MAX_KEYS + 1,
+			 BG_CONF_MAX_KEYS);
+	expect_load_error(sb.buf, want);
+	free(want);
+
+	/* nested: the keys of every mapping count, the mappings' own keys too */
+	bg_strbuf_reset(&sb);
+	bg_strbuf_addstr(&sb, "a:\n");
+	add_keys(&sb, "  ", 0, 5000);
+	bg_strbuf_addstr(&sb, "b:\n  - x: 1\n");
+	add_keys(&sb, "    ", 0, 4997);
+	assert_int_equal(bg_conf_load_nested_mem("x.yaml", sb.buf, sb.len, &c), 0);
+	bg_conf_release(&c);
+	add_keys(&sb, "    ", 4997, 1);
+	want = xasprintf("x.yaml:%d:5: more than %d keys in one file", 1 + 5000 + 2 + 4998,
+			 BG_CONF_MAX_KEYS);
+	expect_nested_error(sb.buf, want);
+	free(want);
+	bg_strbuf_release(&sb);
+}
+
+/* A NUL written as an escape would cut a key or a value short, to another one. */
+static void test_nul_escape(void **state)
+{
+	(void)state;
+	expect_load_error("\"name\\0x\": a\n",
+			  "x.yaml:1:1: a NUL character (\\0) in a key or value is not taken");
+	expect_load_error("name: \"a\\0b\"\n",
+			  "x.yaml:1:7: a NUL character (\\0) in a key or value is not taken");
+	expect_nested_error("a: [\"b\\0\"]\n",
+			    "x.yaml:1:5: a NUL character (\\0) in a key or value is not taken");
+}
+
 /* Nested files: mappings and lists of mappings as values, each with getters of its own. */
 static void test_nested(void **state)
 {
@@ -206,6 +275,8 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_nul_escape),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);

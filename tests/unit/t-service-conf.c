@@ -546,6 +546,41 @@ static void test_inboxes(void **state)
 	expect_error(TREE "inboxes:\n  - name: x\n    path: kconfig\n    tree: t\n    when: now\n",
 		     10, 5, "unknown key 'when'");
 	expect_error(TREE "drop:\n  tree: t\n", 7, 3, "'dir' is missing");
+	/* a trigger of the name, and the mirror mirrors/NAME.git, would take one for the other */
+	expect_error(TREE "inboxes:\n  - name: t\n    path: kconfig\n    tree: t\n", 7, 11,
+		     "inbox 't' has the name of a tree (line 2): give it a name of its own");
+}
+
+/*
+ * A tree's reference is opened by the daemon only, when it makes the mirror: loading
+ * leaves it be (the shipped file names one a fresh machine has not made yet), the check
+ * of bootgated -n says when it is not a git repository.
+ */
+static void test_reference(void **state)
+{
+	struct bg_service_conf c;
+	char *text, *want;
+
+	(void)state;
+	text = xasprintf(TREE "    reference: nolinux\n"
+			 "  - name: u\n    url: git://h/u.git\n    branch: main\n"
+			 "    arches: [x86_64]\n    reference: %s/linux.git\n", dir);
+	assert_int_equal(load_text(text, &c), 0);
+	want = xasprintf("%s:6:16: 'reference': '%s/nolinux' is not a git repository: ", bad, dir);
+	assert_int_equal(bg_service_conf_check_references(&c), -1);
+	assert_memory_equal(bg_error_last(), want, strlen(want));
+	bg_service_conf_release(&c);
+	free(want);
+	free(text);
+
+	unit_run("git init -q --bare %s/linux.git && git init -q %s/nolinux", dir, dir);
+	text = xasprintf(TREE "    reference: nolinux\n"
+			 "  - name: u\n    url: git://h/u.git\n    branch: main\n"
+			 "    arches: [x86_64]\n    reference: %s/linux.git\n", dir);
+	assert_int_equal(load_text(text, &c), 0);
+	assert_int_equal(bg_service_conf_check_references(&c), 0);
+	bg_service_conf_release(&c);
+	free(text);
 }
 
 static void test_report(void **state)
@@ -620,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_tree_errors),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inboxes),
+		cmocka_unit_test(test_reference),
 		cmocka_unit_test(test_report),
 	};
 
