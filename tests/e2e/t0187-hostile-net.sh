@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0150-lava-templates.sh
 # A hostile user's findings against bootgated's webhook (lib-load.sh: trees whose gates
 # end at once, no kernel): a flood of refused connections and unsigned posts makes a few
 # lines of log and a count; a reload whose secret cannot be read keeps the old webhook;
