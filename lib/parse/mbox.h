@@ -44,6 +44,14 @@ struct bg_msg {
 	size_t line;          /* 1-based line of its first header in what was parsed */
 	char *name;           /* the name given to the parser, for messages about it */
 	bool rfc;             /* the tag says RFC */
+	char *author_name;    /* the author git am commits, read as git mailinfo reads him: an
+	                         in-body From: (a forwarded patch's) over the header's; the
+	                         address stands for a name that is empty, over 60 bytes or
+	                         holds '@', '<' or '>'; "" when there is no address */
+	char *author_addr;    /* its address as written, "" when none */
+	char *commit_subject; /* the commit subject git am takes: an in-body Subject: (or a
+	                         first line "[PATCH] ...") over the header's, without its
+	                         leading Re:, ':' and [...] tags, runs of spaces made one */
 	size_t raw_off, raw_len;  /* the message as it came: its bytes in the buffer parsed,
 	                             without an mbox's "From " line (>From still quoted) */
 };
