@@ -123,10 +123,14 @@ static void judge(struct tally *t, const struct known *known, const char *what,
 	printf("  %s:\n    bootgate: %s\n    other:    %s\n", what, ours, theirs);
 }
 
-/* A listed disagreement that no longer happens is a list to update: it fails too. */
-static void check_known(const struct tally *t, const struct known *known, size_t n)
+/* The figures under label; a listed disagreement that no longer happens is a list to
+ * update: it fails too. */
+static void check_known(struct tally *t, const struct known *known, size_t n, const char *label)
 {
 	size_t stale = 0;
+
+	printf("mbox-real: %s: %u compared, %u agreed, %u known disagreements, %u unexpected\n",
+	       label, t->compared, t->agreed, t->known, t->unexpected);
 
 	for (size_t k = 0; k < n; k++)
 		if (!t->seen[k]) {
@@ -134,6 +138,7 @@ static void check_known(const struct tally *t, const struct known *known, size_t
 			       known[k].what, known[k].why);
 			stale++;
 		}
+	free(t->seen);
 	assert_int_equal(t->unexpected, 0);
 	assert_int_equal(stale, 0);
 }
@@ -257,10 +262,7 @@ static void test_git_mailinfo(void **state)
 		list_free(names);
 		free(dir);
 	}
-	printf("mbox-real: git mailinfo: %u mails compared, %u agreed, %u known "
-	       "disagreements, %u unexpected\n", t.compared, t.agreed, t.known, t.unexpected);
-	check_known(&t, mailinfo_known, ARRAY_SIZE(mailinfo_known) - 1);
-	free(t.seen);
+	check_known(&t, mailinfo_known, ARRAY_SIZE(mailinfo_known) - 1, "git mailinfo, mails");
 	assert_int_equal(bg_remove_tree(scratch), 0);
 	free(scratch);
 }
@@ -438,10 +440,7 @@ static void test_b4_series(void **state)
 	}
 	for (size_t k = 0; k < running; k++)
 		b4_finish(&t, &jobs[k]);
-	printf("mbox-real: b4 am: %u files compared, %u took the same series, %u known "
-	       "disagreements, %u unexpected\n", t.compared, t.agreed, t.known, t.unexpected);
-	check_known(&t, b4_known, ARRAY_SIZE(b4_known) - 1);
-	free(t.seen);
+	check_known(&t, b4_known, ARRAY_SIZE(b4_known) - 1, "b4 am, files (the same series)");
 	assert_int_equal(bg_remove_tree(scratch), 0);
 	free(scratch);
 }

@@ -617,86 +617,79 @@ static char *one_series(const char *mbox)
 	return bg_strbuf_detach(&sb, NULL);
 }
 
-/* "From " line, headers, a diff; refs NULL for a mail without In-Reply-To */
-static void add_mail(struct bg_strbuf *sb, const char *from, const char *date,
-		     const char *subject, const char *id, const char *refs)
-{
-	bg_strbuf_addf(sb, "From x Mon Sep 17 00:00:00 2001\nFrom: %s\nDate: %s\n"
-		       "Subject: %s\nMessage-Id: <%s>\n", from, date, subject, id);
-	if (refs)
-		bg_strbuf_addf(sb, "In-Reply-To: <%s>\nReferences: <%s>\n", refs, refs);
-	bg_strbuf_addstr(sb, "\nwhy\n---\ndiff --git a/x b/x\n\n");
-}
+struct drop_mail {
+	const char *from, *date, *subject, *id, *refs;   /* refs NULL: answers nothing */
+};
 
 #define D0 "Tue, 23 May 2017 10:15:11 -0500"
 #define D1 "Tue, 23 May 2017 10:15:44 -0500"
 #define DAY "Wed, 24 May 2017 23:15:44 -0500"
 
-/* drop files as patchwork and b4 read them */
+/* drop files as patchwork and b4 read them: the series each one gives */
 static void test_drop_files(void **state)
 {
+	static const struct {
+		const char *what, *expect;
+		struct drop_mail m[5];
+	} cases[] = {
+		{ "a stray 3/2 does not sink the file", "v1+cover: p1 p2",
+		  { { "a@b", D0, "[PATCH 0/2] s", "c", NULL },
+		    { "a@b", D0, "[PATCH 1/2] one", "p1", "c" },
+		    { "a@b", D0, "[PATCH 2/2] two", "p2", "c" },
+		    { "a@b", D0, "[PATCH 3/2] three", "p3", "c" } } },
+		{ "v1 with a cover, then v2 without one: v2", "v2: q1 q2",
+		  { { "a@b", D0, "[PATCH 0/2] s", "c", NULL },
+		    { "a@b", D0, "[PATCH 1/2] one", "p1", "c" },
+		    { "a@b", D0, "[PATCH 2/2] two", "p2", "c" },
+		    { "a@b", D1, "[PATCH v2 1/2] one", "q1", NULL },
+		    { "a@b", D1, "[PATCH v2 2/2] two", "q2", "q1" } } },
+		{ "no References: by sender, version and total, the cover too", "v1+cover: p1 p2",
+		  { { "a@b", D0, "[PATCH 0/2] s", "c", NULL },
+		    { "a@b", D0, "[PATCH 1/2] one", "p1", NULL },
+		    { "a@b", D1, "[Patch 2/2]: two", "p2", NULL } } },
+		{ "... but not another sender's, nor one sent a day later", "",
+		  { { "a@b", D0, "[net,v2,1/2] one", "p1", NULL },
+		    { "x@y", D0, "[net,v2,2/2] two", "x2", NULL },
+		    { "a@b", DAY, "[net,v2,2/2] two", "p2", NULL } } },
+		{ "the same series sent twice without References: the later", "v2: q1 q2",
+		  { { "a@b", D0, "[net,v2,1/2] one", "p1", NULL },
+		    { "a@b", D0, "[net,v2,2/2] two", "p2", NULL },
+		    { "a@b", D1, "[net,v2,1/2] one", "q1", NULL },
+		    { "a@b", D1, "[net,v2,2/2] two", "q2", NULL } } },
+		{ "a v3 cover whose patches forgot their version", "v3+cover: p1 p2",
+		  { { "a@b", D0, "[PATCH net-next v3 0/2] s", "c", NULL },
+		    { "a@b", D0, "[PATCH 1/2] one", "p1", "c" },
+		    { "a@b", D0, "[PATCH 2/2] two", "p2", "c" } } },
+		{ "Mercurial's patchbomb", "v1+cover: p1 p2",
+		  { { "a@b", D0, "[PATCH 0 of 2] s", "c", NULL },
+		    { "a@b", D0, "[PATCH 1 of 2] one", "p1", "c" },
+		    { "a@b", D0, "[PATCH 2 of 2] two", "p2", "c" } } },
+	};
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	char *got;
 
 	(void)state;
-	/* a stray 3/2 does not sink the file: the series of 2 is there */
-	add_mail(&sb, "a@b", D0, "[PATCH 0/2] s", "c", NULL);
-	add_mail(&sb, "a@b", D0, "[PATCH 1/2] one", "p1", "c");
-	add_mail(&sb, "a@b", D0, "[PATCH 2/2] two", "p2", "c");
-	add_mail(&sb, "a@b", D0, "[PATCH 3/2] three", "p3", "c");
-	assert_string_equal(got = one_series(sb.buf), "v1+cover: p1 p2");
-	free(got);
-	/* v1 with a cover, then v2 without one: v2 */
-	bg_strbuf_reset(&sb);
-	add_mail(&sb, "a@b", D0, "[PATCH 0/2] s", "c", NULL);
-	add_mail(&sb, "a@b", D0, "[PATCH 1/2] one", "p1", "c");
-	add_mail(&sb, "a@b", D0, "[PATCH 2/2] two", "p2", "c");
-	add_mail(&sb, "a@b", D1, "[PATCH v2 1/2] one", "q1", NULL);
-	add_mail(&sb, "a@b", D1, "[PATCH v2 2/2] two", "q2", "q1");
-	assert_string_equal(got = one_series(sb.buf), "v2: q1 q2");
-	free(got);
-	/* no References: grouped by sender, version and total, the cover too */
-	bg_strbuf_reset(&sb);
-	add_mail(&sb, "a@b", D0, "[PATCH 0/2] s", "c", NULL);
-	add_mail(&sb, "a@b", D0, "[PATCH 1/2] one", "p1", NULL);
-	add_mail(&sb, "a@b", D1, "[Patch 2/2]: two", "p2", NULL);
-	assert_string_equal(got = one_series(sb.buf), "v1+cover: p1 p2");
-	free(got);
-	/* ... but not another sender's, nor one sent a day later */
-	bg_strbuf_reset(&sb);
-	add_mail(&sb, "a@b", D0, "[net,v2,1/2] one", "p1", NULL);
-	add_mail(&sb, "x@y", D0, "[net,v2,2/2] two", "x2", NULL);
-	add_mail(&sb, "a@b", DAY, "[net,v2,2/2] two", "p2", NULL);
-	assert_string_equal(got = one_series(sb.buf), "");
-	free(got);
-	/* the same series sent twice without References: the later one */
-	bg_strbuf_reset(&sb);
-	add_mail(&sb, "a@b", D0, "[net,v2,1/2] one", "p1", NULL);
-	add_mail(&sb, "a@b", D0, "[net,v2,2/2] two", "p2", NULL);
-	add_mail(&sb, "a@b", D1, "[net,v2,1/2] one", "q1", NULL);
-	add_mail(&sb, "a@b", D1, "[net,v2,2/2] two", "q2", NULL);
-	assert_string_equal(got = one_series(sb.buf), "v2: q1 q2");
-	free(got);
-	/* a v3 cover whose patches forgot their version: one series, v3 */
-	bg_strbuf_reset(&sb);
-	add_mail(&sb, "a@b", D0, "[PATCH net-next v3 0/2] s", "c", NULL);
-	add_mail(&sb, "a@b", D0, "[PATCH 1/2] one", "p1", "c");
-	add_mail(&sb, "a@b", D0, "[PATCH 2/2] two", "p2", "c");
-	assert_string_equal(got = one_series(sb.buf), "v3+cover: p1 p2");
-	free(got);
-	/* Mercurial's patchbomb */
-	bg_strbuf_reset(&sb);
-	add_mail(&sb, "a@b", D0, "[PATCH 0 of 2] s", "c", NULL);
-	add_mail(&sb, "a@b", D0, "[PATCH 1 of 2] one", "p1", "c");
-	add_mail(&sb, "a@b", D0, "[PATCH 2 of 2] two", "p2", "c");
-	assert_string_equal(got = one_series(sb.buf), "v1+cover: p1 p2");
-	free(got);
-	/* blank lines before the first "From " line, as git mailsplit allows */
-	bg_strbuf_reset(&sb);
-	bg_strbuf_addstr(&sb, "    \n\t\n\n");
-	add_mail(&sb, "a@b", D0, "[PATCH] one", "p1", NULL);
-	assert_string_equal(got = one_series(sb.buf), "v1: p1");
-	free(got);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		bg_strbuf_reset(&sb);
+		/* blank lines before the first "From " line, as git mailsplit allows */
+		bg_strbuf_addstr(&sb, i ? "" : "    \n\t\n\n");
+		for (size_t k = 0; k < ARRAY_SIZE(cases[i].m) && cases[i].m[k].from; k++) {
+			const struct drop_mail *d = &cases[i].m[k];
+
+			bg_strbuf_addf(&sb, "From x Mon Sep 17 00:00:00 2001\nFrom: %s\nDate: %s\n"
+				       "Subject: %s\nMessage-Id: <%s>\n", d->from, d->date,
+				       d->subject, d->id);
+			if (d->refs)
+				bg_strbuf_addf(&sb, "In-Reply-To: <%s>\nReferences: <%s>\n", d->refs,
+					       d->refs);
+			bg_strbuf_addstr(&sb, "\nwhy\n---\ndiff --git a/x b/x\n\n");
+		}
+		got = one_series(sb.buf);
+		if (strcmp(got, cases[i].expect))
+			print_error("%s: got '%s'\n", cases[i].what, got);
+		assert_string_equal(got, cases[i].expect);
+		free(got);
+	}
 	bg_strbuf_release(&sb);
 }
 
