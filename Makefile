@@ -195,7 +195,8 @@ tour:
 
 # ---- tests
 
-# the unit tests need a compiler, cmocka and git: no QEMU, no kernel sources
+# the unit tests need a compiler, cmocka, git and b4 (beside whom real mail is read): no
+# QEMU, no kernel sources
 check-unit: deps-unit
 	@$(MAKE) --no-print-directory $(JOBS) $(UNIT_BIN)
 	@$(if $(SANITIZE),LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp) \

@@ -11,7 +11,7 @@ for set in "$@"; do
 	case "$set" in
 	build)   pkgs="$pkgs git gcc make pkg-config libyaml-dev libxxhash-dev libgit2-dev libssl-dev libjansson-dev libsqlite3-dev
 		 libmicrohttpd-dev libcurl4-openssl-dev" ;;
-	unit)    pkgs="$pkgs libcmocka-dev git openssl" ;;
+	unit)    pkgs="$pkgs libcmocka-dev git openssl b4" ;;
 	clang)   pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	e2e)     pkgs="$pkgs jq time gzip bc python3 procps git sqlite3 curl openssl public-inbox chromium python3-jsonschema python3-yaml postfix iproute2 libfaketime" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 xz-utils git flex bison bc libssl-dev libelf-dev zlib1g-dev cpio

@@ -264,7 +264,8 @@ static int store_message(struct inbox *in, const char *where, unsigned epoch, co
 		bg_strvec_push(&in->res->errors, bg_error_last());
 		return 0;
 	}
-	if (!m.patch) {
+	/* a stray [PATCH 3/2] belongs to no series */
+	if (!m.patch || m.idx > m.total) {
 		if (m.reply)
 			in->res->replies++;
 		else

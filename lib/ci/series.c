@@ -364,14 +364,14 @@ static int apply_one(struct run *r, int idx)
 		c->error = xasprintf("%s cannot be applied: %s", label, bg_error_last());
 		goto out;
 	}
-	if (authorship(&msgs[0], from, date, &who) < 0 || !who.from_addr || !*who.from_addr) {
+	if (authorship(&msgs[0], from, date, &who) < 0 || !*msgs[0].author_addr) {
 		c->error = xasprintf("%s: its author cannot be read: %s", label,
 				     who.from_addr ? "no address" : bg_error_last());
 		goto out;
 	}
-	/* git am's message: the subject after its [PATCH] tag, then the body up to --- */
+	/* git am's message: its subject (mbox.h), then the body up to --- */
 	trim_blank_lines(&body, &body_len);
-	bg_strbuf_addf(&msg, "%s\n", msgs[0].title ? msgs[0].title : "");
+	bg_strbuf_addf(&msg, "%s\n", msgs[0].commit_subject);
 	if (body_len) {
 		bg_strbuf_addstr(&msg, "\n");
 		bg_strbuf_add(&msg, body, body_len);
@@ -381,8 +381,8 @@ static int apply_one(struct run *r, int idx)
 	p.diff = diff;
 	p.diff_len = diff_len;
 	p.message = msg.buf;
-	p.author_name = *who.from_name ? who.from_name : who.from_addr;
-	p.author_email = who.from_addr;
+	p.author_name = msgs[0].author_name;
+	p.author_email = msgs[0].author_addr;
 	p.when = who.when;
 	p.tz_minutes = who.tz_minutes;
 	p.ref = ref;

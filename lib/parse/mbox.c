@@ -446,69 +446,98 @@ static void parse_references(struct bg_msg *m, const char *v)
 	}
 }
 
-/* "Name <addr>", "addr (Name)" or "addr", the name possibly quoted and encoded. */
+/* s with every run of white space made one space, and trimmed. */
+static char *fold_spaces(const char *s)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	for (; *s; s++) {
+		if (!isspace((unsigned char)*s))
+			bg_strbuf_addch(&sb, *s);
+		else if (sb.len && sb.buf[sb.len - 1] != ' ')
+			bg_strbuf_addch(&sb, ' ');
+	}
+	if (sb.len && sb.buf[sb.len - 1] == ' ')
+		sb.buf[--sb.len] = '\0';
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+/*
+ * A From: value read as git mailinfo reads it, so that bootgate commits the author git am
+ * would: quotes and their backslashes dropped, the address the word around the first '@'
+ * (inside <> when it has them), the name what is left, a "(Name)" unwrapped; without an
+ * '@', a "<addr>" if there is one, else no address and no name. The name is decoded
+ * (RFC 2047) after the address is found, so that a decoded word cannot forge one.
+ */
+static void read_from(const char *v, char **name_out, char **addr_out)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	char *s = fold_spaces(v ? v : ""), *at, *name, *raw;
+	bool quoted = false;
+	int depth = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (*p == '\\' && p[1] && (quoted || depth)) {
+			bg_strbuf_addch(&sb, *++p);
+			continue;
+		}
+		if (*p == '"' && !depth) {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && *p == '(')
+			depth++;
+		else if (!quoted && *p == ')' && depth)
+			depth--;
+		bg_strbuf_addch(&sb, *p);
+	}
+	free(s);
+	s = bg_strbuf_detach(&sb, NULL);
+	at = strchr(s, '@');
+	if (at) {
+		char *start = at, *end = at;
+
+		while (start > s && !isspace((unsigned char)start[-1]) && start[-1] != '<')
+			start--;
+		while (*end && !isspace((unsigned char)*end) && *end != '>')
+			end++;
+		*addr_out = xstrndup(start, end - start);
+		if (start > s && start[-1] == '<')
+			start[-1] = ' ';
+		if (*end)
+			end++;          /* the '>' or the space after the address */
+		memmove(start, end, strlen(end) + 1);
+		raw = fold_spaces(s);
+		if (raw[0] == '(' && raw[strlen(raw) - 1] == ')') {
+			memmove(raw, raw + 1, strlen(raw));
+			raw[strlen(raw) - 1] = '\0';
+		}
+	} else {
+		char *lt = strchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+		*addr_out = gt ? xstrndup(lt + 1, gt - lt - 1) : xstrdup("");
+		raw = gt ? trim_dup(s, lt - s) : xstrdup("");
+	}
+	free(s);
+	name = decode_words(raw);
+	free(raw);
+	*name_out = trim_dup(name, strlen(name));
+	free(name);
+	for (char *c = *addr_out; *c; c++)
+		if ((unsigned char)*c < ' ')
+			*c = ' ';
+}
+
+/* The header's From: in m->from, m->from_name and m->from_addr (its domain lowercase). */
 static void parse_from(struct bg_msg *m, const char *v)
 {
-	const char *lt = NULL, *gt;
-	char *name = NULL, *addr, *at;
-	bool quoted = false;
+	char *at;
 
-	if (!v)
-		v = "";
-	for (const char *p = v; *p; p++) {
-		if (*p == '\\' && p[1])
-			p++;
-		else if (*p == '"')
-			quoted = !quoted;
-		else if (*p == '<' && !quoted)
-			lt = p;
-	}
-	if (lt && (gt = strchr(lt, '>'))) {
-		struct bg_strbuf sb = BG_STRBUF_INIT;
-		char *raw = trim_dup(v, lt - v);
-
-		addr = trim_dup(lt + 1, gt - lt - 1);
-		quoted = false;
-		for (const char *p = raw; *p; p++) {
-			if (*p == '\\' && p[1] && quoted)
-				bg_strbuf_addch(&sb, *++p);
-			else if (*p == '"')
-				quoted = !quoted;
-			else
-				bg_strbuf_addch(&sb, *p);
-		}
-		free(raw);
-		name = bg_strbuf_detach(&sb, NULL);
-	} else {
-		const char *paren = strchr(v, '(');
-
-		if (paren) {
-			const char *close = strrchr(paren, ')');
-
-			addr = trim_dup(v, paren - v);
-			name = trim_dup(paren + 1, (close ? close : paren + 1 + strlen(paren + 1)) -
-					(paren + 1));
-		} else {
-			addr = trim_dup(v, strlen(v));
-			name = xstrdup("");
-		}
-	}
-	at = strrchr(addr, '@');
+	read_from(v, &m->from_name, &m->from_addr);
+	at = strrchr(m->from_addr, '@');
 	if (at)
 		for (char *c = at; *c; c++)
 			*c = tolower((unsigned char)*c);
-	m->from_name = decode_words(name);
-	free(name);
-	{
-		char *t = trim_dup(m->from_name, strlen(m->from_name));
-
-		free(m->from_name);
-		m->from_name = t;
-	}
-	for (char *c = addr; *c; c++)
-		if ((unsigned char)*c < ' ')
-			*c = ' ';
-	m->from_addr = addr;
 	if (*m->from_name)
 		m->from = xasprintf("%s <%s>", m->from_name, m->from_addr);
 	else
@@ -696,7 +725,20 @@ static void tag_token(struct tag *t, const char *s, const char *e)
 	}
 }
 
-static int parse_subject(struct bg_msg *m, const struct hdrs *h, size_t line)
+/* The next word of a tag at *p (before close): its end; *p moved to its start. */
+static const char *tag_word(const char **p, const char *close)
+{
+	const char *e;
+
+	while (*p < close && (isspace((unsigned char)**p) || **p == ','))
+		(*p)++;
+	for (e = *p; e < close && !isspace((unsigned char)*e) && *e != ','; e++)
+		;
+	return e;
+}
+
+/* The tag; *tentative when only an RFC or a numbering makes it a patch (mbox.h). */
+static int parse_subject(struct bg_msg *m, size_t line, bool *tentative)
 {
 	const char *s = m->subject, *title;
 	bool re = false, fwd = false;
@@ -717,26 +759,40 @@ static int parse_subject(struct bg_msg *m, const struct hdrs *h, size_t line)
 		if (!close)
 			break;
 		for (p = s + 1; p < close;) {
-			const char *e;
+			const char *e = tag_word(&p, close), *of = e, *of_end, *n2, *q;
+			unsigned a, b;
 
-			while (p < close && (isspace((unsigned char)*p) || *p == ','))
-				p++;
-			e = p;
-			while (e < close && !isspace((unsigned char)*e) && *e != ',')
-				e++;
-			if (e > p)
+			/* Mercurial's "1 of 2" */
+			of_end = tag_word(&of, close);
+			n2 = of_end;
+			q = tag_word(&n2, close);
+			if (of_end - of == 2 && !strncasecmp(of, "of", 2) && !tok_num(p, e, &a) &&
+			    !tok_num(n2, q, &b)) {
+				t.numbered = true;
+				t.idx = a;
+				t.total = b;
+				t.ntok = p;
+				t.nlen = (int)(q - p);
+				e = q;
+			} else if (e > p) {
 				tag_token(&t, p, e);
+			}
 			p = e;
 		}
 		s = close + 1;
 		skip_space(&s);
 	}
+	/* "[Patch 2/2]: title" */
+	while (*s == ':' || isspace((unsigned char)*s))
+		s++;
 	title = s;
 	m->title = trim_dup(title, strlen(title));
 	m->rfc = t.rfc;
 	m->version = 1;
 	m->idx = m->total = 1;
-	if (t.patch) {
+	/* b4 reads [RFC v2 1/4] as [PATCH RFC v2 1/4], patchwork [net,v2,1/2] as a patch */
+	*tentative = !t.patch && (t.rfc || t.numbered);
+	if (t.patch || *tentative) {
 		if (t.versioned) {
 			if (t.version < 1 || t.version > BG_MSG_TOTAL_MAX)
 				return bg_error("%s:%zu: version %.*s is not from 1 to %u", m->name,
@@ -747,16 +803,12 @@ static int parse_subject(struct bg_msg *m, const struct hdrs *h, size_t line)
 			if (t.total < 1 || t.total > BG_MSG_TOTAL_MAX)
 				return bg_error("%s:%zu: patch %.*s: a series of 1 to %u patches",
 						m->name, line, t.nlen, t.ntok, BG_MSG_TOTAL_MAX);
-			if (t.idx > t.total)
-				return bg_error("%s:%zu: patch %.*s: number past the total",
-						m->name, line, t.nlen, t.ntok);
 			m->idx = t.idx;
 			m->total = t.total;
 		}
 	}
-	m->patch = t.patch && !re && !fwd;
+	m->patch = (t.patch || *tentative) && !re && !fwd;
 	m->reply = re || (!m->patch && m->in_reply_to);
-	(void)h;
 	return 0;
 }
 
@@ -914,6 +966,161 @@ out:
 	return ret;
 }
 
+/* ---- what git am commits */
+
+/* The in-body headers at the top of a body, as git mailinfo reads them. */
+struct inbody {
+	char *from, *subject, *date;   /* unfolded, NULL when absent */
+	size_t end;                    /* where the commit message starts in the body */
+};
+
+static char **inbody_slot(struct inbody *ib, const char *p, const char *e, const char **val)
+{
+	static const char *const names[] = { "From", "Subject", "Date" };
+	char **slots[] = { &ib->from, &ib->subject, &ib->date };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t n = strlen(names[i]);
+
+		if ((size_t)(e - p) > n && !strncasecmp(p, names[i], n) && p[n] == ':' &&
+		    !*slots[i]) {
+			*val = p + n + 1;
+			return slots[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * From:, Subject: and Date: lines at the top of a body (blank lines before them skipped,
+ * folded lines joined, the first of each kind taken) override the mail's headers, and a
+ * first line "[PATCH] title" is a subject: a forwarded patch keeps its author that way.
+ * The first blank line after them, or any other line, ends them.
+ */
+static void read_inbody(const char *body, size_t len, struct inbody *ib)
+{
+	const char *p = body, *end = body + len;
+	struct bg_strbuf cur = BG_STRBUF_INIT;
+	char **slot = NULL;
+
+	memset(ib, 0, sizeof(*ib));
+	while (p < end) {
+		const char *e = line_end(p, end), *next = e < end ? e + 1 : end, *val;
+		char **s;
+
+		if (slot && e > p && is_wsp(*p)) {
+			bg_strbuf_add(&cur, p, e - p);
+			p = next;
+			continue;
+		}
+		if (slot) {
+			*slot = bg_strbuf_detach(&cur, NULL);
+			slot = NULL;
+			if (e == p) {
+				p = next;
+				break;
+			}
+		}
+		if (e == p) {
+			p = next;
+			continue;
+		}
+		if ((s = inbody_slot(ib, p, e, &val))) {
+			slot = s;
+			bg_strbuf_add(&cur, val, e - val);
+		} else if (e - p > 7 && !memcmp(p, "[PATCH]", 7) && isspace((unsigned char)p[7]) &&
+			   !ib->subject) {
+			ib->subject = xstrndup(p, e - p);
+		} else {
+			break;
+		}
+		p = next;
+	}
+	if (slot)
+		*slot = bg_strbuf_detach(&cur, NULL);
+	bg_strbuf_release(&cur);
+	ib->end = p - body;
+}
+
+static void inbody_release(struct inbody *ib)
+{
+	free(ib->from);
+	free(ib->subject);
+	free(ib->date);
+}
+
+/* A subject as git mailinfo leaves it: leading Re:, ':', spaces and [...] cut, runs of
+ * spaces made one. */
+static char *clean_subject(const char *s)
+{
+	for (;;) {
+		if (isspace((unsigned char)*s) || *s == ':') {
+			s++;
+		} else if (!strncasecmp(s, "re:", 3) && s[3]) {
+			s += 3;
+		} else if (*s == '[' && strchr(s, ']')) {
+			s = strchr(s, ']') + 1;
+		} else {
+			break;
+		}
+	}
+	return fold_spaces(s);
+}
+
+/* Does [p, end) hold where git mailinfo sees a patch begin: "diff -", "Index: ", "---"? */
+static bool has_patchbreak(const char *p, const char *end)
+{
+	for (; p < end; p = line_end(p, end) + 1) {
+		const char *e = line_end(p, end), *t = p + 3;
+
+		if ((e - p >= 6 && !memcmp(p, "diff -", 6)) ||
+		    (e - p >= 7 && !memcmp(p, "Index: ", 7)))
+			return true;
+		if (e - p >= 3 && !memcmp(p, "---", 3)) {
+			if (e - p >= 5 && p[3] == ' ' && !isspace((unsigned char)p[4]))
+				return true;
+			while (t < e && isspace((unsigned char)*t))
+				t++;
+			if (t == e)
+				return true;
+		}
+		if (e >= end)
+			break;
+	}
+	return false;
+}
+
+/* m->author_name, author_addr and commit_subject (mbox.h), from the body and header_from. */
+static void read_author(struct bg_msg *m, const char *header_from)
+{
+	struct inbody ib;
+	char *name;
+
+	read_inbody(m->body, m->body_len, &ib);
+	/* git takes in-body headers only from a mail that holds a patch: a cover letter's
+	 * "From:" line is text */
+	if (!has_patchbreak(m->body + ib.end, m->body + m->body_len)) {
+		inbody_release(&ib);
+		memset(&ib, 0, sizeof(ib));
+	}
+	read_from(ib.from ? ib.from : header_from, &name, &m->author_addr);
+	/* git's rule: a name that is none, too long or looks like an address is the address */
+	if (!*name || strlen(name) > 60 || strpbrk(name, "@<>")) {
+		free(name);
+		name = xstrdup(m->author_addr);
+	}
+	m->author_name = name;
+	if (ib.subject) {
+		char *d = decode_words(ib.subject);
+
+		m->commit_subject = clean_subject(d);
+		free(d);
+	} else {
+		m->commit_subject = clean_subject(m->subject);
+	}
+	inbody_release(&ib);
+}
+
 /* ---- the message */
 
 static void crlf_to_lf(char *s, size_t *len)
@@ -957,8 +1164,10 @@ static int parse_normalized(const char *name, const char *buf, size_t len, size_
 {
 	struct hdrs h = { 0 };
 	struct walk w = { name, 0, BG_STRBUF_INIT, BG_STRBUF_INIT, false, false };
+	const struct hdr *sh;
 	const char *body, *v;
 	size_t line = first_line;
+	bool tentative = false;
 	int ret = -1;
 
 	memset(m, 0, sizeof(*m));
@@ -984,12 +1193,9 @@ static int parse_normalized(const char *name, const char *buf, size_t len, size_
 		parse_date(m, v);
 	}
 	m->subject = decode_words((v = hdr_value(&h, "Subject")) ? v : "");
-	{
-		const struct hdr *sh = hdr_get(&h, "Subject");
-
-		if (parse_subject(m, &h, sh ? sh->line : m->line))
-			goto out;
-	}
+	sh = hdr_get(&h, "Subject");
+	if (parse_subject(m, sh ? sh->line : m->line, &tentative))
+		goto out;
 	if (walk_entity(&w, &h, body, buf + len, line, 0, true))
 		goto out;
 	if (w.have_patch && !has_diff(w.text.buf, w.text.len)) {
@@ -1000,6 +1206,13 @@ static int parse_normalized(const char *name, const char *buf, size_t len, size_
 	m->body = bg_strbuf_detach(&w.text, &m->body_len);
 	crlf_to_lf(m->body, &m->body_len);
 	find_base_commit(m);
+	read_author(m, hdr_value(&h, "From"));
+	/* an RFC or a numbered mail without a diff is talk; a cover letter has none */
+	if (tentative && m->patch && m->idx && !has_diff(m->body, m->body_len)) {
+		m->patch = false;
+		m->reply = m->in_reply_to != NULL;
+		m->version = m->idx = m->total = 1;
+	}
 	ret = 0;
 out:
 	hdrs_release(&h);
@@ -1069,14 +1282,30 @@ int bg_mbox_parse(const char *name, const char *buf, size_t len, struct bg_msg *
 		  size_t *n)
 {
 	const char *p = buf, *end = buf + len, *start = NULL;
-	size_t line = 1, start_line = 0, alloc = 0;
+	size_t line = 1, start_line = 0, alloc = 0, skipped = 0;
 	bool prev_blank = true;
 
 	*msgs = NULL;
 	*n = 0;
 	if (!len)
 		return bg_error("%s:1: no message", name);
-	if (!is_from_line(buf, line_end(buf, end))) {
+	/* white space before the first "From " line, as git mailsplit skips it */
+	for (const char *q = buf; q < end;) {
+		const char *e = line_end(q, end), *t = q;
+
+		while (t < e && isspace((unsigned char)*t))
+			t++;
+		if (t < e) {
+			if (q > buf && is_from_line(q, e)) {
+				p = q;
+				line += skipped;
+			}
+			break;
+		}
+		skipped++;
+		q = e < end ? e + 1 : end;
+	}
+	if (!is_from_line(p, line_end(p, end))) {
 		*msgs = xcalloc(1, sizeof(**msgs));
 		if (bg_msg_parse(name, buf, len, *msgs)) {
 			free(*msgs);
@@ -1148,6 +1377,9 @@ void bg_msg_release(struct bg_msg *m)
 	free(m->body);
 	free(m->title);
 	free(m->base_commit);
+	free(m->author_name);
+	free(m->author_addr);
+	free(m->commit_subject);
 	free(m->name);
 	memset(m, 0, sizeof(*m));
 }
@@ -1161,40 +1393,24 @@ void bg_msgs_free(struct bg_msg *msgs, size_t n)
 
 /* ---- git am's split */
 
-static bool is_pseudo(const char *p, const char *e, const char *name)
-{
-	size_t n = strlen(name);
-
-	return (size_t)(e - p) >= n && !strncasecmp(p, name, n);
-}
-
 int bg_msg_patch(const struct bg_msg *m, const char **msg, size_t *msg_len,
 		 const char **diff, size_t *diff_len, char **from, char **date)
 {
 	const char *p = m->body, *end = m->body + m->body_len, *start, *dstart = NULL;
 	const char *mend = NULL;
+	struct inbody ib;
 
-	*from = *date = NULL;
-	/* the pseudo-headers of a forwarded patch, then the blank line after them */
-	while (p < end) {
-		const char *e = line_end(p, end);
+	read_inbody(m->body, m->body_len, &ib);
+	*from = ib.from ? fold_spaces(ib.from) : NULL;
+	*date = ib.date ? fold_spaces(ib.date) : NULL;
+	if (*from) {
+		char *d = decode_words(*from);
 
-		if (is_pseudo(p, e, "From: ")) {
-			char *raw = trim_dup(p + 6, e - p - 6);
-
-			free(*from);
-			*from = decode_words(raw);
-			free(raw);
-		} else if (is_pseudo(p, e, "Date: ")) {
-			free(*date);
-			*date = trim_dup(p + 6, e - p - 6);
-		} else if (!is_pseudo(p, e, "Subject: ")) {
-			break;
-		}
-		p = e < end ? e + 1 : end;
+		free(*from);
+		*from = d;
 	}
-	if ((*from || *date) && p < end && *p == '\n')
-		p++;
+	inbody_release(&ib);
+	p = m->body + ib.end;
 	start = p;
 	for (; p < end; p = line_end(p, end) + 1) {
 		const char *e = line_end(p, end);
@@ -1247,8 +1463,11 @@ struct group {
 	size_t *slot;          /* total + 1 entries, SIZE_MAX when empty */
 	unsigned version, total;
 	size_t first, last;    /* positions in msgs */
-	bool complete;
+	bool loose;            /* started by a mail that answers none: others may join it */
 };
+
+/* Mails of one series sent without References: further apart than this are two. */
+#define LOOSE_WINDOW (12 * 3600)
 
 static const char *parent_id(const struct bg_msg *m)
 {
@@ -1257,14 +1476,21 @@ static const char *parent_id(const struct bg_msg *m)
 	return m->nreferences ? m->references[m->nreferences - 1] : NULL;
 }
 
-/* The id of the series root of patch i (see the header); NULL for none. */
+/*
+ * The id of the series root of patch i (see the header); NULL for none. *version is the
+ * series' version: the patch's, or that of the cover it hangs from when the patch names
+ * none and the cover, of the same sender and total, does ("[PATCH v3 0/4]" then
+ * "[PATCH 1/4]").
+ */
 static const char *thread_root(const struct bg_msg *msgs, size_t n, const struct bg_strmap *ids,
-			       size_t i)
+			       size_t i, unsigned *version)
 {
 	size_t cur = i;
 
+	*version = msgs[i].version;
 	for (size_t steps = 0; steps <= n; steps++) {
 		const char *pid = parent_id(&msgs[cur]);
+		const struct bg_msg *pm;
 		ssize_t j;
 
 		if (msgs[cur].idx == 0 || !pid)
@@ -1272,8 +1498,15 @@ static const char *thread_root(const struct bg_msg *msgs, size_t n, const struct
 		j = bg_strmap_get(ids, pid);
 		if (j < 0)
 			return pid;   /* the missing cover or message the series answers */
-		if ((size_t)j == cur || !msgs[j].patch || msgs[j].version != msgs[i].version ||
-		    msgs[j].total != msgs[i].total)
+		pm = &msgs[j];
+		if (pm->patch && pm->idx == 0 && pm->total == msgs[i].total &&
+		    pm->version != *version && *version == 1 &&
+		    !strcmp(pm->from_addr, msgs[i].from_addr)) {
+			*version = pm->version;
+			return pm->message_id;
+		}
+		if ((size_t)j == cur || !pm->patch || pm->version != *version ||
+		    pm->total != msgs[i].total)
 			return msgs[cur].message_id;
 		cur = (size_t)j;
 	}
@@ -1287,14 +1520,57 @@ char *bg_series_key(const struct bg_series_msgs *s)
 	return xasprintf("%s\n%s", m->from_addr ? m->from_addr : "", m->title ? m->title : "");
 }
 
+/* The latest loose group patch i may join: same sender, version and total, its place
+ * free, sent close by; -1 when none. */
+static ssize_t loose_group(const struct bg_msg *msgs, const struct group *g, size_t ng,
+			   size_t i, unsigned version)
+{
+	const struct bg_msg *m = &msgs[i];
+
+	for (size_t k = ng; k-- > 0;) {
+		const struct bg_msg *f = &msgs[g[k].first];
+		int64_t dt = m->when - f->when;
+
+		if (g[k].loose && g[k].version == version && g[k].total == m->total &&
+		    !strcmp(f->from_addr, m->from_addr) && g[k].slot[m->idx] == SIZE_MAX &&
+		    dt <= LOOSE_WINDOW && dt >= -LOOSE_WINDOW)
+			return (ssize_t)k;
+	}
+	return -1;
+}
+
+/* Which kept series cand is a version of: same sender and the same title of the cover,
+ * or of patch 1 (a v2 may come without the cover v1 had); -1 when none. Its keys are
+ * added to names, their strings to keep. */
+static ssize_t same_series(struct bg_strmap *names, char ***keep, size_t *nkeep,
+			   const struct bg_series_msgs *cand, size_t next)
+{
+	const struct bg_msg *p1 = cand->patches[0];
+	char *kp = xasprintf("p\n%s\n%s", p1->from_addr, p1->title);
+	char *kc = cand->cover ? xasprintf("c\n%s\n%s", cand->cover->from_addr,
+					   cand->cover->title) : NULL;
+	ssize_t si = bg_strmap_get(names, kp);
+
+	if (si < 0 && kc)
+		si = bg_strmap_get(names, kc);
+	*keep = xreallocarray(*keep, *nkeep + 2, sizeof(**keep));
+	(*keep)[(*nkeep)++] = kp;
+	bg_strmap_put(names, kp, si < 0 ? next : (size_t)si);
+	if (kc) {
+		(*keep)[(*nkeep)++] = kc;
+		bg_strmap_put(names, kc, si < 0 ? next : (size_t)si);
+	}
+	return si;
+}
+
 int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msgs **out,
 		       size_t *nout)
 {
 	struct bg_strmap ids = BG_STRMAP_INIT, keys = BG_STRMAP_INIT, names = BG_STRMAP_INIT;
 	struct group *g = NULL;
-	size_t ng = 0, galloc = 0, alloc = 0;
+	size_t ng = 0, galloc = 0, alloc = 0, nkeep = 0;
 	struct bg_series_msgs *s;
-	char **skey = NULL;
+	char **keep = NULL;
 	size_t *spos;
 
 	*out = NULL;
@@ -1305,29 +1581,38 @@ int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msg
 	for (size_t i = 0; i < n; i++) {
 		const struct bg_msg *m = &msgs[i];
 		const char *root;
+		unsigned version;
+		ssize_t lg = -1;
 		char *key;
 		size_t gi;
 
 		if (!m->patch || m->reply || m->total < 1 || m->total > BG_MSG_TOTAL_MAX ||
 		    m->idx > m->total)
 			continue;
-		root = thread_root(msgs, n, &ids, i);
-		key = root ? xasprintf("%s\n%u/%u", root, m->version, m->total)
-			   : xasprintf("#%zu", i);
-		gi = bg_strmap_put(&keys, key, ng);
-		if (gi == ng) {
-			ALLOC_GROW(g, ng + 1, galloc);
-			g[ng].key = key;
-			g[ng].slot = xmalloc((m->total + 1) * sizeof(size_t));
-			for (unsigned k = 0; k <= m->total; k++)
-				g[ng].slot[k] = SIZE_MAX;
-			g[ng].version = m->version;
-			g[ng].total = m->total;
-			g[ng].first = i;
-			g[ng].complete = false;
-			ng++;
+		root = thread_root(msgs, n, &ids, i, &version);
+		/* a patch that answers nothing: patchwork groups it by sender and version */
+		if (m->idx && !parent_id(m))
+			lg = loose_group(msgs, g, ng, i, version);
+		if (lg >= 0) {
+			gi = (size_t)lg;
 		} else {
-			free(key);
+			key = root ? xasprintf("%s\n%u/%u", root, version, m->total)
+				   : xasprintf("#%zu", i);
+			gi = bg_strmap_put(&keys, key, ng);
+			if (gi == ng) {
+				ALLOC_GROW(g, ng + 1, galloc);
+				g[ng].key = key;
+				g[ng].slot = xmalloc((m->total + 1) * sizeof(size_t));
+				for (unsigned k = 0; k <= m->total; k++)
+					g[ng].slot[k] = SIZE_MAX;
+				g[ng].version = version;
+				g[ng].total = m->total;
+				g[ng].first = i;
+				g[ng].loose = !parent_id(m);
+				ng++;
+			} else {
+				free(key);
+			}
 		}
 		if (g[gi].slot[m->idx] == SIZE_MAX)
 			g[gi].slot[m->idx] = i;
@@ -1337,8 +1622,7 @@ int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msg
 	spos = NULL;
 	for (size_t k = 0; k < ng; k++) {
 		struct bg_series_msgs cand;
-		size_t si;
-		char *key;
+		ssize_t si;
 		bool ok = true;
 
 		for (unsigned idx = 1; idx <= g[k].total; idx++)
@@ -1351,14 +1635,11 @@ int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msg
 			cand.patches[idx - 1] = &msgs[g[k].slot[idx]];
 		cand.version = g[k].version;
 		cand.total = g[k].total;
-		key = bg_series_key(&cand);
-		si = bg_strmap_put(&names, key, *nout);
-		if (si == *nout) {
+		si = same_series(&names, &keep, &nkeep, &cand, *nout);
+		if (si < 0) {
 			ALLOC_GROW(s, *nout + 1, alloc);
-			skey = xreallocarray(skey, alloc, sizeof(*skey));
 			spos = xreallocarray(spos, alloc, sizeof(*spos));
 			s[*nout] = cand;
-			skey[*nout] = key;
 			spos[*nout] = g[k].last;
 			(*nout)++;
 		} else if (cand.version > s[si].version ||
@@ -1367,10 +1648,8 @@ int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msg
 			free(s[si].patches);
 			s[si] = cand;
 			spos[si] = g[k].last;
-			free(key);
 		} else {
 			free(cand.patches);
-			free(key);
 		}
 	}
 	for (size_t k = 0; k < ng; k++) {
@@ -1380,9 +1659,9 @@ int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msg
 	bg_strmap_release(&ids);
 	bg_strmap_release(&keys);
 	bg_strmap_release(&names);
-	for (size_t k = 0; k < *nout; k++)
-		free(skey[k]);
-	free(skey);
+	for (size_t k = 0; k < nkeep; k++)
+		free(keep[k]);
+	free(keep);
 	free(spos);
 	free(g);
 	*out = s;

@@ -33,17 +33,27 @@ struct bg_msg {
 	                         a text/x-patch attachment is appended when the text part has
 	                         no diff */
 	size_t body_len;
-	bool patch;           /* the subject carries a [... PATCH ...] tag and no Re:/Aw:/Fwd: */
+	bool patch;           /* the subject carries a [... PATCH ...] tag, or an RFC or M/N
+	                         ("M of N") one and the body a diff, and no Re:/Aw:/Fwd: */
 	bool reply;           /* Re:/Aw:, or a non-patch with In-Reply-To; whether a patch
 	                         replying to another message is part of its series is decided
 	                         by bg_series_assemble */
 	unsigned version;     /* the vN of the tag, 1 without one */
-	unsigned idx, total;  /* M/N of the tag; 1/1 without one; idx 0: a cover letter */
+	unsigned idx, total;  /* M/N of the tag; 1/1 without one; idx 0: a cover letter; an
+	                         idx past the total (a stray 3/2) belongs to no series */
 	char *title;          /* the subject after the tag (the commit subject) */
 	char *base_commit;    /* a "base-commit: <40 hex>" line of the body, NULL when none */
 	size_t line;          /* 1-based line of its first header in what was parsed */
 	char *name;           /* the name given to the parser, for messages about it */
 	bool rfc;             /* the tag says RFC */
+	char *author_name;    /* the author git am commits, read as git mailinfo reads him: an
+	                         in-body From: (a forwarded patch's) over the header's; the
+	                         address stands for a name that is empty, over 60 bytes or
+	                         holds '@', '<' or '>'; "" when there is no address */
+	char *author_addr;    /* its address as written, "" when none */
+	char *commit_subject; /* the commit subject git am takes: an in-body Subject: (or a
+	                         first line "[PATCH] ...") over the header's, without its
+	                         leading Re:, ':' and [...] tags, runs of spaces made one */
 	size_t raw_off, raw_len;  /* the message as it came: its bytes in the buffer parsed,
 	                             without an mbox's "From " line (>From still quoted) */
 };
@@ -75,10 +85,12 @@ struct bg_series_msgs {
 	unsigned version, total;
 };
 /* Groups msgs into series by thread (In-Reply-To/References to the cover or patch 1),
- * version and total; only complete series (every patch 1..total there) are returned; of
- * several versions of one series (same title of the cover, else of patch 1, and same
- * author address) only the newest; replies and non-patches are ignored. *out belongs to
- * the caller (bg_series_msgs_free). 0 or -1. */
+ * version and total; patches that answer nothing by sender, version and total, sent
+ * within 12 hours of each other (with a cover of the same that answers nothing); only
+ * complete series (every patch 1..total there) are returned; of several versions of one
+ * series (same author address and same title of the cover or of patch 1) only the newest;
+ * replies and non-patches are ignored. *out belongs to the caller (bg_series_msgs_free).
+ * 0 or -1. */
 int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msgs **out,
 		       size_t *nout);
 void bg_series_msgs_free(struct bg_series_msgs *s, size_t n);
