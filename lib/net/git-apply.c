@@ -1,10 +1,4 @@
-/*
- * A patch applied as git am applies it: by git apply itself, into an index of its own, so
- * that a hunk is found at an offset from its line number and a patch whose index lines
- * name blobs the repository has falls back to a three-way merge. libgit2's apply looks
- * for a hunk at its line number only, and real series are seldom made on the base they
- * are tested on.
- */
+/* A patch applied by git apply into an index of its own, as git am --3way applies it. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +38,18 @@ static int run_git(struct git_run *g, char **out, struct bg_proc_result *res, ..
 		bg_strvec_push(&argv, a);
 	va_end(ap);
 	if (!g->env.n) {
-		bg_strvec_pushv(&g->env, environ);
 		bg_strvec_pushf(&g->env, "GIT_DIR=%s", g->gitdir);
 		bg_strvec_pushf(&g->env, "GIT_INDEX_FILE=%s", g->index);
 		/* the same patch applies alike for every user of the machine */
 		bg_strvec_push(&g->env, "GIT_CONFIG_NOSYSTEM=1");
 		bg_strvec_push(&g->env, "GIT_CONFIG_GLOBAL=/dev/null");
+		/* git's words are read below: untranslated */
 		bg_strvec_push(&g->env, "LC_ALL=C");
+		/* no inherited GIT_WORK_TREE, GIT_OBJECT_DIRECTORY or LANGUAGE in their way */
+		for (char **e = environ; *e; e++)
+			if (strncmp(*e, "GIT_", 4) && strncmp(*e, "LC_", 3) &&
+			    strncmp(*e, "LANG", 4))
+				bg_strvec_push(&g->env, *e);
 	}
 	o.argv = bg_strvec_argv(&argv);
 	o.envp = bg_strvec_argv(&g->env);
@@ -119,6 +118,11 @@ static void refusal(const char *said, struct bg_strbuf *why)
 		bg_strbuf_addstr(why, "git apply refused it and said nothing");
 }
 
+/*
+ * libgit2's apply looks for a hunk at its line number only, and real series are seldom
+ * made on the base they are tested on: git apply finds a hunk at an offset, and merges
+ * three-way when the patch's index lines name blobs the repository has.
+ */
 int bg_git_apply_tree(const char *gitdir, const char *base_tree, const char *label,
 		      const char *diff, size_t diff_len, char tree[BG_OID_HEX])
 {
