@@ -800,7 +800,8 @@ static int parse_subject(struct bg_msg *m, size_t line, bool *tentative)
 			m->version = t.version;
 		}
 		if (t.numbered) {
-			if (t.total < 1 || t.total > BG_MSG_TOTAL_MAX)
+			/* a stray 3/2 is read; a 5000/2 is no patch of any series */
+			if (t.total < 1 || t.total > BG_MSG_TOTAL_MAX || t.idx > BG_MSG_TOTAL_MAX)
 				return bg_error("%s:%zu: patch %.*s: a series of 1 to %u patches",
 						m->name, line, t.nlen, t.ntok, BG_MSG_TOTAL_MAX);
 			m->idx = t.idx;

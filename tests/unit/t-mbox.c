@@ -344,6 +344,9 @@ static void test_hostile(void **state)
 	expect_refusal("\n\nbody\n", SIZE_MAX, "bad.mbox:1: no header");
 	expect_refusal("From: a\nSubject: [PATCH 1/1000] x\n\n", SIZE_MAX,
 		       "bad.mbox:2: patch 1/1000: a series of 1 to 999 patches");
+	/* a stray 3/2 is read, but a 5000/2 is none: every idx fits a series' bounds */
+	expect_refusal("From: a\nSubject: [PATCH 5000/2] x\n\n", SIZE_MAX,
+		       "bad.mbox:2: patch 5000/2: a series of 1 to 999 patches");
 	expect_refusal("From: a\nSubject: [PATCH 1/0] x\n\n", SIZE_MAX,
 		       "bad.mbox:2: patch 1/0: a series of 1 to 999 patches");
 	expect_refusal("From: a\nSubject: [PATCH v99999999999 1/2] x\n\n", SIZE_MAX,
