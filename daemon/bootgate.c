@@ -237,7 +237,7 @@ static int output_written(int ret)
 {
 	if ((fflush(stdout) == EOF || ferror(stdout)) && !ret) {
 		log_error("cannot write the output");
-		return ret ? ret : 1;
+		return 1;
 	}
 	return ret;
 }

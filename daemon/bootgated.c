@@ -339,22 +339,23 @@ static int servers_of(const struct bg_service_conf *c, struct servers *sv)
 	memset(sv, 0, sizeof(*sv));
 	if (c->webhook_host) {
 		/* read as scripts/webhook-sign.sh reads it, which signs the pushes */
-		sv->secret = bg_secret_read(c->webhook_secret_file, 4096, &sv->secret_len);
-		if (!sv->secret) {
-			bg_error("webhook: secret-file: %s", bg_error_last());
+		sv->secret = bg_service_conf_webhook_secret(c, 4096, &sv->secret_len);
+		if (!sv->secret)
 			goto fail;
-		}
 		sv->hook_listen = numeric_listen("webhook", c->webhook_host, c->webhook_port);
 		if (!sv->hook_listen)
-			goto fail;
+			goto fail_file;
 	}
 	if (c->artifacts_host) {
 		sv->artifacts_listen = numeric_listen("artifacts", c->artifacts_host,
 						      c->artifacts_port);
 		if (!sv->artifacts_listen)
-			goto fail;
+			goto fail_file;
 	}
 	return 0;
+fail_file:
+	/* a name that does not resolve is no mistake of a line: the file is named */
+	bg_error("%s: %s", c->file, bg_error_last());
 fail:
 	servers_release(sv);
 	return -1;
@@ -516,18 +517,17 @@ static int hook_push(const char *tree, const char *ref, const char *rev, void *d
 	char line[HOOK_LINE];
 	/* tree names are at most 64 bytes (the webhook checks): one write, under PIPE_BUF */
 	int n = snprintf(line, sizeof(line), "%s %s\n", tree, rev ? rev : "-");
-	bool noted = false;
+	bool known, noted = false;
 
 	(void)ref;
 	/* under the lock a reload replaces the configuration with */
 	pthread_mutex_lock(&d->hook_lock);
-	noted = bg_service_conf_tree(&d->conf, tree) || bg_service_conf_inbox(&d->conf, tree);
+	known = bg_service_conf_tree(&d->conf, tree) || bg_service_conf_inbox(&d->conf, tree);
 	pthread_mutex_unlock(&d->hook_lock);
-	if (!noted) {
+	if (!known) {
 		log_info("webhook: a signed push to '%s', which no tree or inbox is: 404", tree);
 		return BG_WEBHOOK_NO_TREE;
 	}
-	noted = false;
 	if (n > 0 && (size_t)n < sizeof(line) && write(d->hook_pipe[1], line, n) == n)
 		return 0;
 	pthread_mutex_lock(&d->hook_lock);
@@ -1250,13 +1250,11 @@ static void usage(FILE *f)
 		"\nexit: 0 stopped, 1 error, 2 usage or a bad configuration\n");
 }
 
-/* The configuration's error, 2: "[FILE: ]WHY" on one line, whatever the file held. */
-static int bad_conf(const char *file)
+/* The configuration's error, 2: on one line, whatever the file held. */
+static int bad_conf(void)
 {
 	struct bg_strbuf safe = BG_STRBUF_INIT;
 
-	if (file)
-		bg_strbuf_addf(&safe, "%s: ", file);
 	/* a name in it cannot forge a second message */
 	bg_text_escape_line(&safe, bg_error_last(), strlen(bg_error_last()));
 	fprintf(stderr, "%s\n", safe.buf);
@@ -1307,7 +1305,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	/* -n also checks what only a start opens: the trees' reference repositories */
 	if (bg_service_conf_load(d->conf_path, &d->conf) < 0 ||
 	    (check && bg_service_conf_check_references(&d->conf) < 0))
-		return bad_conf(NULL);
+		return bad_conf();
 	/* every build it starts hides the secrets this file names (bootgate-build --service) */
 	if (realpath(d->conf_path, real))
 		setenv("BOOTGATE_SERVICE", real, 1);
@@ -1316,7 +1314,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 
 		/* what a start would read: the webhook's secret-file too */
 		if (servers_of(&d->conf, &sv) < 0)
-			return bad_conf(d->conf_path);
+			return bad_conf();
 		servers_release(&sv);
 		bg_text_println(stdout, "%s: %zu trees, ok", d->conf_path, d->conf.ntrees);
 		return 0;

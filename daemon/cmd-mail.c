@@ -200,14 +200,8 @@ int cmd_mail(int argc, char **argv)
 	if (!db)
 		db = bg_path_join(conf.state, "bootgate.db");
 	/* mails come from a store that has an outbox: a mistyped --db must not make one */
-	if (access(db, F_OK) != 0) {
-		log_errorx("no store at '%s' (--db FILE, or the configuration's state)", db);
+	if (cmd_open_store_existing(db, "the configuration's state", false, &s) < 0)
 		goto out;
-	}
-	if (bg_store_open(db, &s) < 0) {
-		log_errorx("%s", bg_error_last());
-		goto out;
-	}
 	if (json) {
 		o.j = &j;
 		bg_json_init(&j, STDOUT_FILENO, 2);

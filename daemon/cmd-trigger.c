@@ -73,8 +73,11 @@ static bool is_rev(const char *s)
 	return n >= 4 && n < BG_OID_HEX && strspn(s, "0123456789abcdef") == n;
 }
 
-/* {"ok": bool, "answer": the daemon's line} or {"ok": true, "job": N, "woken": bool} */
-static void print_json(bool ok, const char *answer, int64_t job, bool woken)
+/*
+ * {"ok": bool, "answer": the daemon's line} or {"ok": true, "job": N, "already": bool,
+ * "woken": bool}, already when the job was queued before
+ */
+static void print_json(bool ok, const char *answer, int64_t job, bool already, bool woken)
 {
 	struct bg_json j;
 
@@ -89,6 +92,8 @@ static void print_json(bool ok, const char *answer, int64_t job, bool woken)
 	} else {
 		bg_json_key(&j, "job");
 		bg_json_int(&j, job);
+		bg_json_key(&j, "already");
+		bg_json_bool(&j, already);
 		bg_json_key(&j, "woken");
 		bg_json_bool(&j, woken);
 	}
@@ -137,7 +142,7 @@ int cmd_trigger(int argc, char **argv)
 	} else {
 		ret = strncmp(buf, "ok", 2) != 0;
 		if (json)
-			print_json(!ret, buf, -1, false);
+			print_json(!ret, buf, -1, false, false);
 		else
 			bg_text_printf(stdout, "%s\n", buf);
 	}
@@ -161,6 +166,7 @@ int cmd_rerun(int argc, char **argv)
 	const char *tree = NULL, *what;
 	unsigned long job = 0;
 	int64_t id = 0, tree_id = 0;
+	int already = 0;    /* 1: the job was queued before (bg_store_job_gate, _rerun) */
 	int opt, ret = 1;
 
 	while ((opt = getopt_long(argc, argv, "d:s:t:j", opts, NULL)) != -1) {
@@ -182,16 +188,10 @@ int cmd_rerun(int argc, char **argv)
 	if (!db)
 		db = bg_store_default_path();
 	/* a job is rerun in a store that has it: none is made here */
-	if (access(db, F_OK) != 0) {
-		log_errorx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", db);
+	if (cmd_open_store_existing(db, "BOOTGATE_STATE", false, &s) < 0)
 		goto out;
-	}
-	if (bg_store_open(db, &s) < 0) {
-		log_errorx("%s", bg_error_last());
-		goto out;
-	}
 	if (strlen(what) < 12 && bg_num_parse_ulong(what, 1, INT64_MAX, &job) == 0) {
-		if (bg_store_job_rerun(s, (int64_t)job, &id) < 0)
+		if ((already = bg_store_job_rerun(s, (int64_t)job, &id)) < 0)
 			goto fail;
 		if (!id) {
 			log_errorx("no job %lu in the store", job);
@@ -223,18 +223,17 @@ int cmd_rerun(int argc, char **argv)
 			}
 			free(path);
 		}
-		if (bg_store_job_gate(s, tree_id, full, &id) < 0)
+		if ((already = bg_store_job_gate(s, tree_id, full, &id)) < 0)
 			goto fail;
 	}
 	if (!sock)
 		sock = default_socket();
 	woken = ask(sock, "wake\n", buf, sizeof(buf)) == 0;
 	if (json) {
-		print_json(true, NULL, id, woken);
+		print_json(true, NULL, id, already == 1, woken);
 	} else {
-		/* a job that has not run yet is not queued twice (bg_store_job_rerun) */
-		printf("job %" PRId64 " %s\n", id, id == (int64_t)job ? "is queued already" :
-		       "queued");
+		/* a job that has not run yet is not queued twice (bg_store_job_rerun, _gate) */
+		printf("job %" PRId64 " %s\n", id, already == 1 ? "is queued already" : "queued");
 		if (!woken)
 			printf("no daemon answers: the job waits in the queue for one\n");
 	}

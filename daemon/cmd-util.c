@@ -92,18 +92,25 @@ int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs,
 	return ret;
 }
 
+int cmd_open_store_existing(const char *path, const char *where, bool ro,
+			    struct bg_store **s)
+{
+	if (access(path, F_OK) != 0) {
+		log_errorx("no store at '%s' (--db FILE, or %s)", path, where);
+		return -1;
+	}
+	if ((ro ? bg_store_open_ro(path, s) : bg_store_open(path, s)) < 0) {
+		log_errorx("%s", bg_error_last());
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_open_store(const char *db, struct bg_store **s)
 {
 	char *path = db ? xstrdup(db) : bg_store_default_path();
-	int ret = 0;
+	int ret = cmd_open_store_existing(path, "BOOTGATE_STATE", true, s);
 
-	if (access(path, F_OK) != 0) {
-		log_errorx("no store at '%s' (--db FILE, or BOOTGATE_STATE)", path);
-		ret = -1;
-	} else if (bg_store_open_ro(path, s) < 0) {
-		log_errorx("%s", bg_error_last());
-		ret = -1;
-	}
 	free(path);
 	return ret;
 }

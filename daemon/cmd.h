@@ -124,6 +124,13 @@ int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs,
  * why (none there, not one); never made by reading.
  */
 int cmd_open_store(const char *db, struct bg_store **s);
+/*
+ * The store at path, which must be there already (a mistyped --db must not make one),
+ * read-only with ro; where says in the message what else names a store. 0, or -1 after
+ * saying why.
+ */
+int cmd_open_store_existing(const char *path, const char *where, bool ro,
+			    struct bg_store **s);
 
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);

@@ -441,11 +441,17 @@ static int walk_open(struct walk *w)
 /* The commit rev, in id, and its first parent, in parent ("" at a root). */
 static int walk_at(struct walk *w, const char *rev, char id[BG_OID_HEX], char parent[BG_OID_HEX])
 {
+	int ret;
+
 	if (walk_open(w) < 0)
 		return -1;
 	w->steps++;
-	if (bg_git_repo_parent(w->repo, rev, id, parent) != 0)
-		return bg_error("%s: cannot read commit %s", w->path, rev);
+	ret = bg_git_repo_parent(w->repo, rev, id, parent);
+	/* libgit2's why (a lost object, a broken pack) is kept */
+	if (ret < 0)
+		return bg_error("%s: %s", w->path, bg_error_last());
+	if (ret > 0)
+		return bg_error("%s: no commit %s", w->path, rev);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "util/fs.h"
 #include "util/num.h"
 #include "util/path.h"
+#include "util/secret.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -593,14 +594,14 @@ static int check_tree_ref(const struct bg_service_conf *sc, const struct bg_conf
 }
 
 /* The line of tree t's name in the file (sc->conf holds the file as read). */
-static size_t tree_line(struct bg_service_conf *sc, const struct bg_service_tree *t)
+static size_t tree_line(const struct bg_service_conf *sc, const struct bg_service_tree *t)
 {
-	struct bg_conf *trees;
-	size_t n, i = (size_t)(t - sc->trees);
+	const struct bg_conf_entry *trees = bg_conf_find(&sc->conf, "trees");
+	size_t i = (size_t)(t - sc->trees);
 
-	if (bg_conf_maps(&sc->conf, "trees", &trees, &n) < 0 || i >= n)
+	if (!trees || i >= trees->nmaps)
 		return 0;
-	return bg_conf_find(&trees[i], "name")->line;
+	return bg_conf_find(&trees->maps[i], "name")->line;
 }
 
 static int read_inbox(struct bg_service_conf *sc, struct bg_conf *boxes, size_t i,
@@ -796,10 +797,21 @@ int bg_service_conf_check_references(struct bg_service_conf *sc)
 		const char *ref = sc->trees[i].reference;
 
 		if (ref && bg_git_is_repository(ref) < 0)
-			return bg_conf_error_at(&trees[i], "reference", 0, "'reference': '%s' is not "
-						"a git repository: %s", ref, bg_error_last());
+			return bg_conf_error_at(&trees[i], "reference", 0, "'reference': %s",
+						bg_error_last());
 	}
 	return 0;
+}
+
+char *bg_service_conf_webhook_secret(const struct bg_service_conf *sc, size_t max, size_t *len)
+{
+	const struct bg_conf_entry *e = bg_conf_find(&sc->conf, "webhook");
+	char *secret = bg_secret_read(sc->webhook_secret_file, max, len);
+
+	if (!secret && e && e->nmaps)
+		bg_conf_error_at(&e->maps[0], "secret-file", 0, "'secret-file': %s",
+				 bg_error_last());
+	return secret;
 }
 
 void bg_service_conf_release(struct bg_service_conf *sc)

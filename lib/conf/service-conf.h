@@ -127,6 +127,12 @@ int bg_service_conf_load_mem(const char *name, const char *dir, const char *text
  * repository (else the tree's first fetch fails). 0, or -1 with "file:line:col: why".
  */
 int bg_service_conf_check_references(struct bg_service_conf *c);
+/*
+ * The webhook's secret, read as bg_secret_read reads it (max bytes at most, *len its
+ * length), for c with a webhook; free it with bg_secret_free. NULL with
+ * "file:line:col: 'secret-file': why".
+ */
+char *bg_service_conf_webhook_secret(const struct bg_service_conf *c, size_t max, size_t *len);
 void bg_service_conf_release(struct bg_service_conf *c);
 /* The tree called name, borrowed from c; NULL if none is. */
 const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *c,

@@ -129,12 +129,14 @@ static char *patch_message(const char *mbox)
 	size_t n = 0, body_len, diff_len;
 	char *from = NULL, *date = NULL, *message = NULL;
 
+	/* no patch, or not one mail: no message */
 	if (!mbox || bg_mbox_parse("the patch", mbox, strlen(mbox), &m, &n) < 0 || n != 1)
-		;
-	else if (bg_msg_patch(&m[0], &body, &body_len, &diff, &diff_len, &from, &date) == 0)
+		goto out;
+	if (bg_msg_patch(&m[0], &body, &body_len, &diff, &diff_len, &from, &date) == 0)
 		message = xstrndup(body, body_len);
 	else if (m[0].body)
 		message = xstrndup(m[0].body, m[0].body_len);
+out:
 	bg_msgs_free(m, n);
 	free(from);
 	free(date);

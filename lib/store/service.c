@@ -226,7 +226,7 @@ int bg_store_job_gate(struct bg_store *s, int64_t tree, const char *rev, int64_t
 			 "rev = ? AND state = 'queued' ORDER BY id LIMIT 1", "is", tree, rev) < 0)
 		return -1;
 	if (*id)
-		return 0;
+		return 1;
 	if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, created) VALUES "
 			  "('gate', 'rerun', ?, ?, ?)", "isd", tree, rev, bg_store_now()) < 0)
 		return -1;
@@ -244,7 +244,7 @@ int bg_store_job_rerun(struct bg_store *s, int64_t job, int64_t *id)
 		return -1;
 	if (queued) {
 		*id = job;
-		return 0;
+		return 1;
 	}
 	if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) SELECT "
 			  "kind, 'rerun', tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",

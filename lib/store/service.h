@@ -78,11 +78,14 @@ int bg_store_job_failed(struct bg_store *s, int64_t id, const char *error);
 int bg_store_jobs_interrupted(struct bg_store *s, int64_t *n);
 /* The bisection of a regression a gate found, bad..good, queued. */
 int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const char *good);
-/* A gate of rev queued by hand (origin rerun); *id the new job, or the one queued already. */
+/*
+ * A gate of rev queued by hand (origin rerun); *id the new job: 0, or the one queued
+ * already: 1.
+ */
 int bg_store_job_gate(struct bg_store *s, int64_t tree, const char *rev, int64_t *id);
 /*
- * Job id queued again by hand, as a new job; *id the new one, job itself when it is still
- * queued (nothing is added), 0 when there was no such job.
+ * Job id queued again by hand, as a new job; *id the new one: 0, job itself when it is
+ * still queued (nothing is added): 1, 0 when there was no such job (*id 0).
  */
 int bg_store_job_rerun(struct bg_store *s, int64_t job, int64_t *id);
 /* A series' state (owned by the caller), NULL when there is no such series. */

@@ -124,7 +124,7 @@ conf() {
 test_expect_success 'bootgated -n: a reference that is no git repository is named at its line' '
 	conf c.yaml nolinux &&
 	test_exit_code 2 "$ROOT/bin/bootgated" -n -f c.yaml >out 2>err &&
-	test_grep "^c.yaml:7:16: .reference.: .$SCRATCH/nolinux. is not a git repository" err &&
+	test_grep "^c.yaml:7:16: .reference.: not a git repository .$SCRATCH/nolinux.: " err &&
 	git init -q --bare linux.git &&
 	conf c.yaml linux.git &&
 	"$ROOT/bin/bootgated" -n -f c.yaml >out &&

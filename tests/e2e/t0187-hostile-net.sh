@@ -54,12 +54,16 @@ test_expect_success 'a reload whose secret cannot be read: -n says so, the old w
 	sed "s|secret-file: .*|secret-file: $SCRATCH/no-such-secret|" "$SCRATCH/bootgate.yaml" \
 		>"$SCRATCH/bad.yaml" &&
 	test_exit_code 2 "$BOOTGATED" -n -f "$SCRATCH/bad.yaml" 2>err &&
-	test_grep "no-such-secret" err &&
+	why="'"'secret-file'"': cannot open '"'$SCRATCH/no-such-secret'"': No such file or directory" &&
+	echo "$SCRATCH/bad.yaml:7:16: $why" >want &&
+	test_cmp want err &&
 	cp "$SCRATCH/bootgate.yaml" "$SCRATCH/good.yaml" &&
 	cp "$SCRATCH/bad.yaml" "$SCRATCH/bootgate.yaml" &&
 	kill -HUP "$(cat "$SCRATCH/daemon.pid")" &&
 	reloaded 1 &&
-	test "$(q "SELECT count(*) FROM events WHERE message LIKE '"'keeping the old configuration%no-such-secret%'"'")" = 1 &&
+	q "SELECT message FROM events WHERE message LIKE '"'keeping the old configuration%'"'" >got &&
+	echo "keeping the old configuration: $SCRATCH/bootgate.yaml:7:16: $why" >want &&
+	test_cmp want got &&
 	test "$(q "SELECT count(*) FROM events WHERE message LIKE '"'configuration reloaded%'"'")" = 0 &&
 	test "$(push load-b)" = 202 &&
 	cp "$SCRATCH/good.yaml" "$SCRATCH/bootgate.yaml"

@@ -264,7 +264,7 @@ static void test_series_when_complete(void **state)
 static void test_single_epoch_and_errors(void **state)
 {
 	char *ep = bg_path_join(top, "single.git"), *clone = bg_path_join(top, "mirror.git");
-	char *nowhere = bg_path_join(top, "nowhere");
+	char *nowhere = bg_path_join(top, "nowhere"), *lost;
 	struct bg_inbox_result r;
 
 	(void)state;
@@ -293,6 +293,20 @@ static void test_single_epoch_and_errors(void **state)
 	assert_int_equal(bg_inbox_follow(st, "mirror", clone, tree_id, &r), -1);
 	assert_non_null(strstr(bg_error_last(), "is not in the history of 'HEAD' any more"));
 	bg_inbox_result_release(&r);
+	/* a commit whose parent is lost: libgit2's why is kept */
+	lost = bg_path_join(top, "lost");
+	run("mkdir -p '%s' && cd '%s' && " GIT " init -q .", lost, lost);
+	post_patch(lost, "lost1@y", NULL, 1, 1, 1, "x: first");
+	post_patch(lost, "lost2@y", NULL, 1, 1, 1, "x: second");
+	run("cd '%s' && f=$(git rev-parse HEAD~1) && "
+	    "rm -f .git/objects/$(echo $f | cut -c1-2)/$(echo $f | cut -c3-)", lost);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(bg_inbox_follow(st, "lost", lost, tree_id, &r), -1);
+	assert_non_null(strstr(bg_error_last(), ": cannot read commit '"));
+	/* the reason: that the object is not found */
+	assert_non_null(strstr(bg_error_last(), "not found"));
+	bg_inbox_result_release(&r);
+	free(lost);
 	free(ep);
 	free(clone);
 	free(nowhere);

@@ -8,6 +8,7 @@
 #include "conf/service-conf.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/secret.h"
 #include "util/xmalloc.h"
 
 #define SHIPPED_LAB FIXTURES "/../../lab-configs"
@@ -566,9 +567,12 @@ static void test_reference(void **state)
 			 "  - name: u\n    url: git://h/u.git\n    branch: main\n"
 			 "    arches: [x86_64]\n    reference: %s/linux.git\n", dir);
 	assert_int_equal(load_text(text, &c), 0);
-	want = xasprintf("%s:6:16: 'reference': '%s/nolinux' is not a git repository: ", bad, dir);
+	want = xasprintf("%s:6:16: 'reference': not a git repository '%s/nolinux': ", bad, dir);
 	assert_int_equal(bg_service_conf_check_references(&c), -1);
 	assert_memory_equal(bg_error_last(), want, strlen(want));
+	/* said once */
+	assert_null(strstr(strstr(bg_error_last(), "not a git repository") + 1,
+			   "not a git repository"));
 	bg_service_conf_release(&c);
 	free(want);
 	free(text);
@@ -581,6 +585,39 @@ static void test_reference(void **state)
 	assert_int_equal(bg_service_conf_check_references(&c), 0);
 	bg_service_conf_release(&c);
 	free(text);
+}
+
+/*
+ * The webhook's secret is read by the daemon only (at a start, a reload and -n): a file
+ * it cannot read is named where the configuration names it.
+ */
+static void test_webhook_secret(void **state)
+{
+	struct bg_service_conf c;
+	char *text, *want, *secret;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(unit_write(dir, "hook.secret", "s3cret\n"), 0);
+	text = xasprintf("webhook:\n  listen: 127.0.0.1:8080\n  secret-file: %s/nosecret\n"
+			 TREE, dir);
+	assert_int_equal(load_text(text, &c), 0);
+	want = xasprintf("%s:3:16: 'secret-file': cannot open '%s/nosecret': No such file or "
+			 "directory", bad, dir);
+	assert_null(bg_service_conf_webhook_secret(&c, 4096, &len));
+	assert_string_equal(bg_error_last(), want);
+	bg_service_conf_release(&c);
+	free(want);
+	free(text);
+
+	assert_int_equal(load_text("webhook: {listen: 127.0.0.1:8080, secret-file: hook.secret}\n"
+				   TREE, &c), 0);
+	secret = bg_service_conf_webhook_secret(&c, 4096, &len);
+	assert_non_null(secret);
+	assert_string_equal(secret, "s3cret");
+	assert_int_equal(len, 6);
+	bg_secret_free(secret);
+	bg_service_conf_release(&c);
 }
 
 static void test_report(void **state)
@@ -656,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inboxes),
 		cmocka_unit_test(test_reference),
+		cmocka_unit_test(test_webhook_secret),
 		cmocka_unit_test(test_report),
 	};
 
