@@ -691,9 +691,13 @@ static int write_tests(struct kcidb *k)
 	return 0;
 }
 
+/*
+ * By bisection, not by commit and metric: the same culprit found on two boards or trees is
+ * two bisections, two mails, so two issues, each with incidents of its own.
+ */
 static char *issue_id(struct kcidb *k, const struct bg_export_culprit *c)
 {
-	return xasprintf("%s:culprit:%s:%s", k->origin, c->commit, c->metric);
+	return xasprintf("%s:bisection:%" PRId64, k->origin, c->bisection);
 }
 
 /* A mailed culprit as KCIDB's issue: the code is at fault, the mail its report. */
