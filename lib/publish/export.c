@@ -630,7 +630,6 @@ static int write_set(struct kcidb *k, const struct bg_export_build *b,
 		bg_kcidb_path(&path, rows.metric[i]);
 		id = xasprintf("%s:%s:%s", build_id, mode, rows.metric[i]);
 		test_head(k, b, set, build_id, id, path.buf, "DONE");
-		free(id);
 		bg_json_key(k->j, "number");
 		bg_json_object_begin(k->j);
 		bg_json_key(k->j, "value");
@@ -656,8 +655,8 @@ static int write_set(struct kcidb *k, const struct bg_export_build *b,
 		bg_json_object_end(k->j);
 		for (size_t c = 0; c < k->culprits.n; c++)
 			if (seen_in(&k->culprits.v[c], b, set->mode, rows.metric[i]))
-				add_incident(k, c, NULL, xasprintf("%s:%s:%s", build_id, mode,
-								  rows.metric[i]));
+				add_incident(k, c, NULL, xstrdup(id));
+		free(id);
 		k->n.tests++;
 	}
 out:
