@@ -13,6 +13,7 @@
 #include "decide/stats.h"
 #include "conf/board.h"
 #include "parse/bootlog.h"
+#include "net/artifacts.h"
 #include "report/bootdata.h"
 #include "store/export.h"
 #include "store/views.h"
@@ -403,7 +404,7 @@ static void put_output_files(struct kcidb *k, const struct bg_export_build *b,
 	name = b->image && *b->image ? b->image : "image";
 	if (strrchr(name, '/'))
 		name = strrchr(name, '/') + 1;
-	url = xasprintf("%s/artifacts/%s/image", bi->artifact_url, b->image_sha256);
+	url = bg_artifacts_url(bi->artifact_url, b->image_sha256);
 	bg_json_key(k->j, "output_files");
 	bg_json_array_begin(k->j);
 	bg_json_object_begin(k->j);
