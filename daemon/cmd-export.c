@@ -35,8 +35,10 @@ static int export_kcidb(struct bg_store *s, const char *origin, const char *lab,
 			ret = -1;
 		}
 		if (!ret)
-			bg_text_println(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests in '%s'",
-				       n.checkouts, n.builds, n.tests, out);
+			bg_text_println(stderr, "kcidb: %zu checkouts, %zu builds, %zu tests, "
+				       "%zu issue%s, %zu incident%s in '%s'", n.checkouts, n.builds,
+				       n.tests, n.issues, n.issues == 1 ? "" : "s", n.incidents,
+				       n.incidents == 1 ? "" : "s", out);
 		bg_strbuf_release(&j.out);
 	} else if (bg_json_finish(&j) < 0) {
 		log_errorx("%s", bg_error_last());

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs test programs and adds up their results.
 #   tests/run.sh unit BIN...     cmocka programs
-#   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed", each timed;
+#   tests/run.sh e2e SCRIPT...   shell tests ending with "N passed, N failed" (then
+#                                ", N skipped" if any), each timed;
 #                                some run beside another, in a second lane ("# beside:
 #                                NAME", below)
 #   tests/run.sh timed FILE TIER CMD...
@@ -18,12 +19,15 @@ shift
 # record SUITE PASSED FAILED: the suite's line, with its seconds since this run began
 record() {
 	[ -n "${CHECK_SUMMARY:-}" ] && echo "$1 $2 $3" >>"$CHECK_SUMMARY"
-	echo "$1: $2 passed, $3 failed in $(($(date +%s) - run_start)) s"
+	rs=
+	[ "${skipped:-0}" = 0 ] || rs=", $skipped skipped"
+	echo "$1: $2 passed, $3 failed$rs in $(($(date +%s) - run_start)) s"
 }
 run_start=$(date +%s)
 
 passed=0
 failed=0
+skipped=0
 
 # tally OUT RC CMD: prints a test program's output OUT, adds its counts to the totals.
 # $passed_re and $failed_re are sed expressions that pull the counts from its output; a
@@ -33,6 +37,8 @@ tally() {
 	printf '%s\n' "$1"
 	p=$(printf '%s\n' "$1" | sed -n "$passed_re" | tail -n 1)
 	f=$(printf '%s\n' "$1" | sed -n "$failed_re" | tail -n 1)
+	k=$(printf '%s\n' "$1" | sed -n 's/^[0-9]* passed, [0-9]* failed, \([0-9]*\) skipped$/\1/p' |
+		tail -n 1)
 	if [ -z "$p$f" ]; then
 		echo "$3: no count of its tests in its output (it did not reach its end)" >&2
 		f=1
@@ -45,6 +51,7 @@ tally() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + ${k:-0}))
 }
 
 # partner SCRIPT: the script named on its "# beside: NAME" line (one of lines 2 to 5),

@@ -149,19 +149,13 @@ int bg_board_load(const char *lab, const char *name, struct bg_board *b)
 	return ret;
 }
 
-/* KCIDB's form of a compatible string: parts of no space, joined by single commas. */
+/*
+ * KCIDB's form of a compatible string, ^[^ \0]+(,[^ \0]+)*$: its parts may hold commas,
+ * so it comes to "not empty, no space" (no NUL: a C string has none).
+ */
 static bool compatible_ok(const char *s)
 {
-	bool empty = true;
-
-	for (; *s; s++) {
-		if (*s == ' ' || (unsigned char)*s < 0x20)
-			return false;
-		if (*s == ',' && empty)
-			return false;
-		empty = *s == ',';
-	}
-	return !empty;
+	return *s && !strchr(s, ' ');
 }
 
 int bg_board_load_mem(const char *lab, const char *file, const char *text, size_t len,
@@ -237,7 +231,7 @@ int bg_board_load_mem(const char *lab, const char *file, const char *text, size_
 	for (size_t i = 0; i < b->ncompatible; i++)
 		if (!compatible_ok(b->compatible[i])) {
 			bg_conf_error_at(c, "compatible", i, "'%s' is no device tree compatible "
-					 "string (VENDOR,DEVICE: no space, no empty part)",
+					 "string (KCIDB's: not empty, no space)",
 					 b->compatible[i]);
 			goto out;
 		}

@@ -13,6 +13,7 @@
 #include "util/log.h"
 #include "util/path.h"
 #include "util/proc.h"
+#include "net/artifacts.h"
 #include "util/xmalloc.h"
 
 #define POLL_SECONDS 1.0
@@ -158,8 +159,7 @@ static int prepare(struct run *r, const struct bg_lava_run *o)
 				 files[i], bg_error_last());
 			return BG_LAVA_RUN_MACHINE;
 		}
-		r->urls[i] = xasprintf("%s/artifacts/%s/image", o->board->lava.artifact_url,
-				       r->sha[i]);
+		r->urls[i] = bg_artifacts_url(o->board->lava.artifact_url, r->sha[i]);
 	}
 	return 0;
 }

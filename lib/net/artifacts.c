@@ -16,6 +16,11 @@ struct bg_artifacts {
 	char *cache;
 };
 
+char *bg_artifacts_url(const char *base, const char *sha256)
+{
+	return xasprintf("%s/artifacts/%s/image", base, sha256);
+}
+
 bool bg_artifact_target(const char *target, char sha[BG_SHA256_HEX])
 {
 	const char *hex = target + strlen(PREFIX);

@@ -25,6 +25,8 @@ struct bg_artifacts;
  * copied to sha (NUL-terminated); false for anything else.
  */
 bool bg_artifact_target(const char *target, char sha[BG_SHA256_HEX]);
+/* The URL base (an artifact server's, no trailing slash) serves sha256's image at. Caller frees. */
+char *bg_artifacts_url(const char *base, const char *sha256);
 /*
  * Serves cache's artifacts on listen, a numeric "ADDR:PORT" as bg_http_start() takes
  * it, until bg_artifacts_stop(). *out belongs to the caller; -1 with bg_error_last().

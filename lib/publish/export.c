@@ -13,6 +13,7 @@
 #include "decide/stats.h"
 #include "conf/board.h"
 #include "parse/bootlog.h"
+#include "net/artifacts.h"
 #include "report/bootdata.h"
 #include "store/export.h"
 #include "store/views.h"
@@ -403,7 +404,7 @@ static void put_output_files(struct kcidb *k, const struct bg_export_build *b,
 	name = b->image && *b->image ? b->image : "image";
 	if (strrchr(name, '/'))
 		name = strrchr(name, '/') + 1;
-	url = xasprintf("%s/artifacts/%s/image", bi->artifact_url, b->image_sha256);
+	url = bg_artifacts_url(bi->artifact_url, b->image_sha256);
 	bg_json_key(k->j, "output_files");
 	bg_json_array_begin(k->j);
 	bg_json_object_begin(k->j);
@@ -630,7 +631,6 @@ static int write_set(struct kcidb *k, const struct bg_export_build *b,
 		bg_kcidb_path(&path, rows.metric[i]);
 		id = xasprintf("%s:%s:%s", build_id, mode, rows.metric[i]);
 		test_head(k, b, set, build_id, id, path.buf, "DONE");
-		free(id);
 		bg_json_key(k->j, "number");
 		bg_json_object_begin(k->j);
 		bg_json_key(k->j, "value");
@@ -656,8 +656,8 @@ static int write_set(struct kcidb *k, const struct bg_export_build *b,
 		bg_json_object_end(k->j);
 		for (size_t c = 0; c < k->culprits.n; c++)
 			if (seen_in(&k->culprits.v[c], b, set->mode, rows.metric[i]))
-				add_incident(k, c, NULL, xasprintf("%s:%s:%s", build_id, mode,
-								  rows.metric[i]));
+				add_incident(k, c, NULL, xstrdup(id));
+		free(id);
 		k->n.tests++;
 	}
 out:
@@ -691,9 +691,13 @@ static int write_tests(struct kcidb *k)
 	return 0;
 }
 
+/*
+ * By bisection, not by commit and metric: the same culprit found on two boards or trees is
+ * two bisections, two mails, so two issues, each with incidents of its own.
+ */
 static char *issue_id(struct kcidb *k, const struct bg_export_culprit *c)
 {
-	return xasprintf("%s:culprit:%s:%s", k->origin, c->commit, c->metric);
+	return xasprintf("%s:bisection:%" PRId64, k->origin, c->bisection);
 }
 
 /* A mailed culprit as KCIDB's issue: the code is at fault, the mail its report. */

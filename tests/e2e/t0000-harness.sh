@@ -52,6 +52,28 @@ test_expect_success 'a wrong exit code is said under its case, wherever its stde
 	test "$(grep -c "exit code 4, want 0" out)" = 1
 '
 
+test_expect_success 'a skipped case is counted apart, in the script'"'"'s line and the runner'"'"'s' '
+	mkdir -p skip &&
+	cat >skip/t1.sh <<-EOF &&
+	. "$ROOT/tests/e2e/lib.sh"
+	test_expect_success "pass: runs" "true"
+	test_skip "skip: needs what is absent" "no ../shared here"
+	test_done
+	EOF
+	env -u TEST_ONLY sh skip/t1.sh >out 2>&1 &&
+	cat out &&
+	test_grep "^ok 2 - t1: skip: needs what is absent # skip no ../shared here$" out &&
+	test "$(tail -n 1 out)" = "1 passed, 0 failed, 1 skipped" &&
+	printf "%s\n" "echo \"2 passed, 0 failed\"" >skip/t2.sh &&
+	env -u CHECK_SUMMARY -u TEST_ONLY sh "$ROOT/tests/run.sh" e2e skip/t1.sh skip/t2.sh >out 2>&1 &&
+	cat out &&
+	test_grep "^e2e: 3 passed, 0 failed, 1 skipped in [0-9]* s$" out &&
+	: a skip fails nothing, nor counts as a pass, and alone says so too &&
+	printf "%s\n" ". \"$ROOT/tests/e2e/lib.sh\"" "test_skip \"x\" \"y\"" test_done >skip/t3.sh &&
+	env -u CHECK_SUMMARY -u TEST_ONLY sh "$ROOT/tests/run.sh" e2e skip/t3.sh >out 2>&1 &&
+	test_grep "^e2e: 0 passed, 0 failed, 1 skipped in [0-9]* s$" out
+'
+
 # tests/run.sh's "# beside: NAME": two scripts of its own, the second beside the first,
 # which prints where it ran: its cpu cgroup (v1, or v2's) and that cgroup's weight
 write_pair() {

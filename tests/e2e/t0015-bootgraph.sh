@@ -21,7 +21,8 @@
 
 REAL=$ROOT/../shared/fixtures/real
 if [ ! -d "$REAL/bootlogs" ]; then
-	echo "# $REAL/bootlogs is absent: nothing to compare"
+	test_skip "bootgate and bootgraph.pl on the real and the shipped consoles" \
+		"$REAL/bootlogs is absent: nothing to compare"
 	test_done
 	exit
 fi
@@ -39,7 +40,8 @@ if [ ! -s "$bootgraph" ]; then
 		rm -f "$bootgraph.tmp"
 fi
 if [ ! -s "$bootgraph" ]; then
-	echo "# no scripts/bootgraph.pl ($tree, $tarball): nothing to compare with"
+	test_skip "bootgate and bootgraph.pl on the real and the shipped consoles" \
+		"no scripts/bootgraph.pl ($tree, $tarball): nothing to compare with"
 	test_done
 	exit
 fi
@@ -163,11 +165,11 @@ for u in unlisted:
 sys.exit(1 if unlisted else 0)
 PY
 
-test_expect_success 'the real consoles: what bootgraph.pl draws, bootgate reads' '
+test_expect_success 'the real consoles, without initcall_debug: neither finds an initcall' '
 	python3 compare.py "$BOOTGATE" "$bootgraph" "$REAL"/bootlogs/* 2>&1 | tee out &&
 	cat out >>"$SCRATCH/.case-notes" &&
 	! grep -q "DISAGREES\|Traceback" out &&
-	grep -q "^compared $(ls "$REAL"/bootlogs | wc -l) logs" out
+	grep -q "^compared $(ls "$REAL"/bootlogs | wc -l) logs (0 not comparable), 0 initcalls:" out
 '
 
 test_expect_success 'the shipped consoles, with initcall_debug: the same' '

@@ -9,12 +9,17 @@
 
 static void test_target_ok(void **state)
 {
-	char sha[BG_SHA256_HEX];
+	char sha[BG_SHA256_HEX], *url;
 
 	(void)state;
 	memset(sha, 'x', sizeof(sha));
 	assert_true(bg_artifact_target("/artifacts/" HEX "/image", sha));
 	assert_string_equal(sha, HEX);
+	/* the URL the export and the LAVA worker give is the target the server takes */
+	url = bg_artifacts_url("http://10.0.2.2:8788", HEX);
+	assert_string_equal(url, "http://10.0.2.2:8788/artifacts/" HEX "/image");
+	assert_true(bg_artifact_target(url + strlen("http://10.0.2.2:8788"), sha));
+	free(url);
 }
 
 static void test_target_refused(void **state)

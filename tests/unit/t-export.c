@@ -107,6 +107,28 @@ static struct bg_store *store(const char *name)
 	return s;
 }
 
+/*
+ * Bisection id of tree_id, on qemu-x86_64 in timing mode, found B the culprit of metric;
+ * its mail (Message-ID mID@x.org) sent at sent, or not yet when sent is 0.
+ */
+static void add_culprit(struct bg_store *s, int64_t id, int64_t tree_id, const char *metric,
+			double confidence, const char *subject, int64_t sent)
+{
+	char mid[32];
+
+	snprintf(mid, sizeof(mid), "m%" PRId64 "@x.org", id);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
+				       "mode, metric, state, culprit, confidence, created) VALUES "
+				       "(?, ?, ?, ?, 'qemu-x86_64', 'timing', ?, 'done', ?, ?, 1)",
+				       "iissssd", id, tree_id, A, B, metric, B, confidence), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO outbox (id, kind, ref, body, created) VALUES "
+				       "(?, 'bisection', ?, '', 1)", "ii", id, id), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO mails (outbox_id, about, message_id, "
+				       "subject, mail_from, rcpt, message, sent) VALUES (?, ?, ?, ?, 'f', "
+				       "'r', 'm', NULLIF(?, 0))", "isssi", id, mid, mid, subject,
+				       sent), 0);
+}
+
 static void fill(struct bg_store *s, const char *console)
 {
 	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (id, name, path, url, branch, last_tip) "
@@ -140,17 +162,8 @@ static void fill(struct bg_store *s, const char *console)
 				       "(4, 'img-b', 'qemu-x86_64', 'deterministic', 'complete', "
 				       "'/nonexistent/console', NULL, 1764591000)", "ss", console, console), 0);
 	/* B bisected as the culprit of init_kprobe_trace and mailed; boot.init's not sent yet */
-	assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (id, tree_id, good, bad, board, "
-				       "mode, metric, state, culprit, confidence, created) VALUES "
-				       "(1, 1, ?1, ?2, 'qemu-x86_64', 'timing', 'initcall.init_kprobe_trace', "
-				       "'done', ?2, 0.97, 1), (2, 1, ?1, ?2, 'qemu-x86_64', 'timing', "
-				       "'boot.init', 'done', ?2, 0.9, 1)", "ss", A, B), 0);
-	assert_int_equal(bg_store_exec(s, "INSERT INTO outbox (id, kind, ref, body, created) VALUES "
-				       "(1, 'bisection', 1, '', 1), (2, 'bisection', 2, '', 1)", ""), 0);
-	assert_int_equal(bg_store_exec(s, "INSERT INTO mails (outbox_id, about, message_id, "
-				       "subject, mail_from, rcpt, message, sent) VALUES "
-				       "(1, 'culprit', 'm1@x.org', 'slower', 'f', 'r', 'm', 1764592000), "
-				       "(2, 'culprit 2', 'm2@x.org', 'slower 2', 'f', 'r', 'm', NULL)", ""), 0);
+	add_culprit(s, 1, 1, "initcall.init_kprobe_trace", 0.97, "slower", 1764592000);
+	add_culprit(s, 2, 1, "boot.init", 0.9, "slower 2", 0);
 	assert_int_equal(bg_store_exec(s, "INSERT INTO samples (boot_id, seq, metric, value) VALUES "
 				       "(1, 0, 'initcall.init_kprobe_trace', 92066), "
 				       "(2, 0, 'initcall.init_kprobe_trace', 49882), "
@@ -160,22 +173,30 @@ static void fill(struct bg_store *s, const char *console)
 				       "(4, 0, 'boot.init', 1157200)", ""), 0);
 }
 
-static struct bg_json_doc *kcidb(struct bg_store *s)
+/* s exported with origin lab_1, parsed back; its counts in *n */
+static struct bg_json_doc *export_doc(struct bg_store *s, struct bg_kcidb_counts *n)
 {
 	struct bg_json j;
-	struct bg_kcidb_counts n;
 	struct bg_json_doc *d;
 
 	bg_json_init(&j, -1, 2);
-	assert_int_equal(bg_export_kcidb(s, "lab_1", NULL, &j, &n), 0);
+	assert_int_equal(bg_export_kcidb(s, "lab_1", NULL, &j, n), 0);
 	d = bg_json_doc_parse("kcidb", j.out.buf);
 	assert_non_null(d);
+	bg_strbuf_release(&j.out);
+	return d;
+}
+
+static struct bg_json_doc *kcidb(struct bg_store *s)
+{
+	struct bg_kcidb_counts n;
+	struct bg_json_doc *d = export_doc(s, &n);
+
 	assert_int_equal(n.checkouts, 4);
 	assert_int_equal(n.builds, 6);
 	assert_int_equal(n.tests, 5);
 	assert_int_equal(n.issues, 1);
 	assert_int_equal(n.incidents, 3);
-	bg_strbuf_release(&j.out);
 	return d;
 }
 
@@ -292,7 +313,7 @@ static void test_kcidb(void **state)
 
 	/* the culprit mailed: an issue; its builds on its board and the metric's test */
 	assert_string_equal(bg_json_text(at(d, "issues.0.id")),
-			    "lab_1:culprit:" B ":initcall.init_kprobe_trace");
+			    "lab_1:bisection:1");
 	assert_int_equal(bg_json_num(at(d, "issues.0.version")), 1);
 	assert_string_equal(bg_json_text(at(d, "issues.0.report_subject")), "slower");
 	assert_int_equal(bg_json_truth(at(d, "issues.0.culprit.code")), 1);
@@ -304,7 +325,7 @@ static void test_kcidb(void **state)
 	assert_string_equal(bg_json_text(at(d, "incidents.2.test_id")),
 			    "lab_1:build:2:timing:initcall.init_kprobe_trace");
 	assert_string_equal(bg_json_text(at(d, "incidents.2.id")),
-			    "lab_1:culprit:" B ":initcall.init_kprobe_trace:build:2:timing:"
+			    "lab_1:bisection:1:build:2:timing:"
 			    "initcall.init_kprobe_trace");
 	assert_string_equal(bg_json_text(at(d, "incidents.2.issue_id")),
 			    bg_json_text(at(d, "issues.0.id")));
@@ -357,6 +378,42 @@ static void test_kcidb_lab(void **state)
 	assert_false((at(d, "tests.1.environment.compatible.1") != NULL));
 	bg_json_doc_free(d);
 	bg_strbuf_release(&j.out);
+	bg_store_close(s);
+}
+
+/*
+ * One culprit bisected in two trees and mailed twice: two issues, each with its own id,
+ * and the incidents of each (the same builds and tests) with ids of their own too.
+ */
+static void test_kcidb_culprit_twice(void **state)
+{
+	struct bg_store *s = store("twice.db");
+	struct bg_kcidb_counts n;
+	struct bg_json_doc *d;
+	char path[64];
+
+	(void)state;
+	fill(s, "/nonexistent/console");
+	assert_int_equal(bg_store_exec(s, "INSERT INTO trees (id, name, path, url, branch) VALUES "
+				       "(2, 'stable', '/srv/s', 'git://127.0.0.1/s', 'master')", ""), 0);
+	add_culprit(s, 3, 2, "initcall.init_kprobe_trace", 0.95, "slower 3", 1764593000);
+	d = export_doc(s, &n);
+	assert_int_equal(n.issues, 2);
+	assert_int_equal(n.incidents, 6);
+	assert_string_equal(bg_json_text(at(d, "issues.0.id")), "lab_1:bisection:1");
+	assert_string_equal(bg_json_text(at(d, "issues.1.id")), "lab_1:bisection:3");
+	for (size_t i = 0; i < n.incidents; i++) {
+		snprintf(path, sizeof(path), "incidents.%zu.id", i);
+		for (size_t k = 0; k < i; k++) {
+			char other[64];
+
+			snprintf(other, sizeof(other), "incidents.%zu.id", k);
+			assert_string_not_equal(bg_json_text(at(d, path)),
+						bg_json_text(at(d, other)));
+		}
+	}
+	assert_string_equal(bg_json_text(at(d, "incidents.5.issue_id")), "lab_1:bisection:3");
+	bg_json_doc_free(d);
 	bg_store_close(s);
 }
 
@@ -456,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_kcidb),
 		cmocka_unit_test(test_kcidb_lab),
+		cmocka_unit_test(test_kcidb_culprit_twice),
 		cmocka_unit_test(test_kcidb_bad_origin),
 		cmocka_unit_test(test_boot_data),
 	};

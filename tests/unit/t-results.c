@@ -370,10 +370,6 @@ static void test_bisection_conclusion(void **state)
 	bg_store_close(s);
 }
 
-/*
- * A revert that applied but was never measured (it did not build, the lab failed): the
- * mail says so in words, never "restores nan µs of nan", and the same of the JSON.
- */
 /* A culprit of init_kprobe_trace, bisected deterministically, its revert not measured. */
 static void unmeasured_bisection(struct bg_store *s)
 {
@@ -394,6 +390,10 @@ static void unmeasured_bisection(struct bg_store *s)
 	assert_int_equal(bg_store_outbox_add(s, "bisection", 1), 0);
 }
 
+/*
+ * A revert that applied but was never measured (it did not build, the lab failed): the
+ * mail says so in words, never "restores nan µs of nan", and the same of the JSON.
+ */
 static void test_revert_not_measured(void **state)
 {
 	struct bg_store *s = store("unmeasured");
