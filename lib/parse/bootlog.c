@@ -38,6 +38,7 @@ struct bg_bootlog {
 	uint64_t nul_bytes;
 	bool chunk_has_esc;             /* the line being read may hold an ESC byte */
 	bool keep_lines;                /* copy each event's own line into the boot */
+	bool require_boot;              /* no boot at all is an error, not a truncated one */
 	struct bg_bootdata bootdata;    /* a boot-data file: which lines are the kernel's */
 	struct bg_strbuf scratch;       /* a line without its escape sequences */
 
@@ -148,6 +149,11 @@ void bg_bootlog_set_lineno(struct bg_bootlog *p, uint64_t next_line)
 void bg_bootlog_keep_lines(struct bg_bootlog *p, bool keep)
 {
 	p->keep_lines = keep;
+}
+
+void bg_bootlog_require_boot(struct bg_bootlog *p, bool require)
+{
+	p->require_boot = require;
 }
 
 const char *bg_bootlog_name(const struct bg_bootlog *p)
@@ -1638,6 +1644,12 @@ int bg_bootlog_finish(struct bg_bootlog *p)
 		return bg_error("%s:%" PRIu64 ": boot-data file without a '== %s ==' section "
 				"(cut short?): no kernel log to read", p->name, p->lineno,
 				BG_BOOTDATA_KERNEL);
+	if (p->require_boot && !p->nr_boots && !p->in_boot) {
+		if (p->nul_bytes)
+			return bg_error("%s: binary data (%" PRIu64 " NUL bytes) and no kernel log "
+					"in it", p->name, p->nul_bytes);
+		return bg_error("%s: %sno kernel log in it", p->name, p->bytes ? "" : "empty log, ");
+	}
 	if (p->nul_bytes && !p->nr_boots && !p->in_boot)
 		bg_bootlog_warn(p, p->name, "binary data (%" PRIu64 " NUL bytes) and no kernel "
 				"log in it", p->nul_bytes);

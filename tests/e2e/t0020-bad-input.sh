@@ -18,18 +18,22 @@ test_expect_success 'a directory is not a log' '
 	test_grep "cannot read .adir.: Is a directory" err
 '
 
-test_expect_success 'empty file: truncated, warned, exit 0' '
+test_expect_success 'empty file: no kernel log in it, exit 1, the other logs still read' '
 	: >empty.log &&
-	bootgate parse --json empty.log >out 2>err &&
-	test_grep "warning: empty.log: empty log" err &&
-	test_jq ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0 and .kernel == null" out
+	test_exit_code 1 bootgate parse --json empty.log good.log >out 2>err &&
+	test_grep "^bootgate: error: empty.log: empty log, no kernel log in it$" err &&
+	test_jq ".logs | length == 1 and .[0].file == \"good.log\"" out
 '
 
-test_expect_success 'binary file: truncated, warned' '
+test_expect_success 'binary file or text without a kernel log: named, exit 1, no row' '
 	gzip -9 -c good.log >bin.log &&
-	bootgate parse --json bin.log >out 2>err &&
-	test_grep "warning: bin.log: binary data" err &&
-	test_jq ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0" out
+	test_exit_code 1 bootgate parse --summary bin.log >out 2>err &&
+	test_grep "^bootgate: error: bin.log: binary data ([0-9]* NUL bytes) and no kernel log in it$" err &&
+	test ! -s out &&
+	echo "hello world" >junk.log &&
+	test_exit_code 1 bootgate parse junk.log >out 2>err &&
+	test_grep "^bootgate: error: junk.log: no kernel log in it$" err &&
+	test ! -s out
 '
 
 test_expect_success 'a 10 MB line is skipped with its line number, the rest read' '
