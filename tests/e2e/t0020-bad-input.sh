@@ -36,6 +36,19 @@ test_expect_success 'binary file or text without a kernel log: named, exit 1, no
 	test ! -s out
 '
 
+test_expect_success 'a timestamp out of range is an unparsed line, never a figure' '
+	{
+		echo "[    0.000000] Linux version 6.1.0 (x)" &&
+		echo "[   -1.000000] initcall neg_init+0x0/0x1 returned 0 after 5 usecs" &&
+		echo "[18446744073709.551615] initcall huge_init+0x0/0x1 returned 0 after 5 usecs" &&
+		echo "[    0.100000] initcall ok_init+0x0/0x1 returned 0 after 7 usecs" &&
+		echo "[99999999999.999999] Run /init as init process"
+	} >ts.log &&
+	bootgate parse --json ts.log >out 2>err &&
+	test_jq ".logs[0] | .unparsed_lines == 3 and (.initcalls | length) == 1 and
+		.initcalls[0].name == \"ok_init\" and .init_us == null and .outcome == \"truncated\"" out
+'
+
 test_expect_success 'a 10 MB line is skipped with its line number, the rest read' '
 	head -n 300 good.log >long.log &&
 	head -c 10485760 /dev/zero | tr "\0" "x" >>long.log &&
