@@ -49,6 +49,24 @@ test_expect_success 'a timestamp out of range is an unparsed line, never a figur
 		.initcalls[0].name == \"ok_init\" and .init_us == null and .outcome == \"truncated\"" out
 '
 
+test_expect_success 'a LAVA line with a lone surrogate escape: U+FFFD, and reading goes on' '
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.050000] a \\ud800 b \\ud83d\\ude00 c\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.100000] initcall a_init+0x0/0x1 returned 0 after 7 usecs\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.200000] Run /init as init process\"}"
+	} >sur.yaml &&
+	bootgate parse --json sur.yaml >out 2>err &&
+	test ! -s err &&
+	test_jq ".logs[0] | .outcome == \"complete\" and .initcalls[0].usecs == 7" out &&
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.050000] bad \\uzz here\"}"
+	} >badesc.yaml &&
+	bootgate parse --json badesc.yaml >out 2>err &&
+	test_grep "warning: badesc.yaml:2:61: LAVA log is cut or malformed here (did not find expected hexdecimal number" err
+'
+
 test_expect_success 'a 10 MB line is skipped with its line number, the rest read' '
 	head -n 300 good.log >long.log &&
 	head -c 10485760 /dev/zero | tr "\0" "x" >>long.log &&
