@@ -79,13 +79,8 @@ static bool comparable(const struct side *base, const struct side *cand)
 			return false;
 		}
 	}
-	if (base->arch && cand->arch && strcmp(base->arch, cand->arch) != 0) {
-		log_errorx("the base is %s (%s) and the candidate %s (%s): boots of different "
-			  "arches are not compared", base->arch, base->arch_where, cand->arch,
-			  cand->arch_where);
-		return false;
-	}
-	return true;
+	return cmd_arches_comparable("the base", base->arch, base->arch_where, "the candidate",
+				     cand->arch, cand->arch_where);
 }
 
 /* A threshold whose pattern matches no metric is most likely a typo. */

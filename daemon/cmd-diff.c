@@ -50,6 +50,8 @@ static int load(struct side *s)
 
 	bg_bootlog_set_warning(p, cmd_bootlog_warning);
 	bg_bootlog_keep_lines(p, true);
+	/* a file with no boot would be a table of nothing and exit 0: a diff that never was */
+	bg_bootlog_require_boot(p, true);
 	ret = bg_bootlog_parse_path(p, s->file);
 	bg_bootlog_free(p);
 	if (ret < 0) {
@@ -292,7 +294,8 @@ int cmd_diff(int argc, char **argv)
 		return cmd_usage_error("diff", "--top and --all: one or the other");
 	a.file = argv[optind];
 	b.file = argv[optind + 1];
-	if (load(&a) < 0 || load(&b) < 0) {
+	if (load(&a) < 0 || load(&b) < 0 ||
+	    !cmd_arches_comparable("A", a.boot->arch, a.file, "B", b.boot->arch, b.file)) {
 		side_release(&a);
 		side_release(&b);
 		return 1;

@@ -85,8 +85,19 @@ static void print_slow(const char *name, int64_t usecs, int64_t start_us, int re
 	bg_strbuf_release(&line);
 }
 
+/* A module's initcall is named with its module, as its metric is: two modules, two rows. */
+static const char *initcall_name(struct bg_strbuf *buf, const struct bg_initcall *ic)
+{
+	if (!ic->module)
+		return ic->name;
+	bg_strbuf_reset(buf);
+	bg_strbuf_addf(buf, "%s[%s]", ic->name, ic->module);
+	return buf->buf;
+}
+
 static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 {
+	struct bg_strbuf name = BG_STRBUF_INIT;
 	char t1[32], t2[32], t3[32];
 	int64_t sum = 0;
 	size_t n, *idx;
@@ -113,7 +124,7 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 		for (size_t i = 0; i < n; i++) {
 			const struct bg_initcall *ic = &b->initcalls[idx[i]];
 
-			print_slow(ic->name, ic->usecs, ic->start_us, ic->ret);
+			print_slow(initcall_name(&name, ic), ic->usecs, ic->start_us, ic->ret);
 		}
 	}
 	free(idx);
@@ -131,12 +142,14 @@ static void print_table(const struct parse_ctx *c, const struct bg_boot *b)
 	for (size_t i = 0; i < b->nr_problems; i++)
 		bg_text_printf(stdout, "  problem: %s\n", b->problems[i]);
 	bg_text_printf(stdout, "\n");
+	bg_strbuf_release(&name);
 }
 
 /* One row per boot, for many logs at a glance. */
 static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 {
 	const struct bg_initcall *slow = NULL;
+	struct bg_strbuf name = BG_STRBUF_INIT;
 	char t1[32], t2[32], t3[32], slowest[64];
 	int64_t sum = 0;
 
@@ -149,13 +162,14 @@ static void print_summary_row(struct parse_ctx *c, const struct bg_boot *b)
 			slow = &b->initcalls[i];
 	}
 	if (slow)
-		snprintf(slowest, sizeof(slowest), "%s %s", slow->name,
+		snprintf(slowest, sizeof(slowest), "%s %s", initcall_name(&name, slow),
 			 cmd_fmt_ms(t3, sizeof(t3), slow->usecs));
 	else
 		snprintf(slowest, sizeof(slowest), "-");
 	bg_text_println(stdout, "%-15s %-9s %5zu %10s %10s  %-36s %s (%u)", b->kernel ? b->kernel : "-",
 			       bg_outcome_name(b->outcome), b->nr_initcalls, cmd_fmt_ms(t1, sizeof(t1), sum),
 			       cmd_fmt_ms(t2, sizeof(t2), b->init_us), slowest, c->file, b->index);
+	bg_strbuf_release(&name);
 }
 
 static int on_boot(const struct bg_boot *b, void *data)
@@ -221,6 +235,8 @@ int cmd_parse(int argc, char **argv)
 		c.file = argv[i];
 		p = bg_bootlog_new(argv[i], on_boot, &c);
 		bg_bootlog_set_warning(p, cmd_bootlog_warning);
+		/* a file with no boot is named and exit 1, as a missing one: no empty row */
+		bg_bootlog_require_boot(p, true);
 		ret = bg_bootlog_parse_path(p, argv[i]);
 		bg_bootlog_free(p);
 		if (ret < 0 && (c.json ? out.err : c.write_err)) {

@@ -54,6 +54,16 @@ void cmd_bootlog_warning(const char *where, const char *msg, void *data)
 	log_warnx("%s: %s", where, msg);
 }
 
+bool cmd_arches_comparable(const char *a_name, const char *a_arch, const char *a_where,
+			   const char *b_name, const char *b_arch, const char *b_where)
+{
+	if (!a_arch || !b_arch || !strcmp(a_arch, b_arch))
+		return true;
+	log_errorx("%s is %s (%s) and %s %s (%s): boots of different arches are not compared",
+		   a_name, a_arch, a_where, b_name, b_arch, b_where);
+	return false;
+}
+
 const char *cmd_fmt_ms(char *buf, size_t size, int64_t us)
 {
 	if (us < 0)

@@ -150,6 +150,12 @@ unsigned long cmd_parse_count(const char *cmd, const char *opt, const char *arg,
 double cmd_parse_real(const char *cmd, const char *opt, const char *arg, double lo, double hi);
 /* The bootlog warning callback of the CLI: "bootgate: warning: WHERE: MSG". */
 void cmd_bootlog_warning(const char *where, const char *msg, void *data);
+/*
+ * Whether boots of arch families a (read in a_where) and b may be compared; says why not.
+ * A NULL arch (the lines showed none) is compatible with any.
+ */
+bool cmd_arches_comparable(const char *a_name, const char *a_arch, const char *a_where,
+			   const char *b_name, const char *b_arch, const char *b_where);
 /* "1115.802" for 1115802 µs, "-" for -1. Returns buf. */
 const char *cmd_fmt_ms(char *buf, size_t size, int64_t us);
 

@@ -73,6 +73,78 @@ static int line_depth(const char *s, size_t len)
 	return max;
 }
 
+/* The UTF-16 unit of the JSON escape "\\uXXXX" at s, or -1 when s holds none. */
+static long read_u16_escape(const char *s, const char *end)
+{
+	long v = 0;
+
+	if (end - s < 6 || s[0] != '\\' || s[1] != 'u')
+		return -1;
+	for (int i = 2; i < 6; i++) {
+		int c = (unsigned char)s[i], d = c >= '0' && c <= '9' ? c - '0' :
+						 c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+						 c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/*
+ * LAVA writes a console's bytes as JSON, and JSON spells a character past U+FFFF as a
+ * pair of "\\uD83D\\uDE00" surrogates, which YAML refuses, one with its other half lost
+ * included: that ended the whole log at one odd line. In double-quoted scalars a pair
+ * becomes "\\U0001F600" and a lone surrogate "\\uFFFD"; never longer, so in place.
+ */
+static void fix_surrogates(struct bg_strbuf *line)
+{
+	char *r = line->buf, *w = line->buf, *end = line->buf + line->len;
+	char prev = '-';          /* the last byte outside quotes that is no space */
+	int quote = 0;
+
+	if (!memmem(line->buf, line->len, "\\ud", 3) && !memmem(line->buf, line->len, "\\uD", 3))
+		return;
+	while (r < end) {
+		long hi, lo;
+
+		if (!quote) {
+			/* a quote opens a scalar only where a scalar starts */
+			if ((*r == '"' || *r == '\'') && prev && strchr("-[{,:?", prev))
+				quote = *r;
+			if (*r != ' ')
+				prev = *r;
+			*w++ = *r++;
+		} else if (quote == '\'') {
+			if (*r == '\'' && r + 1 < end && r[1] == '\'')
+				*w++ = *r++;
+			else if (*r == '\'')
+				quote = 0;
+			*w++ = *r++;
+		} else if (*r == '"') {
+			quote = 0;
+			*w++ = *r++;
+		} else if (*r != '\\' || r + 1 >= end) {
+			*w++ = *r++;
+		} else if ((hi = read_u16_escape(r, end)) < 0xd800 || hi > 0xdfff) {
+			*w++ = *r++;        /* any other escape: its two bytes as they are */
+			*w++ = *r++;
+		} else if (hi < 0xdc00 && (lo = read_u16_escape(r + 6, end)) >= 0xdc00 &&
+			   lo <= 0xdfff) {
+			/* 10 bytes and a NUL where the 12 of the pair were */
+			snprintf(w, 11, "\\U%08lX", 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00));
+			w += 10;
+			r += 12;
+		} else {
+			memcpy(w, "\\uFFFD", 6);
+			w += 6;
+			r += 6;
+		}
+	}
+	bg_strbuf_setlen(line, (size_t)(w - line->buf));
+}
+
 /* The value after a key, read into what (a scalar) or skipped (a collection). */
 static int entry_value(struct bg_yaml_reader *r, struct bg_strbuf *what, bool *have)
 {
@@ -118,8 +190,11 @@ static int read_entry(const char *line, size_t len, struct entry *e)
 		ret = 1;
 		goto out;
 	}
-	if (ev.type != BG_YAML_SEQ_BEGIN || bg_yaml_next(r, &ev) < 0)
+	if (ev.type != BG_YAML_SEQ_BEGIN)
 		goto not_entry;
+	/* the YAML reader's own "line:col: why", which points at what it could not read */
+	if (bg_yaml_next(r, &ev) < 0)
+		goto out;
 	if (ev.type != BG_YAML_MAP_BEGIN)
 		goto not_entry;
 	for (;;) {
@@ -220,6 +295,7 @@ int bg_bootlog_parse_lava(struct bg_bootlog *p,
 				cut_here(p, lineno, "nesting deeper than 64 levels", false, entries);
 				goto out;
 			}
+			fix_surrogates(&line);
 			r = read_entry(line.buf, line.len, &e);
 			bg_strbuf_reset(&line);
 			if (r < 0) {

@@ -38,6 +38,7 @@ struct bg_bootlog {
 	uint64_t nul_bytes;
 	bool chunk_has_esc;             /* the line being read may hold an ESC byte */
 	bool keep_lines;                /* copy each event's own line into the boot */
+	bool require_boot;              /* no boot at all is an error, not a truncated one */
 	struct bg_bootdata bootdata;    /* a boot-data file: which lines are the kernel's */
 	struct bg_strbuf scratch;       /* a line without its escape sequences */
 
@@ -148,6 +149,11 @@ void bg_bootlog_set_lineno(struct bg_bootlog *p, uint64_t next_line)
 void bg_bootlog_keep_lines(struct bg_bootlog *p, bool keep)
 {
 	p->keep_lines = keep;
+}
+
+void bg_bootlog_require_boot(struct bg_bootlog *p, bool require)
+{
+	p->require_boot = require;
 }
 
 const char *bg_bootlog_name(const struct bg_bootlog *p)
@@ -583,14 +589,24 @@ static bool is_int_ret(int64_t v)
 }
 
 /*
+ * Seconds past which a printk time is no boot's: 10^6 s is 11.6 days, and a time read as
+ * more would make a figure nobody can use (boot.init of 10^14 ms).
+ */
+#define TS_MAX_SECS 1000000
+/* read_timestamp's time for a timestamp that is no boot's: below 0 or past TS_MAX_SECS */
+#define TS_OUT_OF_RANGE INT64_MIN
+
+/*
  * A printk timestamp "[    0.123456]" at s (s[0] == '['). Returns its length and the
- * time in microseconds, or 0 when s is something else ("[mem 0x...]", "[2J").
+ * time in microseconds (TS_OUT_OF_RANGE for "[   -1.000000]" or a time past TS_MAX_SECS),
+ * or 0 when s is something else ("[mem 0x...]", "[2J").
  */
 static size_t read_timestamp(const char *s, const char *end, int64_t *us)
 {
 	const char *q = s + 1;
 	int64_t sec = 0, frac = 0;
 	int sd = 0, fd = 0;
+	bool neg = false;
 
 	/* the kernel's own "[%5lu.%06lu]", seconds padded to five: read it at once */
 	if (end - s >= 14 && s[6] == '.' && s[13] == ']' && is_digit(s[5])) {
@@ -613,13 +629,17 @@ static size_t read_timestamp(const char *s, const char *end, int64_t *us)
 
 	while (q < end && *q == ' ')
 		q++;
+	if (q + 1 < end && *q == '-' && is_digit(q[1])) {
+		neg = true;
+		q++;
+	}
 	while (q < end && is_digit(*q)) {
 		if (sd < 12)
 			sec = sec * 10 + (*q - '0');
 		sd++;
 		q++;
 	}
-	if (!sd || sd > 12 || q >= end || *q != '.')
+	if (!sd || q >= end || *q != '.')
 		return 0;
 	q++;
 	while (q < end && is_digit(*q)) {
@@ -636,7 +656,7 @@ static size_t read_timestamp(const char *s, const char *end, int64_t *us)
 		frac /= 10;
 	for (; fd < 6; fd++)
 		frac *= 10;
-	*us = sec * 1000000 + frac;
+	*us = neg || sd > 12 || sec >= TS_MAX_SECS ? TS_OUT_OF_RANGE : sec * 1000000 + frac;
 	return (size_t)(q + 1 - s);
 }
 
@@ -671,7 +691,8 @@ static const char *find_timestamp(const char *s, const char *end, int64_t *us, s
 		if (!lb)
 			return NULL;
 		*tslen = read_timestamp(lb, end, us);
-		if (*tslen)
+		/* inside a line, "[-1.5]" is more likely text than a time gone wrong */
+		if (*tslen && *us != TS_OUT_OF_RANGE)
 			return lb;
 		s = lb + 1;
 	}
@@ -1378,6 +1399,15 @@ static void on_line(struct bg_bootlog *p, const char *s, size_t len, const struc
 		on_record(p, -1, s + n, len - n);
 		return;
 	}
+	if (ts == TS_OUT_OF_RANGE) {
+		/* counted, as a number too large to read is, never made a figure or dropped */
+		if (p->in_boot)
+			p->boot.unparsed_lines++;
+		else
+			warn_at_line(p, "printk time below 0 or past %d s, line skipped",
+				     TS_MAX_SECS);
+		return;
+	}
 	/* text before the first timestamp is firmware or escape debris */
 	while (ts_at && !p->stop) {
 		const char *next;
@@ -1638,6 +1668,12 @@ int bg_bootlog_finish(struct bg_bootlog *p)
 		return bg_error("%s:%" PRIu64 ": boot-data file without a '== %s ==' section "
 				"(cut short?): no kernel log to read", p->name, p->lineno,
 				BG_BOOTDATA_KERNEL);
+	if (p->require_boot && !p->nr_boots && !p->in_boot) {
+		if (p->nul_bytes)
+			return bg_error("%s: binary data (%" PRIu64 " NUL bytes) and no kernel log "
+					"in it", p->name, p->nul_bytes);
+		return bg_error("%s: %sno kernel log in it", p->name, p->bytes ? "" : "empty log, ");
+	}
 	if (p->nul_bytes && !p->nr_boots && !p->in_boot)
 		bg_bootlog_warn(p, p->name, "binary data (%" PRIu64 " NUL bytes) and no kernel "
 				"log in it", p->nul_bytes);

@@ -124,10 +124,17 @@ void bg_bootlog_set_warning(struct bg_bootlog *p,
 void bg_bootlog_free(struct bg_bootlog *p);
 /* Keep each initcall's and probe's own line (for quoting them); off by default. */
 void bg_bootlog_keep_lines(struct bg_bootlog *p, bool keep);
+/*
+ * A log with no boot at all is an error ("NAME: no kernel log in it") instead of one empty
+ * truncated boot: for commands that read files a person named, not a console that may
+ * still be silent; off by default.
+ */
+void bg_bootlog_require_boot(struct bg_bootlog *p, bool require);
 
 /* Raw console bytes, split anywhere. */
 int bg_bootlog_feed(struct bg_bootlog *p, const char *buf, size_t len);
-/* Ends the log: delivers its last boot, or one empty truncated boot if it had none. */
+/* Ends the log: delivers its last boot, or one empty truncated boot if it had none (see
+ * bg_bootlog_require_boot). */
 int bg_bootlog_finish(struct bg_bootlog *p);
 
 /*

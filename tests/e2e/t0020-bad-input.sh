@@ -18,18 +18,53 @@ test_expect_success 'a directory is not a log' '
 	test_grep "cannot read .adir.: Is a directory" err
 '
 
-test_expect_success 'empty file: truncated, warned, exit 0' '
+test_expect_success 'empty file: no kernel log in it, exit 1, the other logs still read' '
 	: >empty.log &&
-	bootgate parse --json empty.log >out 2>err &&
-	test_grep "warning: empty.log: empty log" err &&
-	test_jq ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0 and .kernel == null" out
+	test_exit_code 1 bootgate parse --json empty.log good.log >out 2>err &&
+	test_grep "^bootgate: error: empty.log: empty log, no kernel log in it$" err &&
+	test_jq ".logs | length == 1 and .[0].file == \"good.log\"" out
 '
 
-test_expect_success 'binary file: truncated, warned' '
+test_expect_success 'binary file or text without a kernel log: named, exit 1, no row' '
 	gzip -9 -c good.log >bin.log &&
-	bootgate parse --json bin.log >out 2>err &&
-	test_grep "warning: bin.log: binary data" err &&
-	test_jq ".logs[0] | .outcome == \"truncated\" and (.initcalls|length) == 0" out
+	test_exit_code 1 bootgate parse --summary bin.log >out 2>err &&
+	test_grep "^bootgate: error: bin.log: binary data ([0-9]* NUL bytes) and no kernel log in it$" err &&
+	test ! -s out &&
+	echo "hello world" >junk.log &&
+	test_exit_code 1 bootgate parse junk.log >out 2>err &&
+	test_grep "^bootgate: error: junk.log: no kernel log in it$" err &&
+	test ! -s out
+'
+
+test_expect_success 'a timestamp out of range is an unparsed line, never a figure' '
+	{
+		echo "[    0.000000] Linux version 6.1.0 (x)" &&
+		echo "[   -1.000000] initcall neg_init+0x0/0x1 returned 0 after 5 usecs" &&
+		echo "[18446744073709.551615] initcall huge_init+0x0/0x1 returned 0 after 5 usecs" &&
+		echo "[    0.100000] initcall ok_init+0x0/0x1 returned 0 after 7 usecs" &&
+		echo "[99999999999.999999] Run /init as init process"
+	} >ts.log &&
+	bootgate parse --json ts.log >out 2>err &&
+	test_jq ".logs[0] | .unparsed_lines == 3 and (.initcalls | length) == 1 and
+		.initcalls[0].name == \"ok_init\" and .init_us == null and .outcome == \"truncated\"" out
+'
+
+test_expect_success 'a LAVA line with a lone surrogate escape: U+FFFD, and reading goes on' '
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.050000] a \\ud800 b \\ud83d\\ude00 c\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.100000] initcall a_init+0x0/0x1 returned 0 after 7 usecs\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.200000] Run /init as init process\"}"
+	} >sur.yaml &&
+	bootgate parse --json sur.yaml >out 2>err &&
+	test ! -s err &&
+	test_jq ".logs[0] | .outcome == \"complete\" and .initcalls[0].usecs == 7" out &&
+	{
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.000000] Linux version 6.1.0 (x)\"}" &&
+		printf "%s\n" "- {\"dt\": \"t\", \"lvl\": \"target\", \"msg\": \"[    0.050000] bad \\uzz here\"}"
+	} >badesc.yaml &&
+	bootgate parse --json badesc.yaml >out 2>err &&
+	test_grep "warning: badesc.yaml:2:61: LAVA log is cut or malformed here (did not find expected hexdecimal number" err
 '
 
 test_expect_success 'a 10 MB line is skipped with its line number, the rest read' '

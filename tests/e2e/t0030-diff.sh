@@ -48,6 +48,36 @@ test_expect_success 'a module names its initcall: two modules, two metrics' '
 	test_cmp want got
 '
 
+test_expect_success 'the parse tables name a module'"'"'s initcall as its metric does' '
+	bootgate parse m12.log >out &&
+	test_grep "^  nf_defrag_init\[nf_defrag_ipv6\] .* 310 " out &&
+	test_grep "^  nf_defrag_init\[nf_defrag_ipv4\] .* 12 " out &&
+	bootgate parse --summary m12.log >out &&
+	test_grep " nf_defrag_init\[nf_defrag_ipv6\] 0.310 " out
+'
+
+test_expect_success 'a file with no kernel log in it: refused, exit 1, no table' '
+	gzip -9 -c base.log >bin.log &&
+	echo "hello world" >junk.log &&
+	: >empty.log &&
+	test_exit_code 1 bootgate diff bin.log base.log >out 2>err &&
+	test_grep "^bootgate: error: bin.log: binary data ([0-9]* NUL bytes) and no kernel log in it$" err &&
+	test ! -s out &&
+	test_exit_code 1 bootgate diff base.log junk.log >out 2>err &&
+	test_grep "^bootgate: error: junk.log: no kernel log in it$" err &&
+	test ! -s out &&
+	test_exit_code 1 bootgate diff --json empty.log empty.log >out 2>err &&
+	test_grep "^bootgate: error: empty.log: empty log, no kernel log in it$" err &&
+	test ! -s out
+'
+
+test_expect_success 'boots of different arches: refused as compare refuses them' '
+	cp "$FIXTURES"/bootlogs/arm64-tiny-baseline-run1.log arm.log &&
+	test_exit_code 1 bootgate diff base.log arm.log >out 2>err &&
+	test_grep "^bootgate: error: A is x86 (base.log) and B arm (arm.log): boots of different arches are not compared$" err &&
+	test ! -s out
+'
+
 test_expect_success 'a missing log: exit 1' '
 	test_exit_code 1 bootgate diff base.log nope.log 2>err &&
 	test_grep "cannot open .nope.log." err
