@@ -103,12 +103,8 @@ int cmd_bisect(int argc, char **argv)
 	}
 	ret = 1;
 	o.compare = &r.compare;
-	if (!r.db)
-		r.db = bg_store_default_path();
-	if (bg_store_open(r.db, &s) < 0) {
-		log_errorx("%s", bg_error_last());
+	if (cmd_open_store_rw(r.db, &s) < 0)
 		goto out;
-	}
 	if (bg_bisection_run(s, &o, &id) < 0) {
 		log_errorx("%s", bg_error_last());
 		goto out;

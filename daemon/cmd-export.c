@@ -12,6 +12,7 @@
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/path.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -114,7 +115,42 @@ static int export_boot_data(struct bg_store *s, const char *dir, bool json)
 	return ret ? 1 : 0;
 }
 
-/* 2 after the usage error when out is the store's own file (it would become JSON); 0. */
+/*
+ * Whether out names a file that SQLite (the store's journals) or bootgated (its state
+ * directory's lock, socket and logs) keeps beside the store: replaced by JSON, a second
+ * daemon would start on the same state, or every reader of the store would fail.
+ */
+static bool owned_beside_store(const char *store, const char *out)
+{
+	static const char *const suffix[] = { "-wal", "-shm", "-journal", "-mail.lock" };
+	static const char *const name[] = { "bootgated.lock", "bootgate.sock", "mail.log",
+					    "site.log" };
+	char *s = bg_path_resolve_parent(store), *o = bg_path_resolve_parent(out), *dir;
+	bool owned = false;
+
+	if (!s || !o)
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(suffix) && !owned; i++) {
+		char *p = xasprintf("%s%s", s, suffix[i]);
+
+		owned = !strcmp(o, p);
+		free(p);
+	}
+	dir = bg_path_parent(s);
+	for (size_t i = 0; i < ARRAY_SIZE(name) && !owned; i++) {
+		char *p = bg_path_join(dir, name[i]);
+
+		owned = !strcmp(o, p);
+		free(p);
+	}
+	free(dir);
+out:
+	free(s);
+	free(o);
+	return owned;
+}
+
+/* 2 after the usage error when out is the store's own file, or one kept beside it; 0. */
 static int refuse_store_as_output(const char *db, const char *out)
 {
 	char *path = db ? xstrdup(db) : bg_store_default_path();
@@ -122,6 +158,9 @@ static int refuse_store_as_output(const char *db, const char *out)
 
 	if (bg_same_file(path, out))
 		ret = cmd_usage_error("export", "-o '%s': the store itself (--db '%s')", out, path);
+	else if (owned_beside_store(path, out))
+		ret = cmd_usage_error("export", "-o '%s': a file SQLite or bootgated keeps beside "
+				      "the store (--db '%s')", out, path);
 	free(path);
 	return ret;
 }

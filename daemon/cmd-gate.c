@@ -77,9 +77,9 @@ int cmd_gate(int argc, char **argv)
 	o.compare = &r.compare;
 	o.metrics = watch.v;
 	o.nmetrics = watch.n;
-	if (!r.db)
-		r.db = bg_store_default_path();
-	if (bg_store_open(r.db, &s) < 0 || bg_gate_run(s, &o, &v) < 0) {
+	if (cmd_open_store_rw(r.db, &s) < 0)
+		goto out;
+	if (bg_gate_run(s, &o, &v) < 0) {
 		log_warnx("%s", bg_error_last());
 		goto out;
 	}

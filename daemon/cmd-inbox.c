@@ -13,6 +13,7 @@
 #include "conf/service-conf.h"
 #include "conf/tree.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/path.h"
@@ -166,6 +167,11 @@ int cmd_inbox(int argc, char **argv)
 	loaded = true;
 	if (only && !bg_service_conf_inbox(&c, only)) {
 		ret = cmd_usage_error("inbox", "no inbox '%s' in %s", only, conf_path);
+		goto out;
+	}
+	/* the configuration's state directory is made, as bootgated makes it; a --db's never */
+	if (!db && bg_mkdirs(c.state) < 0) {
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (!db)

@@ -245,12 +245,8 @@ int cmd_series(int argc, char **argv)
 	cmd_run_give(&o, &r);
 	o.tree_name = r.name;
 	o.boots = r.boots;
-	if (!r.db)
-		r.db = bg_store_default_path();
-	if (bg_store_open(r.db, &s) < 0) {
-		log_warnx("%s", bg_error_last());
+	if (cmd_open_store_rw(r.db, &s) < 0)
 		goto out;
-	}
 	/* a stored series brings its tree, board and mode: the options only override */
 	if (id) {
 		int found = bg_store_series_get(s, id, &st);

@@ -5,6 +5,7 @@
 #include "conf/tree.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/fs.h"
 #include "util/num.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
@@ -121,6 +122,22 @@ int cmd_open_store(const char *db, struct bg_store **s)
 	char *path = db ? xstrdup(db) : bg_store_default_path();
 	int ret = cmd_open_store_existing(path, "BOOTGATE_STATE", true, s);
 
+	free(path);
+	return ret;
+}
+
+int cmd_open_store_rw(const char *db, struct bg_store **s)
+{
+	char *path = db ? xstrdup(db) : bg_store_default_path(), *dir = NULL;
+	int ret = -1;
+
+	if (!db && bg_mkdirs((dir = bg_path_parent(path))) < 0)
+		log_errorx("%s", bg_error_last());
+	else if (bg_store_open(path, s) < 0)
+		log_errorx("%s", bg_error_last());
+	else
+		ret = 0;
+	free(dir);
 	free(path);
 	return ret;
 }

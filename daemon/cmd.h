@@ -125,6 +125,12 @@ int cmd_check_inputs(const char *cmd, const char *tree, const char *const *revs,
  */
 int cmd_open_store(const char *db, struct bg_store **s);
 /*
+ * The store of --db for a command that writes (db, or the default with its state
+ * directory made, as before the first run), made when it is not there: -1 after saying
+ * why. A --db in a directory that is missing is a typo, not made.
+ */
+int cmd_open_store_rw(const char *db, struct bg_store **s);
+/*
  * The store at path, which must be there already (a mistyped --db must not make one),
  * read-only with ro; where says in the message what else names a store. 0, or -1 after
  * saying why.

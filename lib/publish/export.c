@@ -958,10 +958,18 @@ int bg_export_boot_data(struct bg_store *s, const char *dir,
 {
 	struct bg_export_boots boots = { 0 };
 	struct stat st;
-	int ret = 0;
+	int ret = 0, made;
 
-	if (bg_mkdirs(dir) < 0)
+	/* DIR itself may be new; a directory above it that is missing is a typo, not made */
+	if ((made = mkdir(dir, 0777)) < 0 && errno == ENOENT) {
+		char *parent = bg_path_parent(dir);
+
+		bg_error("no directory '%s' to hold '%s'", parent, dir);
+		free(parent);
 		return -1;
+	}
+	if (made < 0 && errno != EEXIST)
+		return bg_error_errno("cannot make '%s'", dir);
 	if (stat(dir, &st) < 0)
 		return bg_error_errno("cannot use '%s'", dir);
 	if (!S_ISDIR(st.st_mode))

@@ -56,11 +56,11 @@ struct bg_bootdata_file {
 };
 
 /*
- * One boot-data file per stored boot with a console, in dir (made if needed), named by
- * bg_bootdata_file_name. on_file hears of each file written; on_problem of each boot
+ * One boot-data file per stored boot with a console, in dir (made if it is not there, in a
+ * directory that is), named by bg_bootdata_file_name. on_file hears of each file written; on_problem of each boot
  * left out (error false: nothing to export, no console stored; true: its console could
  * not be read or the file not written). Returns 0, 1 when a boot failed, -1 on a store
- * error or a dir that cannot be made.
+ * error or a dir that cannot be made (its parent missing: never made).
  */
 int bg_export_boot_data(struct bg_store *s, const char *dir,
 			void (*on_file)(const struct bg_bootdata_file *f, void *data),

@@ -226,29 +226,33 @@ out:
 	return ret;
 }
 
+/* A new store goes into a directory that is there: a missing one is a typo, never made. */
+static int check_dir(const char *path)
+{
+	char *dir = bg_path_parent(path);
+	struct stat st;
+	int ret = 0;
+
+	if (stat(dir, &st) < 0)
+		ret = bg_error_errno("no directory '%s' for the store '%s'", dir, path);
+	else if (!S_ISDIR(st.st_mode))
+		ret = bg_error("'%s' is not a directory, for the store '%s'", dir, path);
+	free(dir);
+	return ret;
+}
+
 int bg_store_open(const char *path, struct bg_store **out)
 {
 	struct bg_store *s;
-	char *dir, *slash;
 	struct stat st;
 
 	*out = NULL;
 	if (regular_or_none(path, true) < 0)
 		return -1;
-	dir = xstrdup(path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (bg_mkdirs(dir) < 0) {
-			free(dir);
-			return -1;
-		}
-	}
-	free(dir);
 	if (lstat(path, &st) < 0) {
 		if (errno != ENOENT)
 			return bg_error_errno("%s", path);
-		if (create_new(path) < 0)
+		if (check_dir(path) < 0 || create_new(path) < 0)
 			return -1;
 	}
 	s = xcalloc(1, sizeof(*s));

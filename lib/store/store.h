@@ -17,7 +17,8 @@ struct bg_store_row;
 
 /*
  * Opens (creating it and its migrations when needed) the store at path. -1 with why:
- * not a SQLite file, a schema newer than this program, a migration that failed.
+ * not a SQLite file, a schema newer than this program, a migration that failed, no
+ * directory to make it in (a mistyped path: directories are never made here).
  */
 int bg_store_open(const char *path, struct bg_store **out);
 /*

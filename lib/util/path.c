@@ -1,4 +1,7 @@
 /* Path helpers (path.h). */
+#include <limits.h>
+#include <stdlib.h>
+
 #include "util/path.h"
 #include "util/xmalloc.h"
 
@@ -23,4 +26,45 @@ bool bg_path_name_ok(const char *s)
 			return false;
 	}
 	return n <= 64;
+}
+
+/* The length of path without its trailing slashes ("/" keeps its one). */
+static size_t trimmed_len(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return n;
+}
+
+char *bg_path_parent(const char *path)
+{
+	size_t n = trimmed_len(path);
+
+	while (n && path[n - 1] != '/')
+		n--;
+	if (!n)
+		return xstrdup(".");
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return xstrndup(path, n);
+}
+
+char *bg_path_resolve_parent(const char *path)
+{
+	char *parent = bg_path_parent(path), *real = realpath(parent, NULL), *ret = NULL;
+	size_t n = trimmed_len(path), base = n;
+
+	while (base && path[base - 1] != '/')
+		base--;
+	if (real) {
+		char *name = xstrndup(path + base, n - base);
+
+		ret = bg_path_join(real, name);
+		free(name);
+	}
+	free(real);
+	free(parent);
+	return ret;
 }

@@ -12,5 +12,16 @@ char *bg_path_join(const char *dir, const char *name);
  * paths: "../../x" must not.
  */
 bool bg_path_name_ok(const char *s);
+/*
+ * The directory that holds path ("." when it names none, "/" for the root's entries),
+ * trailing slashes left out: owned by the caller.
+ */
+char *bg_path_parent(const char *path);
+/*
+ * path with its directory resolved (realpath of the parent, then the last name as given,
+ * not followed): "x/../y" and a linked directory then read as the one directory. NULL
+ * with errno when that directory cannot be resolved.
+ */
+char *bg_path_resolve_parent(const char *path);
 
 #endif

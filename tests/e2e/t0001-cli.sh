@@ -143,6 +143,20 @@ test_expect_success 'a file name with U+202E or a newline reaches the terminal e
 	test_grep "in c\\\\x0ax.yaml: nothing to read$" out
 '
 
+test_expect_success 'series and inbox make a new store, never a missing directory' '
+	conf c.yaml &&
+	test_exit_code 1 bootgate series --id 5 --db "$SCRATCH/typo/x.db" 2>err &&
+	test_grep "no directory .*typo. for the store" err &&
+	test_exit_code 1 bootgate inbox --config c.yaml --db typo/i.db >out 2>err &&
+	test_grep "no directory .typo. for the store" err &&
+	test ! -e typo &&
+	bootgate inbox --config c.yaml --db fresh.db >out &&
+	test -f fresh.db &&
+	rm -rf state &&
+	bootgate inbox --config c.yaml >out &&
+	test -f state/bootgate.db
+'
+
 test_expect_success 'log --tree of a tree the store does not have: exit 1, named' '
 	new_store s.db &&
 	sqlite3 s.db "INSERT INTO trees (id, name, path) VALUES (1, '\''tracing'\'', '\''/x'\'')" &&

@@ -363,6 +363,39 @@ test_expect_success 'KCIDB export: -o onto the store itself is refused, the stor
 	test_jq ".tests | length > 0" k.json
 '
 
+test_expect_success 'KCIDB export: -o onto a file SQLite or bootgated keeps beside the store is refused' '
+	make_store &&
+	mkdir -p st sub &&
+	cp db st/bootgate.db &&
+	ln -s st stlink &&
+	echo 4242 >st/bootgated.lock &&
+	sqlite3 st/bootgate.db "PRAGMA journal_mode = WAL" >/dev/null &&
+	for o in st/bootgate.db-wal st/bootgate.db-shm st/bootgate.db-journal \
+		st/bootgate.db-mail.lock st/bootgated.lock ./sub/../st/bootgated.lock \
+		stlink/bootgate.sock "$SCRATCH/stlink/bootgate.db-wal"; do
+		test_exit_code 2 bootgate export --kcidb --db st/bootgate.db -o "$o" 2>err &&
+		test_grep "\-o .*: a file .* keeps beside the store (--db .st/bootgate.db.)" err ||
+			return 1
+	done &&
+	test "$(cat st/bootgated.lock)" = 4242 &&
+	test ! -e st/bootgate.db-journal &&
+	test ! -e st/bootgate.sock &&
+	bootgate status --db st/bootgate.db >/dev/null &&
+	bootgate export --kcidb --db st/bootgate.db -o st/k.json 2>err &&
+	test_jq ".tests | length > 0" st/k.json &&
+	bootgate export --kcidb --db st/bootgate.db -o st/k.json 2>err
+'
+
+test_expect_success 'boot-data export: a DIR below a missing directory is not made' '
+	make_store &&
+	test_exit_code 1 bootgate export --boot-data "$SCRATCH/nonexist/x" --db db >out 2>err &&
+	test_grep "no directory .*nonexist. to hold .*nonexist/x." err &&
+	test ! -e nonexist &&
+	test ! -s out &&
+	bootgate export --boot-data fresh --db db >out &&
+	test -d fresh
+'
+
 test_expect_success 'KCIDB export: a --lab that is not a directory is usage, not a lost arch' '
 	make_store &&
 	test_exit_code 2 bootgate export --kcidb --db db --lab "$SCRATCH/nolab" >out 2>err &&

@@ -3,6 +3,7 @@
  * objects, and boot-data files written from stored boots.
  */
 #include <math.h>
+#include <sys/stat.h>
 
 #include "unit.h"
 #include "publish/export.h"
@@ -462,13 +463,22 @@ static void on_problem(int64_t boot, const char *why, bool error, void *data)
 static void test_boot_data(void **state)
 {
 	struct bg_store *s = store("b.db");
-	char console[4096], *out = bg_path_join(dir, "out/sub");
+	char console[4096], *out = bg_path_join(dir, "out/sub"), *sub;
 	struct seen seen = { 0 };
 	struct parsed *p;
 
 	(void)state;
 	snprintf(console, sizeof(console), "%s/bootlogs/x86_64-tiny-regressed-run1.log", FIXTURES);
 	fill(s, console);
+	/* out/sub is made, out (a directory above it that is missing) never */
+	assert_int_equal(bg_export_boot_data(s, out, on_file, on_problem, &seen), -1);
+	assert_non_null(strstr(bg_error_last(), "no directory '"));
+	assert_non_null(strstr(bg_error_last(), "/out' to hold '"));
+	assert_int_equal(seen.files, 0);
+	assert_int_equal(access(out, F_OK), -1);
+	sub = bg_path_join(dir, "out");
+	assert_int_equal(mkdir(sub, 0777), 0);
+	free(sub);
 	/* boots 1 and 2 written; 3 has no console (left out); 4's cannot be read (an error) */
 	assert_int_equal(bg_export_boot_data(s, out, on_file, on_problem, &seen), 1);
 	assert_int_equal(seen.files, 2);
