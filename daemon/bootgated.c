@@ -1300,6 +1300,11 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	log_init("bootgated", verbose);
 	if (!d->conf_path)
 		d->conf_path = bg_project_file("lab-configs/bootgate.yaml");
+	/* a copy away from a checkout finds none: say so, not "cannot open '(null)'" */
+	if (!d->conf_path) {
+		log_errorx("no configuration: give -f FILE");
+		return 2;
+	}
 	if (d->lab)
 		setenv("BOOTGATE_LAB", d->lab, 1);
 	/* -n also checks what only a start opens: the trees' reference repositories */

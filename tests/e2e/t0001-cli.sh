@@ -151,6 +151,18 @@ test_expect_success 'log --tree of a tree the store does not have: exit 1, named
 	test_grep "^bootgate: error: no tree .nosuch. in the store" err
 '
 
+test_expect_success 'a copy outside the checkout without a configuration: exit 2, named' '
+	mkdir -p away/bin &&
+	cp "$ROOT/bin/bootgate" "$ROOT/bin/bootgated" away/bin/ &&
+	test_exit_code 2 away/bin/bootgated -n 2>err &&
+	test_grep "no configuration: give -f FILE" err &&
+	! test_grep "(null)" err &&
+	for c in inbox mail; do
+		test_exit_code 2 away/bin/bootgate $c --db i.db 2>err &&
+		test_grep "^bootgate: error: no configuration: give --config FILE$" err || return 1
+	done
+'
+
 test_expect_success 'version' '
 	bootgate version >out &&
 	test_grep "^bootgate [0-9]" out
