@@ -1419,12 +1419,12 @@ int main(int argc, char **argv)
 		goto out;
 	settle(&d);
 	if (start(&d) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	ret = loop(&d) < 0;
 	if (ret)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	stop_all(&d);
 	event(&d, "info", 0, 0, "stopped");
 out:

@@ -80,7 +80,7 @@ int cmd_gate(int argc, char **argv)
 	if (!r.db)
 		r.db = bg_store_default_path();
 	if (bg_store_open(r.db, &s) < 0 || bg_gate_run(s, &o, &v) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	printf("%s %s\n", o.rev, bg_gate_verdict_name(v));

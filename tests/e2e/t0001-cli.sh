@@ -131,6 +131,15 @@ test_expect_success 'bootgated -n: a reference that is no git repository is name
 	test_grep "^c.yaml: 1 trees, ok$" out
 '
 
+test_expect_success 'a second bootgated on the same state: an error, exit 1' '
+	conf c.yaml &&
+	mkdir -p state &&
+	echo 4242 >state/bootgated.lock &&
+	test_exit_code 1 flock state/bootgated.lock "$ROOT/bin/bootgated" -f c.yaml >out 2>err &&
+	test_grep "^bootgated: error: another bootgated (pid 4242) runs on" err &&
+	! test_grep "warning" err
+'
+
 test_expect_success 'a file name with U+202E or a newline reaches the terminal escaped' '
 	rlo=$(printf "\342\200\256") &&
 	conf "c${rlo}x.yaml" &&

@@ -73,4 +73,10 @@ test_expect_success 'a series id the store does not hold: named, exit 1, nothing
 	test "$(sqlite3 s.db "SELECT count(*) FROM jobs")" = 0
 '
 
+test_expect_success 'an mbox that is not there: an error, not a warning' '
+	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db nonexist.mbox 2>err &&
+	test_grep "^bootgate: error: .*nonexist.mbox" err &&
+	! test_grep "warning" err
+'
+
 test_done
