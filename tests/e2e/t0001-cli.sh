@@ -140,6 +140,17 @@ test_expect_success 'a second bootgated on the same state: an error, exit 1' '
 	! test_grep "warning" err
 '
 
+test_expect_success 'bootgated -n: a NUL in the configuration is named at its line, no doubled backslash' '
+	conf c.yaml &&
+	printf "%s\n" "    tag: \"ma\\0in\"" >>c.yaml &&
+	test_exit_code 2 "$ROOT/bin/bootgated" -n -f c.yaml 2>err &&
+	test_grep "^c.yaml:7:10: a NUL character (an escaped zero) in a key or value is not taken$" err &&
+	! test_grep "\\\\" err &&
+	printf "state: x\ntrees:\n  - name: t\n    url: a\000b\n" >c2.yaml &&
+	test_exit_code 2 "$ROOT/bin/bootgated" -n -f c2.yaml 2>err &&
+	test_grep "^c2.yaml:4:11: binary data, not YAML$" err
+'
+
 test_expect_success 'a file name with U+202E or a newline reaches the terminal escaped' '
 	rlo=$(printf "\342\200\256") &&
 	conf "c${rlo}x.yaml" &&
