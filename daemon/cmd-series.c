@@ -17,6 +17,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -135,6 +136,7 @@ static int take_mbox(struct bg_store *s, const char *path, const struct bg_serie
 	size_t n = 0, nsm = 0, len;
 	const char *name = strcmp(path, "-") ? path : "stdin";
 	char *buf = read_input(path, &len);
+	struct bg_strvec notes = BG_STRVEC_INIT;
 	struct bg_tree t;
 	int64_t tree_id = 0;
 	int ret = 1, added;
@@ -155,6 +157,10 @@ static int take_mbox(struct bg_store *s, const char *path, const struct bg_serie
 			say_missing(name, msgs, n);
 		goto out;
 	}
+	/* what the series leaves out of the file is said, the series goes on */
+	bg_series_notes(buf, len, msgs, n, &sm[0], &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		log_warnx("%s", notes.v[i]);
 	if (bg_tree_open(o->tree, &t) < 0) {
 		log_errorx("%s", bg_error_last());
 		goto out;
@@ -173,6 +179,7 @@ static int take_mbox(struct bg_store *s, const char *path, const struct bg_serie
 		       added ? ", already in the store" : "");
 	ret = 0;
 out:
+	bg_strvec_release(&notes);
 	bg_series_msgs_free(sm, nsm);
 	bg_msgs_free(msgs, n);
 	free(buf);
