@@ -1300,6 +1300,11 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 	log_init("bootgated", verbose);
 	if (!d->conf_path)
 		d->conf_path = bg_project_file("lab-configs/bootgate.yaml");
+	/* a copy away from a checkout finds none: say so, not "cannot open '(null)'" */
+	if (!d->conf_path) {
+		log_errorx("no configuration: give -f FILE");
+		return 2;
+	}
 	if (d->lab)
 		setenv("BOOTGATE_LAB", d->lab, 1);
 	/* -n also checks what only a start opens: the trees' reference repositories */
@@ -1414,12 +1419,12 @@ int main(int argc, char **argv)
 		goto out;
 	settle(&d);
 	if (start(&d) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	ret = loop(&d) < 0;
 	if (ret)
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 	stop_all(&d);
 	event(&d, "info", 0, 0, "stopped");
 out:

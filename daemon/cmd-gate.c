@@ -80,7 +80,7 @@ int cmd_gate(int argc, char **argv)
 	if (cmd_open_store_rw(r.db, &s) < 0)
 		goto out;
 	if (bg_gate_run(s, &o, &v) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	printf("%s %s\n", o.rev, bg_gate_verdict_name(v));

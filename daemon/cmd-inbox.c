@@ -159,8 +159,8 @@ int cmd_inbox(int argc, char **argv)
 	}
 	if (!conf_path)
 		conf_path = bg_project_file("lab-configs/bootgate.yaml");
-	if (bg_service_conf_load(conf_path, &c) < 0) {
-		log_errorx("%s", bg_error_last());
+	if (!conf_path || bg_service_conf_load(conf_path, &c) < 0) {
+		log_errorx("%s", conf_path ? bg_error_last() : "no configuration: give --config FILE");
 		ret = 2;
 		goto out;
 	}

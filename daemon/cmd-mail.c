@@ -195,6 +195,7 @@ int cmd_mail(int argc, char **argv)
 		config = bg_project_file("lab-configs/bootgate.yaml");
 	if (!config || bg_service_conf_load(config, &conf) < 0) {
 		log_errorx("%s", config ? bg_error_last() : "no configuration: give --config FILE");
+		ret = 2;
 		goto out;
 	}
 	if (!db)

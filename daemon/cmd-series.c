@@ -17,6 +17,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 #include "util/text.h"
 #include "util/xmalloc.h"
 
@@ -57,7 +58,7 @@ static void say_missing(const char *name, const struct bg_msg *msgs, size_t n)
 		if (msgs[i].patch && !msgs[i].reply && (!head || msgs[i].version > head->version))
 			head = &msgs[i];
 	if (!head) {
-		log_warnx("%s: no patch mail in it", name);
+		log_errorx("%s: no patch mail in it", name);
 		return;
 	}
 	for (unsigned k = 1; k <= head->total && k <= 1000; k++) {
@@ -69,7 +70,7 @@ static void say_missing(const char *name, const struct bg_msg *msgs, size_t n)
 		if (!have)
 			bg_strbuf_addf(&miss, "%s%u/%u", miss.len ? ", " : "", k, head->total);
 	}
-	log_warnx("%s: the series v%u of %u patches is not whole: patch %s missing", name,
+	log_errorx("%s: the series v%u of %u patches is not whole: patch %s missing", name,
 		  head->version, head->total, miss.len ? miss.buf : "(none)");
 	bg_strbuf_release(&miss);
 }
@@ -135,44 +136,50 @@ static int take_mbox(struct bg_store *s, const char *path, const struct bg_serie
 	size_t n = 0, nsm = 0, len;
 	const char *name = strcmp(path, "-") ? path : "stdin";
 	char *buf = read_input(path, &len);
+	struct bg_strvec notes = BG_STRVEC_INIT;
 	struct bg_tree t;
 	int64_t tree_id = 0;
 	int ret = 1, added;
 
 	if (!buf) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		return 1;
 	}
 	if (bg_mbox_parse(name, buf, len, &msgs, &n) < 0 ||
 	    bg_series_assemble(msgs, n, &sm, &nsm) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (nsm != 1) {
 		if (nsm)
-			log_warnx("%s: %zu whole series in it: one at a time", name, nsm);
+			log_errorx("%s: %zu whole series in it: one at a time", name, nsm);
 		else
 			say_missing(name, msgs, n);
 		goto out;
 	}
+	/* what the series leaves out of the file is said, the series goes on */
+	bg_series_notes(buf, len, msgs, n, &sm[0], &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		log_warnx("%s", notes.v[i]);
 	if (bg_tree_open(o->tree, &t) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (bg_record_tree(s, o->tree_name ? o->tree_name : t.id, t.real, &tree_id) < 0) {
 		bg_tree_release(&t);
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	bg_tree_release(&t);
 	if ((added = bg_series_add(s, &sm[0], msgs, n, buf, len, "cli", tree_id, id)) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	bg_text_printf(stderr, "series: %s: series %" PRId64 "%s\n", name, *id,
 		       added ? ", already in the store" : "");
 	ret = 0;
 out:
+	bg_strvec_release(&notes);
 	bg_series_msgs_free(sm, nsm);
 	bg_msgs_free(msgs, n);
 	free(buf);
@@ -252,11 +259,11 @@ int cmd_series(int argc, char **argv)
 		int found = bg_store_series_get(s, id, &st);
 
 		if (found < 0) {
-			log_warnx("%s", bg_error_last());
+			log_errorx("%s", bg_error_last());
 			goto out;
 		}
 		if (!found && !o.tree) {
-			log_warnx("series %" PRId64 " does not exist", id);
+			log_errorx("series %" PRId64 " does not exist", id);
 			goto out;
 		}
 	}
@@ -285,7 +292,7 @@ int cmd_series(int argc, char **argv)
 	bg_json_init(&j, -1, 0);
 	if (bg_series_run(s, &o, id) < 0 || bg_series_result_write(s, id, &j) < 0 ||
 	    bg_store_series_state(s, id, &state) < 0) {
-		log_warnx("%s", bg_error_last());
+		log_errorx("%s", bg_error_last());
 		goto out;
 	}
 	if (r.json)
@@ -293,7 +300,7 @@ int cmd_series(int argc, char **argv)
 	else if (print_table(s, id) < 0)
 		log_warnx("%s", bg_error_last());
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		log_warn("stdout");
+		log_error("stdout");
 		goto out;
 	}
 	/* measured, even with regressions; a series that does not apply is an error */

@@ -60,9 +60,12 @@ static int next(const struct loader *l, struct bg_yaml_event *ev)
 {
 	if (bg_yaml_next(l->r, ev) < 0)
 		return bg_error("%s:%s", l->name, bg_error_last());
-	/* a C string would end at it: "a\0b" would be read as the key or value "a" */
+	/*
+	 * a C string would end at it: "a\0b" would be read as the key or value "a"; the text
+	 * has no backslash, which the terminal's escaping would show doubled
+	 */
 	if (ev->type == BG_YAML_SCALAR && memchr(ev->value, '\0', ev->len))
-		return fail_at(l, ev, "a NUL character (\\0) in a key or value is not taken");
+		return fail_at(l, ev, "a NUL character (an escaped zero) in a key or value is not taken");
 	return 0;
 }
 
@@ -208,14 +211,21 @@ static int load_mem(const char *name, const char *text, size_t len, int max_dept
 	size_t keys = 0;
 	struct loader l = { bg_yaml_reader_new_mem(text, len), name, max_depth, &keys };
 	struct bg_yaml_event ev;
+	const char *nul;
 	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
 	if (!l.r)
 		return bg_error("%s: cannot set up the YAML parser", name);
-	if (memchr(text, '\0', len)) {
+	if ((nul = memchr(text, '\0', len))) {
+		unsigned line = 1, column = 1;
+
+		/* where the NUL is, as an editor counts it */
+		for (const char *p = text; p < nul; p++, column++)
+			if (*p == '\n')
+				line++, column = 0;
 		bg_yaml_reader_free(l.r);
-		return bg_error("%s:1:1: binary data, not YAML", name);
+		return bg_error("%s:%u:%u: binary data, not YAML", name, line, column);
 	}
 	if (next(&l, &ev) < 0)
 		goto out;

@@ -37,6 +37,7 @@ struct bg_http {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct watch *watched;
+	unsigned open;         /* connections MHD has, for naming the limit it hit */
 	pthread_t reaper;
 	bool reaping, stopping;
 	/* the log's window: BG_HTTP_LOG_BURST lines in it, the rest counted (log_lock) */
@@ -220,6 +221,32 @@ static enum MHD_Result send_answer(struct bg_http *h, struct MHD_Connection *c,
 }
 
 /*
+ * A target MHD cut at a NUL (the layout handle() describes; MHD ends the target with a NUL
+ * where the space was): k->target becomes the whole of it, each NUL shown as "<NUL>", so
+ * that the log does not name the path it passed for.
+ */
+static bool nul_target(struct conn *k, const char *url, const char *version)
+{
+	size_t len, cut = strlen(url);
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if ((uintptr_t)version <= (uintptr_t)url + cut + 1)
+		return false;
+	len = (uintptr_t)version - (uintptr_t)url - 1;
+	if (len > TARGET_LOGGED || url[len] != '\0')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (url[i])
+			bg_strbuf_addch(&sb, url[i]);
+		else
+			bg_strbuf_addstr(&sb, "<NUL>");
+	free(k->target);
+	k->target = bg_strbuf_detach(&sb, NULL);
+	k->req.target = k->target;
+	return true;
+}
+
+/*
  * MHD calls this first with the headers alone, then once for each piece of the body,
  * then once more with nothing left (*size 0): that last call answers.
  */
@@ -253,6 +280,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			k->answered = true;
 			a.status = MHD_HTTP_BAD_REQUEST;
 			a.text = "the request line is not METHOD TARGET HTTP/1.x";
+			if (nul_target(k, url, version))
+				a.text = "a NUL in the request line";
 			return send_answer(h, c, k, &a);
 		}
 		if (h->svc.head(h->svc.data, &k->req, &a)) {
@@ -325,6 +354,9 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
 	struct watch *w = *socket_context;
 	const union MHD_ConnectionInfo *ci;
 
+	pthread_mutex_lock(&h->lock);
+	h->open += toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
+	pthread_mutex_unlock(&h->lock);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (!h->svc.request_seconds || !ci)
@@ -425,6 +457,23 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
+	/*
+	 * MHD 0.9.75 says this of both its limits: below the total, it is the one of an
+	 * address (a flood from one client, not a server full)
+	 */
+	if (!strncmp(msg, "Server reached connection limit", 31)) {
+		unsigned open;
+
+		pthread_mutex_lock(&h->lock);
+		open = h->open;
+		pthread_mutex_unlock(&h->lock);
+		if (open < h->svc.connections)
+			snprintf(msg, sizeof(msg), "a client reached the per-address limit of %u "
+				 "connections: closed", h->svc.per_client);
+		else
+			snprintf(msg, sizeof(msg), "the server reached its limit of %u connections: "
+				 "closed", h->svc.connections);
+	}
 	log_warnx("%s: %s", h->svc.name, msg);
 }
 

@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
+#include "util/strvec.h"
 #include "util/xmalloc.h"
 
 #include <ctype.h>
@@ -688,6 +689,17 @@ static int tok_num(const char *s, const char *e, unsigned *out)
 	return 0;
 }
 
+/* A number as tok_num reads it; a negative one ("-1") is read as UINT_MAX, out of every
+ * bound, so that "[PATCH -1/2]" is refused rather than taken for an unnumbered patch. */
+static int signed_num(const char *s, const char *e, unsigned *out)
+{
+	if (s < e && *s == '-' && !tok_num(s + 1, e, out)) {
+		*out = UINT_MAX;
+		return 0;
+	}
+	return tok_num(s, e, out);
+}
+
 struct tag {
 	bool patch, rfc, numbered, versioned;
 	unsigned version, idx, total;
@@ -716,7 +728,7 @@ static void tag_token(struct tag *t, const char *s, const char *e)
 		t->version = a;
 		t->vtok = s;
 		t->vlen = (int)(e - s);
-	} else if (slash && !tok_num(s, slash, &a) && !tok_num(slash + 1, e, &b)) {
+	} else if (slash && !signed_num(s, slash, &a) && !signed_num(slash + 1, e, &b)) {
 		t->numbered = true;
 		t->idx = a;
 		t->total = b;
@@ -1156,6 +1168,89 @@ static void find_base_commit(struct bg_msg *m)
 			}
 		}
 		p = e < end ? e + 1 : end;
+	}
+}
+
+/* The line in buf of m's first raw line that starts with prefix; m's first line without. */
+static size_t raw_line(const char *buf, size_t len, const struct bg_msg *m, const char *prefix)
+{
+	const char *p, *end;
+	size_t line = m->line, n = strlen(prefix);
+
+	if (m->raw_off > len || m->raw_len > len - m->raw_off)
+		return m->line;
+	p = buf + m->raw_off;
+	end = p + m->raw_len;
+	while (p < end) {
+		const char *e = line_end(p, end);
+
+		if ((size_t)(e - p) >= n && !memcmp(p, prefix, n))
+			return line;
+		line++;
+		p = e < end ? e + 1 : end;
+	}
+	return m->line;
+}
+
+/* A "base-commit: " line that find_base_commit did not take: noted, as b4 ignores it too. */
+static void note_base_commit(const char *buf, size_t len, const struct bg_msg *m,
+			     struct bg_strvec *notes)
+{
+	static const char key[] = "base-commit: ";
+	const char *p = m->body, *end = m->body + m->body_len;
+
+	if (m->base_commit)
+		return;
+	while (p < end) {
+		const char *e = line_end(p, end), *v = p + sizeof(key) - 1;
+
+		if ((size_t)(e - p) >= sizeof(key) - 1 && !memcmp(p, key, sizeof(key) - 1)) {
+			bg_strvec_pushf(notes, "%s:%zu: base-commit '%.*s' is no commit id (40 or 64 "
+					"hex digits): not taken", m->name,
+					raw_line(buf, len, m, key), (int)(e - v > 80 ? 80 : e - v), v);
+			return;
+		}
+		p = e < end ? e + 1 : end;
+	}
+}
+
+/* The same subject and body, but for the blank lines an mbox puts after a message. */
+static bool same_mail(const struct bg_msg *a, const struct bg_msg *b)
+{
+	size_t la = a->body_len, lb = b->body_len;
+
+	while (la && a->body[la - 1] == '\n')
+		la--;
+	while (lb && b->body[lb - 1] == '\n')
+		lb--;
+	return !strcmp(a->subject, b->subject) && la == lb && !memcmp(a->body, b->body, la);
+}
+
+void bg_series_notes(const char *buf, size_t len, const struct bg_msg *msgs, size_t n,
+		     const struct bg_series_msgs *s, struct bg_strvec *notes)
+{
+	if (s->cover)
+		note_base_commit(buf, len, s->cover, notes);
+	for (unsigned k = 0; k < s->total; k++)
+		note_base_commit(buf, len, s->patches[k], notes);
+	for (size_t i = 0; i < n; i++) {
+		const struct bg_msg *m = &msgs[i], *taken;
+
+		if (!m->patch || m->reply || m->total < 1)
+			continue;
+		if (m->idx > m->total) {
+			bg_strvec_pushf(notes, "%s:%zu: patch %u/%u is past the series' end: left out",
+					m->name, m->line, m->idx, m->total);
+			continue;
+		}
+		if (m->version != s->version || m->total != s->total || m->idx < 1)
+			continue;
+		taken = s->patches[m->idx - 1];
+		/* the same mail twice (an archive's copy) is no other patch */
+		if (taken == m || same_mail(taken, m))
+			continue;
+		bg_strvec_pushf(notes, "%s:%zu: another patch %u/%u (the one at line %zu is "
+				"taken): left out", m->name, m->line, m->idx, m->total, taken->line);
 	}
 }
 

@@ -94,6 +94,13 @@ struct bg_series_msgs {
 int bg_series_assemble(const struct bg_msg *msgs, size_t n, struct bg_series_msgs **out,
 		       size_t *nout);
 void bg_series_msgs_free(struct bg_series_msgs *s, size_t n);
+/* What assembling s from msgs (parsed from buf) passed over without a word, as
+ * "name:line: why" lines added to notes for the caller to warn of: another mail for one
+ * of its patches, a stray patch past its total (M/N with M > N), a base-commit line that
+ * is no commit id. */
+struct bg_strvec;
+void bg_series_notes(const char *buf, size_t len, const struct bg_msg *msgs, size_t n,
+		     const struct bg_series_msgs *s, struct bg_strvec *notes);
 
 /* The key that tells versions of one series apart from other series: "addr\ntitle"
  * of the cover, else of patch 1. Owned by the caller. */

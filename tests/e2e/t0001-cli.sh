@@ -131,6 +131,26 @@ test_expect_success 'bootgated -n: a reference that is no git repository is name
 	test_grep "^c.yaml: 1 trees, ok$" out
 '
 
+test_expect_success 'a second bootgated on the same state: an error, exit 1' '
+	conf c.yaml &&
+	mkdir -p state &&
+	echo 4242 >state/bootgated.lock &&
+	test_exit_code 1 flock state/bootgated.lock "$ROOT/bin/bootgated" -f c.yaml >out 2>err &&
+	test_grep "^bootgated: error: another bootgated (pid 4242) runs on" err &&
+	! test_grep "warning" err
+'
+
+test_expect_success 'bootgated -n: a NUL in the configuration is named at its line, no doubled backslash' '
+	conf c.yaml &&
+	printf "%s\n" "    tag: \"ma\\0in\"" >>c.yaml &&
+	test_exit_code 2 "$ROOT/bin/bootgated" -n -f c.yaml 2>err &&
+	test_grep "^c.yaml:7:10: a NUL character (an escaped zero) in a key or value is not taken$" err &&
+	! test_grep "\\\\" err &&
+	printf "state: x\ntrees:\n  - name: t\n    url: a\000b\n" >c2.yaml &&
+	test_exit_code 2 "$ROOT/bin/bootgated" -n -f c2.yaml 2>err &&
+	test_grep "^c2.yaml:4:11: binary data, not YAML$" err
+'
+
 test_expect_success 'a file name with U+202E or a newline reaches the terminal escaped' '
 	rlo=$(printf "\342\200\256") &&
 	conf "c${rlo}x.yaml" &&
@@ -163,6 +183,18 @@ test_expect_success 'log --tree of a tree the store does not have: exit 1, named
 	bootgate log --db s.db --tree tracing >out &&
 	test_exit_code 1 bootgate log --db s.db --tree nosuch >out 2>err &&
 	test_grep "^bootgate: error: no tree .nosuch. in the store" err
+'
+
+test_expect_success 'a copy outside the checkout without a configuration: exit 2, named' '
+	mkdir -p away/bin &&
+	cp "$ROOT/bin/bootgate" "$ROOT/bin/bootgated" away/bin/ &&
+	test_exit_code 2 away/bin/bootgated -n 2>err &&
+	test_grep "no configuration: give -f FILE" err &&
+	! test_grep "(null)" err &&
+	for c in inbox mail; do
+		test_exit_code 2 away/bin/bootgate $c --db i.db 2>err &&
+		test_grep "^bootgate: error: no configuration: give --config FILE$" err || return 1
+	done
 '
 
 test_expect_success 'version' '

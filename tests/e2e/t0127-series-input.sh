@@ -73,4 +73,30 @@ test_expect_success 'a series id the store does not hold: named, exit 1, nothing
 	test "$(sqlite3 s.db "SELECT count(*) FROM jobs")" = 0
 '
 
+test_expect_success 'a negative patch number is refused at its line' '
+	patch "a" a.c | sed "s|\[PATCH 1/1\]|[PATCH -1/2]|" >neg.mbox &&
+	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db neg.mbox 2>err &&
+	test_grep "^bootgate: error: neg.mbox:4: patch -1/2: a series of 1 to 999 patches$" err
+'
+
+test_expect_success 'what the series leaves out of the file is a warning at its line' '
+	{
+		patch "one" ../b.c | sed "s|1/1|1/2|" && echo &&
+		patch "one again" ../c.c | sed "s|1/1|1/2|; s|^---$|base-commit: ../../etc/passwd\n---|" &&
+		echo && patch "two" ../d.c | sed "s|1/1|2/2|" && echo &&
+		patch "three" ../e.c | sed "s|1/1|3/2|"
+	} >left.mbox &&
+	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db left.mbox >out 2>err &&
+	test_grep "^bootgate: warning: left.mbox:2: another patch 1/2 (the one at line 18 is taken): left out$" err &&
+	test_grep "^bootgate: warning: left.mbox:22: base-commit .../../etc/passwd. is no commit id" err &&
+	test_grep "^bootgate: warning: left.mbox:51: patch 3/2 is past the series. end: left out$" err &&
+	test "$(sqlite3 s.db "SELECT count(*) FROM builds")" = 0
+'
+
+test_expect_success 'an mbox that is not there: an error, not a warning' '
+	test_exit_code 1 bootgate series --tree small --arch x86_64 --db s.db nonexist.mbox 2>err &&
+	test_grep "^bootgate: error: .*nonexist.mbox" err &&
+	! test_grep "warning" err
+'
+
 test_done

@@ -88,7 +88,14 @@ static void test_errors(void **state)
 		static const char bin[] = "name: a\0b\n";
 
 		assert_int_equal(bg_conf_load_mem("x.yaml", bin, sizeof(bin) - 1, &c), -1);
-		assert_string_equal(bg_error_last(), "x.yaml:1:1: binary data, not YAML");
+		assert_string_equal(bg_error_last(), "x.yaml:1:8: binary data, not YAML");
+	}
+	{
+		/* the NUL's own line and column, not the file's start */
+		static const char bin[] = "a: 1\nb: 2\nc: 3\nd: x\0y\n";
+
+		assert_int_equal(bg_conf_load_mem("x.yaml", bin, sizeof(bin) - 1, &c), -1);
+		assert_string_equal(bg_error_last(), "x.yaml:4:5: binary data, not YAML");
 	}
 
 	assert_int_equal(load("name: a\nmemory: 4x\nlist: x\nnamez: 1\n", &c), 0);
@@ -184,11 +191,11 @@ static void test_nul_escape(void **state)
 {
 	(void)state;
 	expect_load_error("\"name\\0x\": a\n",
-			  "x.yaml:1:1: a NUL character (\\0) in a key or value is not taken");
+			  "x.yaml:1:1: a NUL character (an escaped zero) in a key or value is not taken");
 	expect_load_error("name: \"a\\0b\"\n",
-			  "x.yaml:1:7: a NUL character (\\0) in a key or value is not taken");
+			  "x.yaml:1:7: a NUL character (an escaped zero) in a key or value is not taken");
 	expect_nested_error("a: [\"b\\0\"]\n",
-			    "x.yaml:1:5: a NUL character (\\0) in a key or value is not taken");
+			    "x.yaml:1:5: a NUL character (an escaped zero) in a key or value is not taken");
 }
 
 /* Nested files: mappings and lists of mappings as values, each with getters of its own. */

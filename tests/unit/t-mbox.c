@@ -3,6 +3,7 @@
 #include "parse/mbox.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 /* cover + 3 patches as git send-email threads them, a reply between, patch 2 quoted-
  * printable with a CRLF line end, patch 3 from an encoded non-ASCII name */
@@ -347,6 +348,11 @@ static void test_hostile(void **state)
 	/* a stray 3/2 is read, but a 5000/2 is none: every idx fits a series' bounds */
 	expect_refusal("From: a\nSubject: [PATCH 5000/2] x\n\n", SIZE_MAX,
 		       "bad.mbox:2: patch 5000/2: a series of 1 to 999 patches");
+	/* a sign is no way out of the bounds: -1/2 is not read as an unnumbered patch */
+	expect_refusal("From: a\nSubject: [PATCH -1/2] a\n\n", SIZE_MAX,
+		       "bad.mbox:2: patch -1/2: a series of 1 to 999 patches");
+	expect_refusal("From: a\nSubject: [PATCH 1/-2] a\n\n", SIZE_MAX,
+		       "bad.mbox:2: patch 1/-2: a series of 1 to 999 patches");
 	expect_refusal("From: a\nSubject: [PATCH 1/0] x\n\n", SIZE_MAX,
 		       "bad.mbox:2: patch 1/0: a series of 1 to 999 patches");
 	expect_refusal("From: a\nSubject: [PATCH v99999999999 1/2] x\n\n", SIZE_MAX,
@@ -696,6 +702,68 @@ static void test_drop_files(void **state)
 	bg_strbuf_release(&sb);
 }
 
+/* one mail of a patch without a thread, from the same sender: MBOX_MAIL(subject, body line) */
+#define MBOX_MAIL(subject, extra)                                                        \
+	"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"        \
+	"From: A <a@example.org>\n"                                                       \
+	"Date: Tue, 1 Dec 2026 18:31:49 +0000\n"                                          \
+	"Subject: " subject "\n"                                                          \
+	"\n"                                                                              \
+	"x\n" extra "---\n"                                                                \
+	"diff --git a/f b/f\n"                                                            \
+	"--- a/f\n"                                                                       \
+	"+++ b/f\n"                                                                       \
+	"@@ -1 +1 @@\n"                                                                  \
+	"-a\n"                                                                            \
+	"+b\n"                                                                            \
+	"\n"
+
+/* What assembling passes over without a word: another 1/2, a stray 3/2, a base-commit
+ * that is no commit id; each named at its line, for the caller to warn of. */
+static void test_series_notes(void **state)
+{
+	static const char mbox[] = MBOX_MAIL("[PATCH 1/2] one", "")
+		MBOX_MAIL("[PATCH 1/2] one again", "base-commit: ../../etc/passwd\n")
+		MBOX_MAIL("[PATCH 2/2] two", "")
+		MBOX_MAIL("[PATCH 3/2] three", "");
+	struct bg_strvec notes = BG_STRVEC_INIT;
+	struct bg_msg *m;
+	struct bg_series_msgs *s;
+	size_t n, ns;
+
+	(void)state;
+	assert_int_equal(bg_mbox_parse("x.mbox", mbox, sizeof(mbox) - 1, &m, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(bg_series_assemble(m, n, &s, &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_null(s[0].patches[0]->base_commit);
+	bg_series_notes(mbox, sizeof(mbox) - 1, m, n, &s[0], &notes);
+	assert_int_equal(notes.n, 3);
+	assert_string_equal(notes.v[0], "x.mbox:21: base-commit '../../etc/passwd' is no commit "
+			    "id (40 or 64 hex digits): not taken");
+	assert_string_equal(notes.v[1], "x.mbox:2: another patch 1/2 (the one at line 16 is "
+			    "taken): left out");
+	assert_string_equal(notes.v[2], "x.mbox:45: patch 3/2 is past the series' end: left out");
+	bg_strvec_release(&notes);
+	bg_series_msgs_free(s, ns);
+	bg_msgs_free(m, n);
+
+	/* the same mail twice (an archive's copy) is no second patch */
+	{
+		static const char twice[] = MBOX_MAIL("[PATCH 1/1] one", "")
+			MBOX_MAIL("[PATCH 1/1] one", "");
+
+		assert_int_equal(bg_mbox_parse("x.mbox", twice, sizeof(twice) - 1, &m, &n), 0);
+		assert_int_equal(bg_series_assemble(m, n, &s, &ns), 0);
+		assert_int_equal(ns, 1);
+		bg_series_notes(twice, sizeof(twice) - 1, m, n, &s[0], &notes);
+		assert_int_equal(notes.n, 0);
+		bg_strvec_release(&notes);
+		bg_series_msgs_free(s, ns);
+		bg_msgs_free(m, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_subject_forms),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_drop_files),
+		cmocka_unit_test(test_series_notes),
 	};
 
 	return cmocka_run_group_tests_name("mbox", tests, NULL, NULL);

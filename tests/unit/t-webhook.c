@@ -589,6 +589,13 @@ static void test_log(void **state)
 	log_begin(&c);
 	assert_int_equal(request("POST", "/hook/x", WRONG_SIG, PUSH, strlen(PUSH), &answer), 401);
 	assert_int_equal(push_str("/hook/a\x1b[2Jb", PUSH, &answer), 404);
+	{
+		/* cut at the NUL, the path would read as the real hook refused */
+		static const char nul[] = "POST /hook/x\0/y HTTP/1.1\r\nHost: x\r\n"
+					  "Connection: close\r\nContent-Length: 0\r\n\r\n";
+
+		assert_int_equal(exchange(nul, sizeof(nul) - 1, &answer), 400);
+	}
 	log = log_end(&c);
 	bg_webhook_stop(hook);
 	hook = shared;
@@ -596,7 +603,9 @@ static void test_log(void **state)
 		"bootgate: warning: webhook: 127.0.0.1: POST '/hook/x': 401 "
 		"X-Hub-Signature-256 does not match the body\n"
 		"bootgate: warning: webhook: 127.0.0.1: POST '/hook/a\\x1b[2Jb': 404 "
-		"no such hook: POST /hook/TREE\n");
+		"no such hook: POST /hook/TREE\n"
+		"bootgate: warning: webhook: 127.0.0.1: POST '/hook/x<NUL>/y': 400 "
+		"a NUL in the request line\n");
 	sign(SECRET, PUSH, strlen(PUSH), mac);
 	assert_null(strstr(log, mac + 7));
 	assert_null(strstr(log, SECRET));
@@ -641,7 +650,7 @@ static void test_flood(void **state)
 	unsigned refused = 0, lines, limit_lines, bound;
 	struct captured c;
 	double t0 = now(), took;
-	char *log;
+	char *log, which[96];
 
 	(void)state;
 	/* a server of its own: what the other tests logged counts for nothing here */
@@ -672,6 +681,11 @@ static void test_flood(void **state)
 	assert_int_equal(refused, FLOOD);
 	lines = count_lines(log, "", NULL, NULL);
 	limit_lines = count_lines(log, "limit", NULL, NULL);
+	/* MHD says the same of both limits: the line says the one it is */
+	assert_int_equal(count_lines(log, "Server reached", NULL, NULL), 0);
+	snprintf(which, sizeof(which), "a client reached the per-address limit of %u connections",
+		 BG_WEBHOOK_PER_CLIENT);
+	assert_int_equal(count_lines(log, which, NULL, NULL), limit_lines);
 	/* each window lets BG_HTTP_LOG_BURST lines through, then one line counts the rest */
 	bound = ((unsigned)(took / BG_HTTP_LOG_WINDOW) + 2) * (BG_HTTP_LOG_BURST + 1);
 	if (lines > bound)
