@@ -242,6 +242,26 @@ static void put_time(struct bg_json *j, const char *key, double t)
 		put_str(j, key, buf);
 }
 
+/* Whether s is a URL a reader of the export can follow: a build log or a LAVA job. */
+static bool web_url(const char *s)
+{
+	return s && (!strncmp(s, "https://", 8) || !strncmp(s, "http://", 7));
+}
+
+/* Whether a figure of seconds can be a KCIDB duration: measured, and not absurd. */
+static bool seconds_ok(double s)
+{
+	return isfinite(s) && s >= 0 && s < 1e9;
+}
+
+static void put_duration(struct bg_json *j, double s)
+{
+	if (!seconds_ok(s))
+		return;
+	bg_json_key(j, "duration");
+	bg_json_double(j, s);
+}
+
 static void put_common(struct kcidb *k, const char *id)
 {
 	bg_json_key(k->j, "id");
@@ -437,21 +457,18 @@ static int write_builds(struct kcidb *k)
 		const struct bg_export_build *b = p->row;
 		const struct board_info *bi = board_info(k, b->board);
 		char *id = xasprintf("%s:build:%" PRId64, k->origin, b->id);
-		bool timed = isfinite(b->seconds) && b->seconds >= 0 && b->seconds < 1e9;
+		bool timed = seconds_ok(b->seconds);
 
 		bg_json_object_begin(k->j);
 		bg_json_key(k->j, "checkout_id");
 		bg_json_str(k->j, k->co[p->checkout].id);
 		put_common(k, id);
 		put_time(k->j, "start_time", b->created - (timed ? b->seconds : 0));
-		if (timed) {
-			bg_json_key(k->j, "duration");
-			bg_json_double(k->j, b->seconds);
-		}
+		put_duration(k->j, b->seconds);
 		put_str(k->j, "architecture", bi->arch);
 		put_str(k->j, "compiler", b->compiler);
 		put_str(k->j, "config_name", b->config_hash);
-		if (b->log && (!strncmp(b->log, "https://", 8) || !strncmp(b->log, "http://", 7)))
+		if (web_url(b->log))
 			put_str(k->j, "log_url", b->log);
 		put_output_files(k, b, bi);
 		bg_json_key(k->j, "status");
@@ -564,13 +581,9 @@ static void boot_fields(struct kcidb *k, const struct bg_export_boot_set *set)
 {
 	char *excerpt;
 
-	if (isfinite(set->seconds) && set->seconds >= 0 && set->seconds < 1e9) {
-		bg_json_key(k->j, "duration");
-		bg_json_double(k->j, set->seconds);
-	}
+	put_duration(k->j, set->seconds);
 	/* a LAVA job's console as plain text: lava-server's job/ID/log_file/plain */
-	if (set->job_url && (!strncmp(set->job_url, "https://", 8) ||
-			     !strncmp(set->job_url, "http://", 7))) {
+	if (web_url(set->job_url)) {
 		char *url = xasprintf("%s/log_file/plain", set->job_url);
 
 		put_str(k->j, "log_url", url);
