@@ -201,6 +201,17 @@ struct subj {
 	const char *title;
 };
 
+/* m read as the case says its subject reads */
+static void assert_subject(const struct bg_msg *m, const struct subj *c)
+{
+	assert_int_equal(m->patch, c->patch);
+	assert_int_equal(m->reply, c->reply);
+	assert_int_equal(m->version, c->version);
+	assert_int_equal(m->idx, c->idx);
+	assert_int_equal(m->total, c->total);
+	assert_string_equal(m->title, c->title);
+}
+
 static void test_subject_grammar(void **state)
 {
 	static const struct subj cases[] = {
@@ -225,12 +236,7 @@ static void test_subject_grammar(void **state)
 		struct bg_msg m;
 
 		assert_int_equal(bg_msg_parse("s", mail, strlen(mail), &m), 0);
-		assert_int_equal(m.patch, cases[i].patch);
-		assert_int_equal(m.reply, cases[i].reply);
-		assert_int_equal(m.version, cases[i].version);
-		assert_int_equal(m.idx, cases[i].idx);
-		assert_int_equal(m.total, cases[i].total);
-		assert_string_equal(m.title, cases[i].title);
+		assert_subject(&m, &cases[i]);
 		bg_msg_release(&m);
 		free(mail);
 	}
@@ -545,12 +551,7 @@ static void test_subject_forms(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		read_patch("a@b", cases[i].subject, &m);
-		assert_int_equal(m.patch, cases[i].patch);
-		assert_int_equal(m.reply, cases[i].reply);
-		assert_int_equal(m.version, cases[i].version);
-		assert_int_equal(m.idx, cases[i].idx);
-		assert_int_equal(m.total, cases[i].total);
-		assert_string_equal(m.title, cases[i].title);
+		assert_subject(&m, &cases[i]);
 		bg_msg_release(&m);
 	}
 	/* an RFC without a diff is talk, not a patch */
