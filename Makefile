@@ -20,12 +20,12 @@ export BOOTGATE_CACHE
 
 CC ?= cc
 CFLAGS ?= -O3 -g
-FUZZ_SECONDS ?= 60
-FUZZ_BB_SECONDS ?= 20
-FUZZ_MBOX_SECONDS ?= 20
-FUZZ_CONF_SECONDS ?= 20
-FUZZ_LAVA_SECONDS ?= 20
-FUZZ_WEBHOOK_SECONDS ?= 20
+FUZZ_SECONDS ?= 30
+FUZZ_BB_SECONDS ?= 10
+FUZZ_MBOX_SECONDS ?= 10
+FUZZ_CONF_SECONDS ?= 10
+FUZZ_LAVA_SECONDS ?= 10
+FUZZ_WEBHOOK_SECONDS ?= 10
 # make fuzz-long: executions per target
 FUZZ_RUNS ?= 10000000
 # make soak: seconds of continuous gating (make check's own soak is short)
@@ -230,7 +230,7 @@ FUZZ_SEEDS_lava = tests/fuzz/seeds/lava/*
 FUZZ_SEEDS_webhook = tests/fuzz/seeds/webhook/*
 
 # The targets run as many at once as there are cores (each fuzzer is one process), the
-# longest first: 160 s of fuzzing in 80 s of wall time on two cores.
+# longest first: 80 s of fuzzing in about 40 s of wall time on two cores.
 FUZZ_SECONDS_bootlog = $(FUZZ_SECONDS)
 FUZZ_SECONDS_bb = $(FUZZ_BB_SECONDS)
 FUZZ_SECONDS_mbox = $(FUZZ_MBOX_SECONDS)

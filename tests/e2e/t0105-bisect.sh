@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0161-perf.sh
 # bootgate bisect on real kernels, without a daemon: a culprit that is a merge is followed
 # into the branch it brought, images byte-identical to a neighbour's take its boots, and
 # the same command run again prints the stored result. The commits are made here on the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0161-perf.sh
 # scripts/scenario-tree.sh --scenario on the cached kernel repository, without building
 # anything: the three seed branches (24 commits, the culprit at its position, each commit
 # in its own part of the tree), their reruns, bad arguments, and the tracing fix series,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# beside: t0165-demo.sh
 # Faults on the lab's side, on the cached x86_64 kernel (master, built by t0100 or here):
 # QEMU killed while the kernel speaks, and the cache's disk full (a 16 MiB tmpfs mounted
 # for the test). Each is the lab failing (infra, exit 111: tried again), never a kernel
