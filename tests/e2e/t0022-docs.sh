@@ -140,6 +140,24 @@ test_expect_success 'the README is under 100 lines and points at the documentati
 	test_grep "systemctl enable --now bootgated" "$ROOT/README.md"
 '
 
+# usage_of PROGRAM [COMMAND]: the program's own usage line, without "usage: "
+usage_of() {
+	if [ $# = 1 ]; then "$1" --help 2>&1; else "$1" help "$2" 2>&1; fi |
+		sed -n '1s/^usage: \(.*[^ ]\) *$/\1/p'
+}
+
+test_expect_success 'docs/CLI.md: every command, with the usage line it prints itself' '
+	sed -n "/^\`\`\`$/,/^\`\`\`$/p" "$ROOT/docs/CLI.md" | sed "1d" |
+		sed "/^\`\`\`$/,\$d" >doc.usage &&
+	bootgate help | sed -n "/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p" >cmds &&
+	test "$(wc -l <cmds)" -gt 15 &&
+	: >want.usage &&
+	while read -r c; do usage_of "$BOOTGATE" "$c" >>want.usage; done <cmds &&
+	usage_of "$ROOT/bin/bootgated" >>want.usage &&
+	sort want.usage >want.sorted && sort doc.usage >doc.sorted &&
+	test_cmp want.sorted doc.sorted
+'
+
 # a bench/ of stand-ins: one prints a figure, one fails
 fake_bench() {
 	mkdir -p fake/bench &&
