@@ -304,17 +304,11 @@ soak: all
 
 # ---- benchmarks and analysis
 
+# each bench/bench-NAME.sh in turn; what they print also replaces the figures of the last
+# run in bench/RESULTS.md, dated, with the commit
 bench: deps-bench all
-	@sh bench/bench-parse.sh
-	@sh bench/bench-compare.sh
-	@sh bench/bench-bisect.sh
-	@sh bench/bench-kernel.sh
-	@sh bench/bench-mail.sh
-	@sh bench/bench-service.sh
-	@sh bench/bench-inbox.sh
-	@sh bench/bench-site.sh
-	@sh bench/bench-lava.sh
-	@BOOTGATE_SOAK_SECONDS=$(SOAK_SECONDS) sh bench/bench-soak.sh
+	@BOOTGATE_SOAK_SECONDS=$(SOAK_SECONDS) sh bench/results.sh bench/RESULTS.md \
+		parse compare bisect kernel mail service inbox site lava soak
 
 analyze: deps-analyze
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

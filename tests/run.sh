@@ -282,7 +282,7 @@ timed)
 	exit "$rc"
 	;;
 total)
-	# the budget every change keeps (README, "Tests and benchmarks"): a fresh machine's
+	# the budget every change keeps (docs/TESTING.md, "The budget"): a fresh machine's
 	# make check, nothing installed and no cache, and a run with the cache kept
 	budget="cold budget 60 min, warm 20 min"
 	case $# in

@@ -7,7 +7,7 @@
  * share one level, the culprit and after another, both levels and the common noise
  * integrated out; probes are chosen for information per cost; it stops when one set of
  * commits (a culprit, or a run of unbuildable commits ending in one) holds 1 - eps of the
- * posterior. See the README for the constants and how they were measured.
+ * posterior. See docs/design/noise.md for the constants and how they were measured.
  */
 #ifndef BG_BISECT_H
 #define BG_BISECT_H

@@ -4,7 +4,7 @@
 # locked by another process, the clock stepping back an hour, a store damaged or cut to
 # nothing (QEMU killed mid-boot and the cache's disk full are t0175-faults-kernel's).
 # None may count as a regression, lose a result or stop the daemon answering the CLI.
-# (The other faults of the list are tested where their part is: README, "Faults".)
+# (The other faults of the list are tested where their part is: docs/TESTING.md, "Faults".)
 # It mostly waits, with a cache of its own, so it runs beside the demo (tests/run.sh).
 #
 # The daemon here is the real bootgated, copied beside a stand-in for the `bootgate`

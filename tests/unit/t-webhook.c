@@ -718,8 +718,8 @@ static long rss_kib(void)
 
 /*
  * 64 connections at once, 16 from each of four addresses, each with a body of almost
- * 1 MiB: the server holds at most what the README says, and gives it back once they are
- * answered (it kept 76 MB of 102 once, for a body's 1 MiB held each).
+ * 1 MiB: the server holds at most what docs/design/service.md says, and gives it back
+ * once they are answered (it kept 76 MB of 102 once, for a body's 1 MiB held each).
  */
 static void test_memory(void **state)
 {
