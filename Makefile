@@ -86,7 +86,7 @@ LIB_A = $(BUILD)/libbootgate.a
 BENCH_SRC = bench/bisect-bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC = daemon/bootgate.c $(wildcard daemon/cmd-*.c)
-DAEMON_SRC = daemon/bootgated.c
+DAEMON_SRC = daemon/bootgated.c daemon/bootgated-opts.c
 DAEMON_OBJ = $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)
 # the simulator's header, for the programs that link it: never for the library
@@ -163,7 +163,11 @@ UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 $(UNIT_OBJ): ALL_CFLAGS += -Ibench -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"'
 $(UNIT_BIN): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BENCH_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(BENCH_OBJ) $(LIB_A) $(LIBS) $(TEST_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(LIBS) $(TEST_LIBS)
+# t-cmd-help holds the commands' help against their option tables: it links them (no main)
+$(BUILD)/tests/unit/t-cmd-help.o: ALL_CFLAGS += -Idaemon
+$(BUILD)/tests/unit/t-cmd-help: $(filter-out $(BUILD)/daemon/bootgate.o,$(CLI_OBJ)) \
+	$(BUILD)/daemon/bootgated-opts.o
 
 # ---- dependencies: each entry point installs what it needs when it is missing
 
