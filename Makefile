@@ -107,11 +107,20 @@ UNIT_NAMES = $(UNIT_SRC:tests/unit/%.c=%)
 UNIT_BIN = $(addprefix $(BUILD)/tests/unit/,$(filter $(UNIT_NAMES),$(UNIT_FIRST)) \
 	$(filter-out $(UNIT_FIRST),$(UNIT_NAMES)))
 
-.PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
+.PHONY: all man demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
 	$(FUZZ_TARGETS:%=fuzz-run-%) soak bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
-all: $(PROGRAMS)
+all: $(PROGRAMS) man
+
+# The man pages, rendered from what the programs print for --help, so that a page says
+# what the program says (git's Documentation/*.1 are built, not kept, for the same
+# reason); `bootgate help`, COMMAND --help and man bootgate-COMMAND show the same text.
+MAN_DIR = docs/man
+man: $(MAN_DIR)/.rendered
+$(MAN_DIR)/.rendered: $(BIN)/bootgate $(BIN)/bootgated scripts/help2man.sh scripts/man-pages.sh
+	@sh scripts/man-pages.sh $(BIN) $(MAN_DIR)
+	@touch $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -343,6 +352,6 @@ install: all
 	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
 
 clean:
-	rm -rf build bin
+	rm -rf build bin $(MAN_DIR)/*.[18] $(MAN_DIR)/.rendered
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(WORKER_SRC:%.c=$(BUILD)/%.d) $(UNIT_OBJ:.o=.d)

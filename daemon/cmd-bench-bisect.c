@@ -129,7 +129,8 @@ static void bench_bisect_help(FILE *out)
 	       "  --json      the figures as JSON\n"
 	       "  --generate  write a corpus instead (below)\n"
 	       "  --k N       parallel workers for bootgate's bisection (1)\n"
-	       "  --all-steps check beside every culprit for further steps (else only when\n"
+	       "  --all-steps\n"
+	       "              check beside every culprit for further steps (else only when\n"
 	       "              the step found clearly explains less than 80%% of the shift)\n"
 	       "\nWith --generate, writes a corpus to stdout instead:\n"
 	       "  --N N       commits after the good one (128)\n"
@@ -140,7 +141,8 @@ static void bench_bisect_help(FILE *out)
 	       "  --base MS   median boot time of the good commits (2500)\n"
 	       "  --histories N   histories in the corpus (1000)\n"
 	       "  --seed S    the generator's seed (1)\n"
-	       "  --steps F,F,... a regression made of several commits, fractions of D\n"
+	       "  --steps F,F,...\n"
+	       "              a regression made of several commits, fractions of D\n"
 	       "\nexit: 0 every corpus read, 1 a corpus could not be read, 2 usage\n");
 }
 

@@ -179,7 +179,8 @@ static void log_help(FILE *out)
 	fprintf(out, "\n"
 	       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), opened read-only:\n"
 	       "              answers whether a daemon runs or not\n"
-	       "  --tree NAME only the events of that tree\n"
+	       "  --tree NAME\n"
+	       "              only the events of that tree\n"
 	       "  --lines N   the last N events (50)\n"
 	       "  --json      the same as JSON\n"
 	       "\nexit: 0, 1 no store or no such tree, 2 usage\n");

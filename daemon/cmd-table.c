@@ -39,9 +39,10 @@ const struct bg_cmd *cmd_find(const char *name)
 
 void cmd_print_overview(FILE *out)
 {
-	fprintf(out, "usage: bootgate COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(out, "usage: bootgate COMMAND [ARGS]\n\n"
+		"gate and bisect the boot-time regressions of Linux kernels\n\ncommands:\n");
 	for (size_t i = 0; i < cmd_table_len; i++)
-		fprintf(out, "  %-15s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+		fprintf(out, "  %-15s  %s\n", cmd_table[i]->name, cmd_table[i]->summary);
 	fprintf(out, "\n'bootgate help COMMAND' or 'bootgate COMMAND --help' shows one command.\n");
 }
 
