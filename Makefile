@@ -9,7 +9,9 @@
 #   make bench        benchmarks, side by side with reference tools
 #   make analyze      cppcheck and clang-tidy
 #   make SANITIZE=address,undefined check-unit   the unit tests under sanitizers
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR= SYSCONFDIR=/etc
+#                     the programs, the man pages, bootgated.service and its user, and
+#                     the lab configuration as an example in /etc/bootgate (kept if there)
 
 PREFIX ?= /usr/local
 BINDIR_INSTALL = $(DESTDIR)$(PREFIX)/bin
@@ -338,6 +340,14 @@ analyze: deps-analyze
 # ---- install and clean
 
 SHARE_INSTALL = $(DESTDIR)$(PREFIX)/share/bootgate
+SYSCONFDIR ?= /etc
+MAN_INSTALL = $(DESTDIR)$(PREFIX)/share/man
+UNIT_INSTALL = $(DESTDIR)$(PREFIX)/lib/systemd/system
+SYSUSERS_INSTALL = $(DESTDIR)$(PREFIX)/lib/sysusers.d
+# the lab configuration, an example under /etc/bootgate that bootgated.service reads
+CONF_INSTALL = $(DESTDIR)$(SYSCONFDIR)/bootgate
+CONF_FILES = $(patsubst lab-configs/%,%,$(filter-out %/README.md,\
+	$(wildcard lab-configs/*.yaml lab-configs/*/*)))
 
 install: all
 	install -d $(BINDIR_INSTALL) $(SHARE_INSTALL)/lab-configs/boards \
@@ -350,6 +360,19 @@ install: all
 	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh scripts/webhook-sign.sh \
 		$(SHARE_INSTALL)/scripts
 	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
+	install -d $(MAN_INSTALL)/man1 $(MAN_INSTALL)/man8 $(UNIT_INSTALL) $(SYSUSERS_INSTALL)
+	install -m 644 $(MAN_DIR)/*.1 $(MAN_INSTALL)/man1
+	install -m 644 $(MAN_DIR)/*.8 $(MAN_INSTALL)/man8
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		systemd/bootgated.service.in >$(UNIT_INSTALL)/bootgated.service.tmp
+	chmod 644 $(UNIT_INSTALL)/bootgated.service.tmp
+	mv $(UNIT_INSTALL)/bootgated.service.tmp $(UNIT_INSTALL)/bootgated.service
+	install -m 644 systemd/bootgate.sysusers $(SYSUSERS_INSTALL)/bootgate.conf
+	@# a file that is there already is the administrator's: kept, never overwritten
+	@for f in $(CONF_FILES); do \
+		if [ -e "$(CONF_INSTALL)/$$f" ]; then echo "kept $(CONF_INSTALL)/$$f"; \
+		else install -D -m 644 "lab-configs/$$f" "$(CONF_INSTALL)/$$f" || exit 1; fi; \
+	done
 
 clean:
 	rm -rf build bin $(MAN_DIR)/*.[18] $(MAN_DIR)/.rendered
