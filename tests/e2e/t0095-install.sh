@@ -39,13 +39,16 @@ test_expect_success 'make install DESTDIR= installs every file' '
 	done <cmds
 '
 
-test_expect_success 'the unit names the installed programs and passes systemd-analyze verify' '
+test_expect_success 'the unit and its user pass systemd-analyze verify and systemd-sysusers' '
 	grep -qx "ExecStart=/usr/local/bin/bootgated -f /etc/bootgate/bootgate.yaml --lab /etc/bootgate" "$UNIT" &&
 	sed "s|^ExecStart=/usr/local/|ExecStart=$P/|" "$UNIT" >bootgated.service &&
 	{ MANPATH=$P/share/man systemd-analyze verify bootgated.service 2>&1; echo "exit $?"; } \
 		>verify.out &&
 	echo "exit 0" >want &&
-	test_cmp want verify.out
+	test_cmp want verify.out &&
+	systemd-sysusers --root="$D" --dry-run "$P/lib/sysusers.d/bootgate.conf" >users 2>&1 &&
+	test_grep "Creating user .bootgate." users &&
+	test ! -e "$D/etc/passwd"
 '
 
 test_expect_success 'each page renders without a warning and shows every option of its help' '
