@@ -9,7 +9,9 @@
 #   make bench        benchmarks, side by side with reference tools
 #   make analyze      cppcheck and clang-tidy
 #   make SANITIZE=address,undefined check-unit   the unit tests under sanitizers
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR= SYSCONFDIR=/etc
+#                     the programs, the man pages, bootgated.service and its user, and
+#                     the lab configuration as an example in /etc/bootgate (kept if there)
 
 PREFIX ?= /usr/local
 BINDIR_INSTALL = $(DESTDIR)$(PREFIX)/bin
@@ -86,7 +88,7 @@ LIB_A = $(BUILD)/libbootgate.a
 BENCH_SRC = bench/bisect-bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC = daemon/bootgate.c $(wildcard daemon/cmd-*.c)
-DAEMON_SRC = daemon/bootgated.c
+DAEMON_SRC = daemon/bootgated.c daemon/bootgated-opts.c
 DAEMON_OBJ = $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BENCH_OBJ)
 # the simulator's header, for the programs that link it: never for the library
@@ -107,11 +109,20 @@ UNIT_NAMES = $(UNIT_SRC:tests/unit/%.c=%)
 UNIT_BIN = $(addprefix $(BUILD)/tests/unit/,$(filter $(UNIT_NAMES),$(UNIT_FIRST)) \
 	$(filter-out $(UNIT_FIRST),$(UNIT_NAMES)))
 
-.PHONY: all demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
+.PHONY: all man demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
 	$(FUZZ_TARGETS:%=fuzz-run-%) soak bench \
 	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
-all: $(PROGRAMS)
+all: $(PROGRAMS) man
+
+# The man pages, rendered from what the programs print for --help, so that a page says
+# what the program says (git's Documentation/*.1 are built, not kept, for the same
+# reason); `bootgate help`, COMMAND --help and man bootgate-COMMAND show the same text.
+MAN_DIR = docs/man
+man: $(MAN_DIR)/.rendered
+$(MAN_DIR)/.rendered: $(BIN)/bootgate $(BIN)/bootgated scripts/help2man.sh scripts/man-pages.sh
+	@sh scripts/man-pages.sh $(BIN) $(MAN_DIR)
+	@touch $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -163,7 +174,11 @@ UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 $(UNIT_OBJ): ALL_CFLAGS += -Ibench -Itests/unit -DFIXTURES='"$(CURDIR)/tests/fixtures"'
 $(UNIT_BIN): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BENCH_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(BENCH_OBJ) $(LIB_A) $(LIBS) $(TEST_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(LIBS) $(TEST_LIBS)
+# t-cmd-help holds the commands' help against their option tables: it links them (no main)
+$(BUILD)/tests/unit/t-cmd-help.o: ALL_CFLAGS += -Idaemon
+$(BUILD)/tests/unit/t-cmd-help: $(filter-out $(BUILD)/daemon/bootgate.o,$(CLI_OBJ)) \
+	$(BUILD)/daemon/bootgated-opts.o
 
 # ---- dependencies: each entry point installs what it needs when it is missing
 
@@ -319,6 +334,14 @@ analyze: deps-analyze
 # ---- install and clean
 
 SHARE_INSTALL = $(DESTDIR)$(PREFIX)/share/bootgate
+SYSCONFDIR ?= /etc
+MAN_INSTALL = $(DESTDIR)$(PREFIX)/share/man
+UNIT_INSTALL = $(DESTDIR)$(PREFIX)/lib/systemd/system
+SYSUSERS_INSTALL = $(DESTDIR)$(PREFIX)/lib/sysusers.d
+# the lab configuration, an example under /etc/bootgate that bootgated.service reads
+CONF_INSTALL = $(DESTDIR)$(SYSCONFDIR)/bootgate
+CONF_FILES = $(patsubst lab-configs/%,%,$(filter-out %/README.md,\
+	$(wildcard lab-configs/*.yaml lab-configs/*/*)))
 
 install: all
 	install -d $(BINDIR_INSTALL) $(SHARE_INSTALL)/lab-configs/boards \
@@ -331,8 +354,23 @@ install: all
 	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh scripts/webhook-sign.sh \
 		$(SHARE_INSTALL)/scripts
 	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
+	install -d $(MAN_INSTALL)/man1 $(MAN_INSTALL)/man5 $(MAN_INSTALL)/man8 $(UNIT_INSTALL) \
+		$(SYSUSERS_INSTALL)
+	install -m 644 $(MAN_DIR)/*.1 $(MAN_INSTALL)/man1
+	install -m 644 docs/bootgate.yaml.5 $(MAN_INSTALL)/man5
+	install -m 644 $(MAN_DIR)/*.8 $(MAN_INSTALL)/man8
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		systemd/bootgated.service.in >$(UNIT_INSTALL)/bootgated.service.tmp
+	chmod 644 $(UNIT_INSTALL)/bootgated.service.tmp
+	mv $(UNIT_INSTALL)/bootgated.service.tmp $(UNIT_INSTALL)/bootgated.service
+	install -m 644 systemd/bootgate.sysusers $(SYSUSERS_INSTALL)/bootgate.conf
+	@# a file that is there already is the administrator's: kept, never overwritten
+	@for f in $(CONF_FILES); do \
+		if [ -e "$(CONF_INSTALL)/$$f" ]; then echo "kept $(CONF_INSTALL)/$$f"; \
+		else install -D -m 644 "lab-configs/$$f" "$(CONF_INSTALL)/$$f" || exit 1; fi; \
+	done
 
 clean:
-	rm -rf build bin
+	rm -rf build bin $(MAN_DIR)/*.[18] $(MAN_DIR)/.rendered
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(WORKER_SRC:%.c=$(BUILD)/%.d) $(UNIT_OBJ:.o=.d)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "bootgated-opts.h"
 #include "net/artifacts.h"
 #include "conf/board.h"
 #include "net/git.h"
@@ -1234,22 +1235,6 @@ static int loop(struct daemon *d)
 	}
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bootgated [-f FILE] [-n] [--db FILE] [--lab DIR] [-v]\n"
-		"\n"
-		"  -f FILE     the configuration (lab-configs/bootgate.yaml of the project)\n"
-		"  -n          check the configuration, print what is wrong, and exit\n"
-		"  --db FILE   the store (STATE/bootgate.db of the configuration)\n"
-		"  --lab DIR   the lab-configs directory of the boards\n"
-		"  -v          debug messages\n"
-		"\nBOOTGATE_JOB_BACKOFF=S: a failed job's first retry after S seconds (30).\n"
-		"\nSignals: HUP reloads the configuration (a bad file keeps the old one),\n"
-		"TERM stops: running jobs go back to the queue and continue at the next start.\n"
-		"\nexit: 0 stopped, 1 error, 2 usage or a bad configuration\n");
-}
-
 /* The configuration's error, 2: on one line, whatever the file held. */
 static int bad_conf(void)
 {
@@ -1268,33 +1253,27 @@ static int bad_conf(void)
  */
 static int parse_args(struct daemon *d, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "lab", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool check = false;
 	int opt, verbose = 0;
 	char real[PATH_MAX];
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "f:nvh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, bootgated_shortopts, bootgated_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': d->conf_path = optarg; break;
 		case 'n': check = true; break;
 		case 'd': free(d->db); d->db = xstrdup(optarg); break;
 		case 'l': d->lab = optarg; break;
 		case 'v': verbose++; break;
-		case 'h': usage(stdout); return 0;
+		case 'h': bootgated_usage(stdout); return 0;
 		default:
 			log_warnx("unknown option, or one without its value: '%s'", argv[optind - 1]);
-			usage(stderr);
+			bootgated_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		bootgated_usage(stderr);
 		return 2;
 	}
 	log_init("bootgated", verbose);

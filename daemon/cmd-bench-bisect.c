@@ -122,25 +122,51 @@ static void json_row(struct bg_json *j, const struct row *r)
 	bg_json_object_end(j);
 }
 
-int cmd_bench_bisect(int argc, char **argv)
+static void bench_bisect_help(FILE *out)
 {
-	enum { O_N = 256, O_D, O_CV, O_HANG, O_BF, O_BASE, O_HIST, O_SEED, O_STEPS };
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "k", required_argument, NULL, 'k' },
-		{ "generate", no_argument, NULL, 'g' },
-		{ "all-steps", no_argument, NULL, 'a' },
-		{ "N", required_argument, NULL, O_N },
-		{ "d", required_argument, NULL, O_D },
-		{ "cv", required_argument, NULL, O_CV },
-		{ "hang", required_argument, NULL, O_HANG },
-		{ "bf", required_argument, NULL, O_BF },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "histories", required_argument, NULL, O_HIST },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "steps", required_argument, NULL, O_STEPS },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  FILE.bb     corpora of histories (format: README, 'Bisection benchmark')\n"
+	       "  --json      the figures as JSON\n"
+	       "  --generate  write a corpus instead (below)\n"
+	       "  --k N       parallel workers for bootgate's bisection (1)\n"
+	       "  --all-steps\n"
+	       "              check beside every culprit for further steps (else only when\n"
+	       "              the step found clearly explains less than 80%% of the shift)\n"
+	       "\nWith --generate, writes a corpus to stdout instead:\n"
+	       "  --N N       commits after the good one (128)\n"
+	       "  --d D       the regression, as a fraction (0.05)\n"
+	       "  --cv CV     boot-time noise, coefficient of variation (0.05)\n"
+	       "  --hang P    share of boots that hang (0.01)\n"
+	       "  --bf P      share of commits that do not build (0.05)\n"
+	       "  --base MS   median boot time of the good commits (2500)\n"
+	       "  --histories N   histories in the corpus (1000)\n"
+	       "  --seed S    the generator's seed (1)\n"
+	       "  --steps F,F,...\n"
+	       "              a regression made of several commits, fractions of D\n"
+	       "\nexit: 0 every corpus read, 1 a corpus could not be read, 2 usage\n");
+}
+
+/* the generator's options have no letter */
+enum { O_N = 256, O_D, O_CV, O_HANG, O_BF, O_BASE, O_HIST, O_SEED, O_STEPS };
+static const struct option bench_bisect_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "k", required_argument, NULL, 'k' },
+	{ "generate", no_argument, NULL, 'g' },
+	{ "all-steps", no_argument, NULL, 'a' },
+	{ "N", required_argument, NULL, O_N },
+	{ "d", required_argument, NULL, O_D },
+	{ "cv", required_argument, NULL, O_CV },
+	{ "hang", required_argument, NULL, O_HANG },
+	{ "bf", required_argument, NULL, O_BF },
+	{ "base", required_argument, NULL, O_BASE },
+	{ "histories", required_argument, NULL, O_HIST },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "steps", required_argument, NULL, O_STEPS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_bench_bisect(int argc, char **argv)
+{
 	struct bg_bb_gen gen;
 	struct bg_json out;
 	bool json = false, generate = false, all_steps = false;
@@ -148,7 +174,7 @@ int cmd_bench_bisect(int argc, char **argv)
 	int opt, failed = 0;
 
 	bg_bb_gen_init(&gen);
-	while ((opt = getopt_long(argc, argv, "jk:ga", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jk:ga", bench_bisect_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -267,3 +293,10 @@ int cmd_bench_bisect(int argc, char **argv)
 	}
 	return failed;
 }
+
+const struct bg_cmd cmd_bench_bisect_entry = {
+	"bench-bisect", cmd_bench_bisect,
+	"[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
+	"bootgate's noise-aware bisection against plain git bisect on simulated histories",
+	bench_bisect_help, bench_bisect_opts,
+};

@@ -16,13 +16,13 @@ static const char shortopts[] = CMD_RUN_SHORTOPTS "N:T:d:jP:" "g:B:M:";
 /* --no-confirm has no letter: -C is --console, as in gate, series and measure */
 #define OPT_NO_CONFIRM 256
 
-void cmd_bisect_help(void)
+static void bisect_help(FILE *out)
 {
-	printf("\n"
+	fprintf(out, "\n"
 	       "  -g, --good REV        a commit before the regression\n"
 	       "  -B, --bad REV         a commit after it (the two of --tree)\n");
-	cmd_print_run_help(shortopts);
-	printf("  -M, --metric M        the metric to bisect; default: the endpoints' largest\n"
+	cmd_print_run_help(out, shortopts);
+	fprintf(out, "  -M, --metric M        the metric to bisect; default: the endpoints' largest\n"
 	       "                        standardised regression\n"
 	       "  -P, --parallel K      probes per round (1)\n"
 	       "      --no-confirm      no timing confirmation of the culprit, no revert\n"
@@ -34,21 +34,22 @@ void cmd_bisect_help(void)
 	       "could not go on (run it again to continue), 2 usage\n");
 }
 
-int cmd_bisect(int argc, char **argv)
+static const struct option bisect_opts[] = {
+	CMD_RUN_OPTIONS,
+	CMD_OPT_NAME,
+	CMD_OPT_THRESHOLD,
+	CMD_OPT_DB,
+	CMD_OPT_JSON,
+	CMD_OPT_PARALLEL,
+	{ "good", required_argument, NULL, 'g' },
+	{ "bad", required_argument, NULL, 'B' },
+	{ "metric", required_argument, NULL, 'M' },
+	{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_bisect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CMD_RUN_OPTIONS,
-		CMD_OPT_NAME,
-		CMD_OPT_THRESHOLD,
-		CMD_OPT_DB,
-		CMD_OPT_JSON,
-		CMD_OPT_PARALLEL,
-		{ "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'B' },
-		{ "metric", required_argument, NULL, 'M' },
-		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct bg_bisection_opts o = { 0 };
 	struct cmd_run_opts r;
 	struct bg_store *s = NULL;
@@ -58,7 +59,7 @@ int cmd_bisect(int argc, char **argv)
 	cmd_run_opts_init(&r);
 	o.progress = bg_progress_stderr;
 	o.progress_data = "bisect";
-	while ((opt = cmd_run_getopt("bisect", argc, argv, shortopts, opts, &r)) != -1) {
+	while ((opt = cmd_run_getopt("bisect", argc, argv, shortopts, bisect_opts, &r)) != -1) {
 		switch (opt) {
 		case 'g': o.good = optarg; break;
 		case 'B': o.bad = optarg; break;
@@ -130,3 +131,13 @@ out:
 	cmd_run_opts_release(&r);
 	return ret;
 }
+
+const struct bg_cmd cmd_bisect_entry = {
+	"bisect", cmd_bisect,
+	"--tree DIR --good REV --bad REV --arch ARCH|--board NAME [--mode deterministic|timing] "
+	"[--console verbose|quiet] [--metric M] [--parallel K] [--threshold P=PCT%[:US]]... "
+	"[--no-confirm] [--name TREE] [--config BASE] [--fragment FILE]... [--perf-runs R] "
+	"[--db FILE] [--lab DIR] [--json]",
+	"find the commit that made boot slower, building and booting real kernels",
+	bisect_help, bisect_opts,
+};

@@ -98,7 +98,48 @@ static void warn_unused_thresholds(const struct bg_compare_config *cfg,
 	}
 }
 
-int cmd_compare(int argc, char **argv)
+static void compare_help(FILE *out)
+{
+	fprintf(out, "\n"
+	       "  --base LOG...   boots of the base kernel (every boot of every log)\n"
+	       "  --cand LOG...   boots of the candidate\n"
+	       "  --json          every metric's verdict, and the attribution, as JSON\n"
+	       "  --top N         rows shown (20)\n"
+	       "  --all           the metrics judged same too\n"
+	       "  --threshold P=PCT%%[:US]  a practical threshold for metrics matching P\n"
+	       "                  (a name or a prefix ending in *), e.g. 'initcall.*=10%%:2000'\n"
+	       "\nDefaults: boot.* 2%% and 1 ms; initcall.* and probe.* 5%% and 1 ms. Where\n"
+	       "several patterns match, the most specific wins (a name, then the longest\n"
+	       "prefix). Boots that never reached init are left out and counted.\n"
+	       "\nexit: 0 compared, 1 a log could not be read (the others are compared) or\n"
+	       "the boots cannot be compared (no boot reached init on a side, arches\n"
+	       "mixed), 2 usage\n");
+}
+
+/*
+ * Read by hand, not by getopt_long (--base and --cand take every following argument up
+ * to the next option), from this table all the same: the help is held against it.
+ */
+static const struct option compare_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "base", no_argument, NULL, 'b' },
+	{ "cand", no_argument, NULL, 'c' },
+	{ "top", required_argument, NULL, 't' },
+	{ "threshold", required_argument, NULL, 'T' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The option of compare_opts that a is, or NULL. */
+static const struct option *compare_opt(const char *a)
+{
+	for (const struct option *o = compare_opts; a[0] == '-' && a[1] == '-' && o->name; o++)
+		if (!strcmp(a + 2, o->name))
+			return o;
+	return NULL;
+}
+
+static int cmd_compare(int argc, char **argv)
 {
 	struct bg_compare_config cfg;
 	struct side base = { .name = "base" }, cand = { .name = "candidate" };
@@ -113,24 +154,26 @@ int cmd_compare(int argc, char **argv)
 	/* --base and --cand take every following argument up to the next option */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		const struct option *o = compare_opt(a);
 
-		if (!strcmp(a, "--json")) {
+		if (o && o->has_arg && i + 1 >= argc) {
+			ret = cmd_usage_error("compare", "%s needs a value", a);
+			goto out;
+		}
+		if (o && o->val == 'j') {
 			json = true;
-		} else if (!strcmp(a, "--all")) {
+		} else if (o && o->val == 'a') {
 			all = true;
-		} else if (!strcmp(a, "--base")) {
+		} else if (o && o->val == 'b') {
 			side = 1;
-		} else if (!strcmp(a, "--cand")) {
+		} else if (o && o->val == 'c') {
 			side = 2;
-		} else if (!strcmp(a, "--top") || !strcmp(a, "--threshold")) {
-			if (i + 1 >= argc) {
-				ret = cmd_usage_error("compare", "%s needs a value", a);
-				goto out;
-			}
-			if (!strcmp(a, "--top")) {
-				top = cmd_parse_count("compare", "--top", argv[++i], 1, 1000000);
-				top_given = true;
-			} else if (bg_compare_config_add_threshold(&cfg, argv[++i]) < 0) {
+		} else if (o && o->val == 't') {
+			top = cmd_parse_count("compare", "--top", argv[++i], 1, 1000000);
+			top_given = true;
+			side = 0;
+		} else if (o && o->val == 'T') {
+			if (bg_compare_config_add_threshold(&cfg, argv[++i]) < 0) {
 				ret = cmd_usage_error("compare", "%s", bg_error_last());
 				goto out;
 			}
@@ -197,3 +240,10 @@ out:
 	free(cand_logs);
 	return ret;
 }
+
+const struct bg_cmd cmd_compare_entry = {
+	"compare", cmd_compare,
+	"[--json] [--top N | --all] [--threshold PATTERN=PCT%[:US]]... --base LOG... --cand LOG...",
+	"same, different or unknown for every metric of two sets of boots",
+	compare_help, compare_opts,
+};

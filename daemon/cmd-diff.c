@@ -256,14 +256,26 @@ static void side_release(struct side *s)
 	bg_boot_free(s->boot);
 }
 
-int cmd_diff(int argc, char **argv)
+static void diff_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 't' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --json      the rows as JSON\n"
+	       "  --top N     the N largest changes (20)\n"
+	       "  --all       every initcall and probe\n"
+	       "\nThe first boot of each log is compared. Initcalls are matched by name and\n"
+	       "occurrence, never by +off/size, which patches change.\n"
+	       "\nexit: 0 compared, 1 a log could not be read, 2 usage\n");
+}
+
+static const struct option diff_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "top", required_argument, NULL, 't' },
+	{ "all", no_argument, NULL, 'a' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_diff(int argc, char **argv)
+{
 	struct side a = { 0 }, b = { 0 };
 	unsigned long top = 20;
 	bool json = false, all = false, top_given = false;
@@ -271,7 +283,7 @@ int cmd_diff(int argc, char **argv)
 	size_t n;
 	int opt, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, "jt:a", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jt:a", diff_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -322,3 +334,10 @@ int cmd_diff(int argc, char **argv)
 	side_release(&b);
 	return ret;
 }
+
+const struct bg_cmd cmd_diff_entry = {
+	"diff", cmd_diff,
+	"[--json] [--top N | --all] A.log B.log",
+	"compare two boots initcall by initcall, quoting the kernel's own lines",
+	diff_help, diff_opts,
+};

@@ -165,24 +165,47 @@ static int refuse_store_as_output(const char *db, const char *out)
 	return ret;
 }
 
-int cmd_export(int argc, char **argv)
+static void export_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "kcidb", no_argument, NULL, 'k' },
-		{ "boot-data", required_argument, NULL, 'b' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "origin", required_argument, NULL, 'O' },
-		{ "lab", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --kcidb         one KCIDB I/O schema v5.3 document (kernelci/kcidb-io):\n"
+	       "                  checkouts (tree commits; series with patchset_hash and\n"
+	       "                  message_id), builds, and per build, board and mode a test\n"
+	       "                  \"boot\" and one DONE test per metric (path\n"
+	       "                  boottime.initcall.NAME, the boots' median in number, in\n"
+	       "                  s); each mailed culprit as an issue, with its incidents\n"
+	       "  --origin NAME   the CI system's name in every id ([a-z0-9_]+; bootgate)\n"
+	       "  --lab DIR       boards, for each build's architecture (lab-configs)\n"
+	       "  -o FILE         write FILE whole (else stdout)\n"
+	       "  --boot-data DIR\n"
+	       "                  one boot-data file per stored boot, named\n"
+	       "                  boot-data-bootgate-BOARD-COMMIT12-BOOT-YYMMDD-HHMMSS.txt;\n"
+	       "                  bootgate parse reads them back; prints the paths\n"
+	       "  --db FILE       the store ($BOOTGATE_STATE/bootgate.db), read-only\n"
+	       "  --json          with --boot-data: the paths written, as JSON\n"
+	       "\nexit: 0, 1 no store, or a boot's console could not be read (the other\n"
+	       "boots are written), 2 usage\n");
+}
+
+static const struct option export_opts[] = {
+	{ "kcidb", no_argument, NULL, 'k' },
+	{ "boot-data", required_argument, NULL, 'b' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "origin", required_argument, NULL, 'O' },
+	{ "lab", required_argument, NULL, 'l' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_export(int argc, char **argv)
+{
 	const char *db = NULL, *origin = BG_KCIDB_ORIGIN, *dir = NULL, *out = NULL, *lab = NULL;
 	bool kcidb = false, json = false;
 	struct bg_store *s = NULL;
 	struct stat st;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "kb:d:O:l:jo:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "kb:d:O:l:jo:", export_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k': kcidb = true; break;
 		case 'b': dir = optarg; break;
@@ -223,3 +246,10 @@ int cmd_export(int argc, char **argv)
 	bg_store_close(s);
 	return ret;
 }
+
+const struct bg_cmd cmd_export_entry = {
+	"export", cmd_export,
+	"--kcidb [--db FILE] [--origin NAME] [--lab DIR] [-o FILE] | --boot-data DIR [--db FILE] [--json]",
+	"the store's results as KCIDB v5.3, or as boot-time wizard boot-data files",
+	export_help, export_opts,
+};

@@ -10,20 +10,31 @@
 #include "util/error.h"
 #include "util/log.h"
 
-int cmd_fetch(int argc, char **argv)
+static void fetch_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "mirror", required_argument, NULL, 'm' },
-		{ "url", required_argument, NULL, 'u' },
-		{ "branch", required_argument, NULL, 'b' },
-		{ "reference", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --mirror DIR        the tree's bare mirror (made when missing)\n"
+	       "  --url URL           what git fetches from\n"
+	       "  --branch BRANCH     the branch; its tip is printed\n"
+	       "  --reference REPO    a local repository whose objects the mirror borrows\n"
+	       "\nexit: 0 fetched, 1 the fetch failed, 2 usage\n");
+}
+
+static const struct option fetch_opts[] = {
+	{ "mirror", required_argument, NULL, 'm' },
+	{ "url", required_argument, NULL, 'u' },
+	{ "branch", required_argument, NULL, 'b' },
+	{ "reference", required_argument, NULL, 'r' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_fetch(int argc, char **argv)
+{
 	const char *mirror = NULL, *url = NULL, *branch = NULL, *reference = NULL;
 	char tip[BG_OID_HEX];
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "m:u:b:r:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "m:u:b:r:", fetch_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'm': mirror = optarg; break;
 		case 'u': url = optarg; break;
@@ -45,3 +56,10 @@ int cmd_fetch(int argc, char **argv)
 	printf("%s\n", tip);
 	return 0;
 }
+
+const struct bg_cmd cmd_fetch_entry = {
+	"fetch", cmd_fetch,
+	"--mirror DIR --url URL --branch BRANCH [--reference REPO]",
+	"fetch a tree's branch into its mirror and print the tip",
+	fetch_help, fetch_opts,
+};

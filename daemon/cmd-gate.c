@@ -12,12 +12,12 @@
 /* The run options gate takes, and its own: --rev and --watch. */
 static const char shortopts[] = CMD_RUN_SHORTOPTS "N:n:T:d:" "r:w:";
 
-void cmd_gate_help(void)
+static void gate_help(FILE *out)
 {
-	printf("\n"
+	fprintf(out, "\n"
 	       "  -r, --rev REV         the tip to gate, against the tree's last good commit\n");
-	cmd_print_run_help(shortopts);
-	printf("  -w, --watch PATTERN   a metric, or a prefix ending in *, the verdict looks at\n"
+	cmd_print_run_help(out, shortopts);
+	fprintf(out, "  -w, --watch PATTERN   a metric, or a prefix ending in *, the verdict looks at\n"
 	       "                        (again for more; none: every metric)\n"
 	       "\nDefaults: --mode deterministic; --boots 2 deterministic, 5 timing. A tree's\n"
 	       "first commit becomes its last good; a regression queues a bisection job.\n"
@@ -25,18 +25,19 @@ void cmd_gate_help(void)
 	       "\nexit: 0 gated (a regression too), 1 it could not be gated, 2 usage\n");
 }
 
-int cmd_gate(int argc, char **argv)
+static const struct option gate_opts[] = {
+	CMD_RUN_OPTIONS,
+	CMD_OPT_NAME,
+	CMD_OPT_BOOTS,
+	CMD_OPT_THRESHOLD,
+	CMD_OPT_DB,
+	{ "rev", required_argument, NULL, 'r' },
+	{ "watch", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_gate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CMD_RUN_OPTIONS,
-		CMD_OPT_NAME,
-		CMD_OPT_BOOTS,
-		CMD_OPT_THRESHOLD,
-		CMD_OPT_DB,
-		{ "rev", required_argument, NULL, 'r' },
-		{ "watch", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct bg_gate_opts o = { 0 };
 	struct cmd_run_opts r;
 	struct bg_strvec watch = BG_STRVEC_INIT;
@@ -47,7 +48,7 @@ int cmd_gate(int argc, char **argv)
 	cmd_run_opts_init(&r);
 	o.progress = bg_progress_stderr;
 	o.progress_data = "gate";
-	while ((opt = cmd_run_getopt("gate", argc, argv, shortopts, opts, &r)) != -1) {
+	while ((opt = cmd_run_getopt("gate", argc, argv, shortopts, gate_opts, &r)) != -1) {
 		switch (opt) {
 		case 'r': o.rev = optarg; break;
 		case 'w': bg_strvec_push(&watch, optarg); break;
@@ -91,3 +92,12 @@ out:
 	cmd_run_opts_release(&r);
 	return ret;
 }
+
+const struct bg_cmd cmd_gate_entry = {
+	"gate", cmd_gate,
+	"--tree DIR --name TREE --rev REV --arch ARCH|--board NAME [--mode M] [--console C] "
+	"[--boots N] [--threshold P=PCT%[:US]]... [--watch PATTERN]... [--config BASE] "
+	"[--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR]",
+	"a tip against the tree's last good commit; a regression queues a bisection",
+	gate_help, gate_opts,
+};

@@ -122,16 +122,36 @@ static void json_read(struct bg_json *j, const struct read *rd)
 	bg_json_object_end(j);
 }
 
-int cmd_inbox(int argc, char **argv)
+static void inbox_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "inbox", required_argument, NULL, 'i' },
-		{ "drop", no_argument, NULL, 'D' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --config FILE   the service's configuration (lab-configs/bootgate.yaml):\n"
+	       "                  its 'inboxes' and 'drop' are read\n"
+	       "  --db FILE       the store (STATE/bootgate.db of the configuration)\n"
+	       "  --inbox NAME    that inbox (without --drop: not the drop directory)\n"
+	       "  --drop          the drop directory (without --inbox: no inbox)\n"
+	       "  --json          the counts, the mails refused and the series made\n"
+	       "\nEach inbox (a public-inbox v2 directory, or one epoch repository such as\n"
+	       "'git clone --mirror' of lore keeps) is read from where the last run stopped.\n"
+	       "A series is made when all its patches are there, and queued for its tree;\n"
+	       "a newer version supersedes an older one. A mail that cannot be read is\n"
+	       "named as file:line: why and the others are read. Drop files go to done/ or\n"
+	       "failed/ (with FILE.error).\n"
+	       "\nexit: 0 read (refused mails included), 1 an inbox or the store could not\n"
+	       "be read, 2 usage or a bad configuration\n");
+}
+
+static const struct option inbox_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "inbox", required_argument, NULL, 'i' },
+	{ "drop", no_argument, NULL, 'D' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_inbox(int argc, char **argv)
+{
 	const char *conf_path = NULL, *only = NULL;
 	struct bg_service_conf c;
 	struct bg_store *s = NULL;
@@ -141,7 +161,7 @@ int cmd_inbox(int argc, char **argv)
 	char *db = NULL;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "c:d:i:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:i:j", inbox_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'D': drop_only = true; break;
 		case 'c': conf_path = optarg; break;
@@ -252,3 +272,10 @@ out:
 	free(db);
 	return ret;
 }
+
+const struct bg_cmd cmd_inbox_entry = {
+	"inbox", cmd_inbox,
+	"[--config FILE] [--db FILE] [--inbox NAME] [--drop] [--json]",
+	"read new mail of the configured public-inboxes and drop directory into patch series",
+	inbox_help, inbox_opts,
+};

@@ -140,16 +140,33 @@ static void defer_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-int cmd_mail(int argc, char **argv)
+static void mail_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "send", no_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --config FILE   the service's configuration (report:, each tree's mail:)\n"
+	       "  --db FILE       the store (STATE/bootgate.db of the configuration)\n"
+	       "  --dry-run       print the mails the outbox would make; store nothing\n"
+	       "  --send          also send the mails whose time has come\n"
+	       "  --json          what was done, as JSON\n"
+	       "\nA mail is made for a bisection that found a culprit with at least\n"
+	       "report.min-confidence, and for a measured series; one per culprit and\n"
+	       "metric. A mail the server does not take waits 30 s, then twice as long\n"
+	       "after each failure, up to an hour (BOOTGATE_MAIL_BACKOFF=S: the first).\n"
+	       "\nexit: 0 done (all sent, with --send), 1 an error or a mail waits for a\n"
+	       "later try, 2 usage\n");
+}
+
+static const struct option mail_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "send", no_argument, NULL, 's' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_mail(int argc, char **argv)
+{
 	struct bg_service_conf conf;
 	struct bg_store *s = NULL;
 	struct bg_json j;
@@ -161,7 +178,7 @@ int cmd_mail(int argc, char **argv)
 	int opt, ret = 1, waiting = 0, lock = -1;
 
 	memset(&conf, 0, sizeof(conf));
-	while ((opt = getopt_long(argc, argv, "d:c:nsj", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:c:nsj", mail_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'c': config = optarg; break;
@@ -248,3 +265,10 @@ out:
 	free(db);
 	return ret;
 }
+
+const struct bg_cmd cmd_mail_entry = {
+	"mail", cmd_mail,
+	"[--db FILE] [--config FILE] [--dry-run | --send] [--json]",
+	"compose the outbox's reports into mails, and send those due (SMTP, retried)",
+	mail_help, mail_opts,
+};

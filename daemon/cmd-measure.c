@@ -15,13 +15,13 @@ static const char shortopts[] = CMD_RUN_SHORTOPTS "n:jP:" "c:A:";
 /* --top has no letter: -T is --threshold in gate, series and bisect */
 #define OPT_TOP 256
 
-void cmd_measure_help(void)
+static void measure_help(FILE *out)
 {
-	printf("\n"
+	fprintf(out, "\n"
 	       "  -c, --commit REV      what to measure; with --against REV2, the candidate\n"
 	       "  -A, --against REV2    the base, booted in the same run, interleaved\n");
-	cmd_print_run_help(shortopts);
-	printf("  -P, --parallel N      boots at once (the number of cores)\n"
+	cmd_print_run_help(out, shortopts);
+	fprintf(out, "  -P, --parallel N      boots at once (the number of cores)\n"
 	       "  -j, --json            the builds, every parsed boot, and the comparison\n"
 	       "      --top N           rows of the comparison shown (20)\n"
 	       "\nDefaults: --mode timing, --boots 3.\n"
@@ -32,18 +32,19 @@ void cmd_measure_help(void)
 	       "2 usage (a bad tree, commit, board or option)\n");
 }
 
-int cmd_measure(int argc, char **argv)
+static const struct option measure_opts[] = {
+	CMD_RUN_OPTIONS,
+	CMD_OPT_BOOTS,
+	CMD_OPT_JSON,
+	CMD_OPT_PARALLEL,
+	{ "commit", required_argument, NULL, 'c' },
+	{ "against", required_argument, NULL, 'A' },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_measure(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CMD_RUN_OPTIONS,
-		CMD_OPT_BOOTS,
-		CMD_OPT_JSON,
-		CMD_OPT_PARALLEL,
-		{ "commit", required_argument, NULL, 'c' },
-		{ "against", required_argument, NULL, 'A' },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct bg_measure_opts o = { 0 };
 	struct cmd_run_opts r;
 	struct bg_measure m;
@@ -54,7 +55,7 @@ int cmd_measure(int argc, char **argv)
 	bg_measure_init(&m);
 	o.progress = bg_progress_stderr;
 	o.progress_data = "measure";
-	while ((opt = cmd_run_getopt("measure", argc, argv, shortopts, opts, &r)) != -1) {
+	while ((opt = cmd_run_getopt("measure", argc, argv, shortopts, measure_opts, &r)) != -1) {
 		switch (opt) {
 		case 'c': o.commit = optarg; break;
 		case 'A': o.against = optarg; break;
@@ -122,3 +123,12 @@ out:
 	cmd_run_opts_release(&r);
 	return ret;
 }
+
+const struct bg_cmd cmd_measure_entry = {
+	"measure", cmd_measure,
+	"--tree DIR --commit REV --arch ARCH|--board NAME [--mode timing|deterministic] "
+	"[--console verbose|quiet] [--boots N] [--against REV2] [--parallel N] [--top N] "
+	"[--config BASE] [--fragment FILE]... [--perf-runs R] [--lab DIR] [--json]",
+	"build a commit, boot it N times, and compare it with another (QEMU)",
+	measure_help, measure_opts,
+};

@@ -188,19 +188,30 @@ static int on_boot(const struct bg_boot *b, void *data)
 	return written(c);
 }
 
-int cmd_parse(int argc, char **argv)
+static void parse_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 't' },
-		{ "summary", no_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --json      one JSON document: {\"logs\": [one object per boot]}\n"
+	       "  --summary   one line per boot\n"
+	       "  --top N     rows in the slowest-initcall and slowest-probe tables (10)\n"
+	       "  LOG         a console capture, a dmesg dump or a LAVA job log; - is stdin\n"
+	       "\nexit: 0 every log read, 1 a log could not be read, 2 usage\n");
+}
+
+static const struct option parse_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "top", required_argument, NULL, 't' },
+	{ "summary", no_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_parse(int argc, char **argv)
+{
 	struct parse_ctx c = { .top = 10 };
 	struct bg_json out = { 0 };
 	int opt, failed = 0;
 
-	while ((opt = getopt_long(argc, argv, "jt:s", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jt:s", parse_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			c.json = true;
@@ -262,3 +273,10 @@ int cmd_parse(int argc, char **argv)
 	}
 	return failed;
 }
+
+const struct bg_cmd cmd_parse_entry = {
+	"parse", cmd_parse,
+	"[--json | --summary] [--top N] LOG|- ...",
+	"read boot-time figures (initcalls, probes, time to init) from console or LAVA logs",
+	parse_help, parse_opts,
+};

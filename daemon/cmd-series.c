@@ -189,9 +189,9 @@ out:
 /* The run options series takes, and its own: --base and --id. */
 static const char shortopts[] = CMD_RUN_SHORTOPTS "N:n:T:d:j" "B:i:";
 
-void cmd_series_help(void)
+static void series_help(FILE *out)
 {
-	printf("\n"
+	fprintf(out, "\n"
 	       "  MBOX                  the series' mails (an mbox, or one message; - is stdin):\n"
 	       "                        a cover letter and [PATCH vN M/N] patches, one whole\n"
 	       "                        series\n"
@@ -199,8 +199,8 @@ void cmd_series_help(void)
 	       "  -i, --id N            run series N of the store (its tree, board and mode\n"
 	       "                        unless given); a series that ended prints its stored\n"
 	       "                        result\n");
-	cmd_print_run_help(shortopts);
-	printf("  -j, --json            the result: the base, every patch's status and verdict\n"
+	cmd_print_run_help(out, shortopts);
+	fprintf(out, "  -j, --json            the result: the base, every patch's status and verdict\n"
 	       "\nDefaults: --mode deterministic; --boots 2 deterministic, 5 timing. Each patch\n"
 	       "is committed as git am would, built and booted, and compared with the tree\n"
 	       "before it; the last also with the base. Progress on stderr.\n"
@@ -208,19 +208,20 @@ void cmd_series_help(void)
 	       "apply, 2 usage\n");
 }
 
-int cmd_series(int argc, char **argv)
+static const struct option series_opts[] = {
+	CMD_RUN_OPTIONS,
+	CMD_OPT_NAME,
+	CMD_OPT_BOOTS,
+	CMD_OPT_THRESHOLD,
+	CMD_OPT_DB,
+	CMD_OPT_JSON,
+	{ "base", required_argument, NULL, 'B' },
+	{ "id", required_argument, NULL, 'i' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_series(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CMD_RUN_OPTIONS,
-		CMD_OPT_NAME,
-		CMD_OPT_BOOTS,
-		CMD_OPT_THRESHOLD,
-		CMD_OPT_DB,
-		CMD_OPT_JSON,
-		{ "base", required_argument, NULL, 'B' },
-		{ "id", required_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct bg_series_opts o = { 0 };
 	struct cmd_run_opts r;
 	struct bg_stored_series st;
@@ -235,7 +236,7 @@ int cmd_series(int argc, char **argv)
 	cmd_run_opts_init(&r);
 	o.progress = bg_progress_stderr;
 	o.progress_data = "series";
-	while ((opt = cmd_run_getopt("series", argc, argv, shortopts, opts, &r)) != -1) {
+	while ((opt = cmd_run_getopt("series", argc, argv, shortopts, series_opts, &r)) != -1) {
 		switch (opt) {
 		case 'B': o.base = optarg; break;
 		case 'i': id = (int64_t)cmd_parse_count("series", "--id", optarg, 1, INT64_MAX); break;
@@ -313,3 +314,12 @@ out:
 	cmd_run_opts_release(&r);
 	return ret;
 }
+
+const struct bg_cmd cmd_series_entry = {
+	"series", cmd_series,
+	"MBOX|- [--tree DIR] [--name TREE] [--base REV] --arch ARCH|--board NAME [--mode M] "
+	"[--console C] [--boots N] [--threshold P=PCT%[:US]]... [--config BASE] "
+	"[--fragment FILE]... [--perf-runs R] [--db FILE] [--lab DIR] [--json] | --id N [...]",
+	"apply a patch series from its mails and measure it patch by patch",
+	series_help, series_opts,
+};

@@ -24,13 +24,23 @@ static char *served_at(const char *listen, unsigned port)
 	return xasprintf("%.*s:%u", (int)host, listen, port);
 }
 
-int cmd_serve_artifacts(int argc, char **argv)
+static void serve_artifacts_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --listen ADDR:PORT  where to listen (127.0.0.1:8788)\n"
+	       "  --cache DIR         the cache whose artifacts are served ($BOOTGATE_CACHE)\n"
+	       "\nRuns until stopped (TERM or INT).\n"
+	       "\nexit: 0 stopped, 1 the server could not start, 2 usage\n");
+}
+
+static const struct option serve_artifacts_opts[] = {
+	{ "listen", required_argument, NULL, 'l' },
+	{ "cache", required_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_serve_artifacts(int argc, char **argv)
+{
 	const char *listen = BG_ARTIFACTS_LISTEN, *cache = NULL;
 	struct bg_artifacts *a = NULL;
 	char *at = NULL;
@@ -38,7 +48,7 @@ int cmd_serve_artifacts(int argc, char **argv)
 	sigset_t mask;
 	int opt, sig;
 
-	while ((opt = getopt_long(argc, argv, "l:c:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "l:c:", serve_artifacts_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l': listen = optarg; break;
 		case 'c': cache = optarg; break;
@@ -78,3 +88,10 @@ int cmd_serve_artifacts(int argc, char **argv)
 	free(at);
 	return 0;
 }
+
+const struct bg_cmd cmd_serve_artifacts_entry = {
+	"serve-artifacts", cmd_serve_artifacts,
+	"[--listen ADDR:PORT] [--cache DIR]",
+	"serve the artifact store read-only over HTTP for LAVA (GET /artifacts/SHA256/image)",
+	serve_artifacts_help, serve_artifacts_opts,
+};

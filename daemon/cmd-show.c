@@ -213,20 +213,30 @@ static int show_commit(struct bg_store *s, const char *rev, FILE *out)
 	return 0;
 }
 
-int cmd_show(int argc, char **argv)
+static void show_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), opened read-only:\n"
+	       "              answers whether a daemon runs or not\n"
+	       "  --json      the same as JSON\n"
+	       "\nexit: 0, 1 no store or no such bisection or commit, 2 usage\n");
+}
+
+static const struct option show_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_show(int argc, char **argv)
+{
 	struct bg_store *s = NULL;
 	char *db = NULL;
 	bool json = false;
 	unsigned long id;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "d:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:j", show_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'j': json = true; break;
@@ -268,3 +278,10 @@ int cmd_show(int argc, char **argv)
 	free(db);
 	return ret;
 }
+
+const struct bg_cmd cmd_show_entry = {
+	"show", cmd_show,
+	"[--db FILE] [--json] BISECTION|COMMIT",
+	"a bisection's steps, values and confirmation, or a commit's builds and boots",
+	show_help, show_opts,
+};

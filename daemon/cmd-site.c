@@ -33,14 +33,25 @@ static void on_file(const char *rel, bool written, void *data)
 	}
 }
 
-int cmd_site(int argc, char **argv)
+static void site_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "url", required_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  OUTDIR      the site's directory, made when missing\n"
+	       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), read-only\n"
+	       "  --url BASE  the site's public http:// or https:// address, for the feeds' links\n"
+	       "  --json      the files, each written or unchanged, as JSON\n"
+	       "\nexit: 0 written, 1 no store or a file could not be written, 2 usage\n");
+}
+
+static const struct option site_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "url", required_argument, NULL, 'u' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_site(int argc, char **argv)
+{
 	struct bg_site_opts so = { 0 };
 	struct bg_site_stats st;
 	struct bg_store *s = NULL;
@@ -49,7 +60,7 @@ int cmd_site(int argc, char **argv)
 	char *db = NULL, *url = NULL;
 	int opt, ret = 1, gen;
 
-	while ((opt = getopt_long(argc, argv, "d:u:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:u:j", site_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'u': free(url); url = xstrdup(optarg); break;
@@ -117,3 +128,10 @@ out:
 	free(url);
 	return ret;
 }
+
+const struct bg_cmd cmd_site_entry = {
+	"site", cmd_site,
+	"OUTDIR [--db FILE] [--url BASE] [--json]",
+	"write the static results site (HTML, SVG, JSON) from the store; unchanged files stay",
+	site_help, site_opts,
+};

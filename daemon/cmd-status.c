@@ -119,20 +119,30 @@ static int finish_json(struct bg_json *j, int ret)
 	return ret;
 }
 
-int cmd_status(int argc, char **argv)
+static void status_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), opened read-only:\n"
+	       "              answers whether a daemon runs or not\n"
+	       "  --json      the same as JSON\n"
+	       "\nexit: 0, 1 no store, 2 usage\n");
+}
+
+static const struct option status_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_status(int argc, char **argv)
+{
 	struct bg_store *s = NULL;
 	struct bg_json j;
 	struct rows rs = { NULL, stdout, 0 };
 	char *db = NULL;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "d:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:j", status_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'j': rs.j = &j; break;
@@ -164,15 +174,28 @@ out:
 	return ret;
 }
 
-int cmd_log(int argc, char **argv)
+static void log_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "lines", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --db FILE   the store ($BOOTGATE_STATE/bootgate.db), opened read-only:\n"
+	       "              answers whether a daemon runs or not\n"
+	       "  --tree NAME\n"
+	       "              only the events of that tree\n"
+	       "  --lines N   the last N events (50)\n"
+	       "  --json      the same as JSON\n"
+	       "\nexit: 0, 1 no store or no such tree, 2 usage\n");
+}
+
+static const struct option log_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "tree", required_argument, NULL, 't' },
+	{ "lines", required_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_log(int argc, char **argv)
+{
 	struct bg_store *s = NULL;
 	struct bg_json j;
 	struct rows rs = { NULL, stdout, 0 };
@@ -182,7 +205,7 @@ int cmd_log(int argc, char **argv)
 	char *db = NULL;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "d:jt:n:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:jt:n:", log_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': free(db); db = xstrdup(optarg); break;
 		case 'j': rs.j = &j; break;
@@ -226,3 +249,17 @@ out:
 	free(db);
 	return ret;
 }
+
+const struct bg_cmd cmd_status_entry = {
+	"status", cmd_status,
+	"[--db FILE] [--json]",
+	"the trees, the queue, running jobs, the last verdicts and bisections (the store)",
+	status_help, status_opts,
+};
+
+const struct bg_cmd cmd_log_entry = {
+	"log", cmd_log,
+	"[--db FILE] [--json] [--tree NAME] [--lines N]",
+	"the service's events: fetches, gates, bisections, failures",
+	log_help, log_opts,
+};

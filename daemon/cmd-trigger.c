@@ -103,18 +103,28 @@ static void print_json(bool ok, const char *answer, int64_t job, bool already, b
 		log_errorx("%s", bg_error_last());
 }
 
-int cmd_trigger(int argc, char **argv)
+static void trigger_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --socket PATH   the daemon's socket ($BOOTGATE_STATE/bootgate.sock)\n"
+	       "  --json          the daemon's answer as JSON\n"
+	       "\nAsks the daemon to fetch TREE now (COMMIT is noted).\n"
+	       "\nexit: 0 taken, 1 the daemon refused or did not answer, 2 usage\n");
+}
+
+static const struct option trigger_opts[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_trigger(int argc, char **argv)
+{
 	char *sock = NULL, *req, buf[1024];
 	bool json = false;
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "s:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:j", trigger_opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': free(sock); sock = xstrdup(optarg); break;
 		case 'j': json = true; break;
@@ -151,15 +161,28 @@ int cmd_trigger(int argc, char **argv)
 	return ret;
 }
 
-int cmd_rerun(int argc, char **argv)
+static void rerun_help(FILE *out)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
+	fprintf(out, "\n"
+	       "  --db FILE       the store ($BOOTGATE_STATE/bootgate.db)\n"
+	       "  --socket PATH   the daemon's socket ($BOOTGATE_STATE/bootgate.sock)\n"
+	       "  --tree NAME     the tree of COMMIT (needed when the store has several)\n"
+	       "  --json          the job queued, as JSON\n"
+	       "\nWrites a job into the store (a copy of JOB, or a gate of COMMIT) and wakes the\n"
+	       "daemon, so that nothing is lost when none runs.\n"
+	       "\nexit: 0 queued, 1 no store, no such job or tree, 2 usage\n");
+}
+
+static const struct option rerun_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "tree", required_argument, NULL, 't' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmd_rerun(int argc, char **argv)
+{
 	struct bg_store *s = NULL;
 	bool json = false, woken;
 	char *db = NULL, *sock = NULL, buf[256];
@@ -169,7 +192,7 @@ int cmd_rerun(int argc, char **argv)
 	int already = 0;    /* 1: the job was queued before (bg_store_job_gate, _rerun) */
 	int opt, ret = 1;
 
-	while ((opt = getopt_long(argc, argv, "d:s:t:j", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:s:t:j", rerun_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'd': free(db); db = xstrdup(optarg); break;
@@ -247,3 +270,17 @@ out:
 	free(sock);
 	return ret;
 }
+
+const struct bg_cmd cmd_trigger_entry = {
+	"trigger", cmd_trigger,
+	"[--socket PATH] [--json] TREE [COMMIT]",
+	"ask the daemon to fetch a tree now (a git server's post-receive hook calls this)",
+	trigger_help, trigger_opts,
+};
+
+const struct bg_cmd cmd_rerun_entry = {
+	"rerun", cmd_rerun,
+	"[--db FILE] [--socket PATH] [--tree NAME] [--json] JOB|COMMIT",
+	"queue a job again, or a gate of a commit, and wake the daemon",
+	rerun_help, rerun_opts,
+};

@@ -245,9 +245,9 @@ static const struct {
 	{ 'd', "  -d, --db FILE         the store ($BOOTGATE_STATE/bootgate.db)\n" },
 };
 
-void cmd_print_run_help(const char *shortopts)
+void cmd_print_run_help(FILE *out, const char *shortopts)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(run_help); i++)
 		if (strchr(shortopts, run_help[i].letter))
-			fputs(run_help[i].text, stdout);
+			fputs(run_help[i].text, out);
 }

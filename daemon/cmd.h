@@ -11,38 +11,32 @@
 #include "store/store.h"
 #include "util/strvec.h"
 
+/*
+ * A command, defined in its own cmd-*.c beside the code it describes (tmux's
+ * cmd_*_entry): bootgate help, COMMAND --help and the man pages all print this.
+ */
 struct bg_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;      /* arguments after the command name */
 	const char *summary;
-	void (*help)(void);     /* the options, after the usage and summary; NULL: none */
+	void (*help)(FILE *out); /* the options, after the usage and summary; NULL: none */
+	/* its getopt_long table, ended by a NULL name: each option must be in the help */
+	const struct option *opts;
 };
 
-int cmd_parse(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_bench_bisect(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_measure(int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_gate(int argc, char **argv);
-int cmd_series(int argc, char **argv);
-int cmd_fetch(int argc, char **argv);
-int cmd_trigger(int argc, char **argv);
-int cmd_rerun(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_log(int argc, char **argv);
-int cmd_inbox(int argc, char **argv);
-int cmd_site(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_mail(int argc, char **argv);
-int cmd_serve_artifacts(int argc, char **argv);
+/* Every command, in the order bootgate help lists them (cmd-table.c). */
+extern const struct bg_cmd *const cmd_table[];
+extern const size_t cmd_table_len;
+const struct bg_cmd *cmd_find(const char *name);
+/* "usage: bootgate COMMAND [ARGS]" and a line per command. */
+void cmd_print_overview(FILE *out);
 
-void cmd_gate_help(void);
-void cmd_series_help(void);
-void cmd_bisect_help(void);
-void cmd_measure_help(void);
+extern const struct bg_cmd cmd_parse_entry, cmd_diff_entry, cmd_compare_entry,
+	cmd_measure_entry, cmd_bisect_entry, cmd_show_entry, cmd_status_entry,
+	cmd_trigger_entry, cmd_rerun_entry, cmd_log_entry, cmd_site_entry, cmd_export_entry,
+	cmd_mail_entry, cmd_serve_artifacts_entry, cmd_gate_entry, cmd_series_entry,
+	cmd_fetch_entry, cmd_inbox_entry, cmd_bench_bisect_entry;
 
 /*
  * The options of a run of builds and boots, which gate, series, bisect and measure share
@@ -105,7 +99,7 @@ int cmd_run_getopt(const char *cmd, int argc, char **argv, const char *shortopts
  * Prints the help of the run options whose letters are in shortopts (a command's short
  * options), the same lines for every command.
  */
-void cmd_print_run_help(const char *shortopts);
+void cmd_print_run_help(FILE *out, const char *shortopts);
 
 /* A bisection as bootgate show prints it; 0, or 1 after saying why. */
 int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out);
@@ -142,8 +136,8 @@ int cmd_open_store_existing(const char *path, const char *where, bool ro,
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);
 /* The usage error for the option getopt_long just refused (opterr is 0); returns 2. */
 int cmd_option_error(const char *cmd, char **argv);
-/* Prints a command's full help from the table to stdout; returns 0. */
-int cmd_print_help(const char *name);
+/* Prints a command's full help from the table to out; 0, or 2 for no such command. */
+int cmd_print_help(FILE *out, const char *name);
 /* --console verbose|quiet (lab/board.h); exits with 2, naming the option, otherwise. */
 enum bg_console cmd_parse_console(const char *cmd, const char *arg);
 /*

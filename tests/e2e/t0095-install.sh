@@ -1,0 +1,105 @@
+#!/bin/sh
+# make install into a DESTDIR: the programs, the man pages (each rendered without a
+# warning, each showing every option of its command's --help), bootgated.service
+# (systemd-analyze verify), the example configuration under /etc/bootgate (an edited
+# file kept by a second install), and the installed bootgated -n on it, as the unit
+# starts it.
+. "$(dirname "$0")/lib.sh"
+
+D=$SCRATCH/dest
+P=$D/usr/local
+UNIT=$P/lib/systemd/system/bootgated.service
+install_() {
+	make -s --no-print-directory -C "$ROOT" install DESTDIR="$D" PREFIX=/usr/local \
+		SYSCONFDIR=/etc >"$SCRATCH/install.log" 2>&1 ||
+		{ cat "$SCRATCH/install.log" >&2; return 1; }
+}
+# the unit's ExecStart with its absolute paths taken into the DESTDIR
+exec_start() {
+	sed -n 's/^ExecStart=//p' "$UNIT" | sed "s| /| $D/|g; s|^/|$D/|"
+}
+
+test_expect_success 'make install DESTDIR= installs every file' '
+	install_ &&
+	for f in bin/bootgate bin/bootgated bin/bootgate-build bin/bootgate-boot; do
+		test -x "$P/$f" || { echo "no $P/$f" >&2; exit 1; }
+	done &&
+	test -f "$P/share/man/man1/bootgate.1" &&
+	test -f "$P/share/man/man8/bootgated.8" &&
+	test -f "$P/share/man/man5/bootgate.yaml.5" &&
+	test -f "$P/lib/sysusers.d/bootgate.conf" &&
+	test -f "$UNIT" &&
+	for f in bootgate.yaml boards/qemu-x86_64.yaml kconfig/common.config \
+		lava/qemu-x86_64.yaml; do
+		cmp "$ROOT/lab-configs/$f" "$D/etc/bootgate/$f"
+	done &&
+	"$P/bin/bootgate" help | sed -n "s/^  \([a-z][a-z-]*\)  .*/\1/p" >cmds &&
+	test "$(wc -l <cmds)" -ge 20 &&
+	while read -r c; do
+		test -f "$P/share/man/man1/bootgate-$c.1" || { echo "no page of $c" >&2; exit 1; }
+	done <cmds
+'
+
+test_expect_success 'the unit and its user pass systemd-analyze verify and systemd-sysusers' '
+	grep -qx "ExecStart=/usr/local/bin/bootgated -f /etc/bootgate/bootgate.yaml --lab /etc/bootgate" "$UNIT" &&
+	sed "s|^ExecStart=/usr/local/|ExecStart=$P/|" "$UNIT" >bootgated.service &&
+	{ MANPATH=$P/share/man systemd-analyze verify bootgated.service 2>&1; echo "exit $?"; } \
+		>verify.out &&
+	echo "exit 0" >want &&
+	test_cmp want verify.out &&
+	systemd-sysusers --root="$D" --dry-run "$P/lib/sysusers.d/bootgate.conf" >users 2>&1 &&
+	test_grep "Creating user .bootgate." users &&
+	test ! -e "$D/etc/passwd"
+'
+
+test_expect_success 'each page renders without a warning and shows every option of its help' '
+	for page in "$P"/share/man/man1/*.1 "$P"/share/man/man5/*.5 "$P"/share/man/man8/*.8; do
+		name=$(basename "$page" | sed "s/\.[18]$//") &&
+		MANWIDTH=80 man --warnings -l "$page" 2>warn >"$name.txt" &&
+		test_cmp /dev/null warn &&
+		case $name in
+		bootgated) "$P/bin/bootgated" --help ;;
+		bootgate) "$P/bin/bootgate" help ;;
+		*) "$P/bin/bootgate" "${name#bootgate-}" --help ;;
+		esac >help.txt &&
+		grep -oE -- "(^|[][ |(])--?[A-Za-z][A-Za-z0-9-]*" help.txt |
+			sed "s/^[][ |(]//" | sort -u >opts &&
+		while read -r o; do
+			grep -qwF -- "$o" "$name.txt" ||
+				{ echo "$name: $o is in --help, not in the page" >&2; exit 1; }
+		done <opts
+	done &&
+	# what the loop read: the pages as text, the options from the help
+	grep -q -- "--no-confirm" bootgate-bisect.txt &&
+	grep -qx -- "-n" opts
+'
+
+test_expect_success 'the installed bootgated -n reads the installed example, as the unit runs it' '
+	{ $(exec_start) -n >out 2>err; echo $? >rc; } &&
+	case $(cat rc) in
+	0) test_grep "3 trees, ok" out ;;
+	2) test_grep "bootgate.yaml:[0-9]*:[0-9]*: .\(reference\|secret-file\).: " err ;;
+	*) cat err >&2; false ;;
+	esac
+'
+
+test_expect_success 'a second install keeps an edited configuration; -n then passes' '
+	git init -q --bare linux.git &&
+	printf "secret-%s\n" 0123456789abcdef0123456789abcdef >webhook.secret &&
+	chmod 600 webhook.secret &&
+	sed -i -e "s|/etc/bootgate/webhook.secret|$SCRATCH/webhook.secret|" \
+		-e "s|/var/cache/bootgate/trees/linux|$SCRATCH/linux.git|" \
+		"$D/etc/bootgate/bootgate.yaml" &&
+	echo "# edited" >>"$D/etc/bootgate/boards/qemu-x86_64.yaml" &&
+	cp "$D/etc/bootgate/bootgate.yaml" edited.yaml &&
+	install_ &&
+	test_cmp edited.yaml "$D/etc/bootgate/bootgate.yaml" &&
+	tail -1 "$D/etc/bootgate/boards/qemu-x86_64.yaml" >last &&
+	echo "# edited" >want && test_cmp want last &&
+	test_grep "kept $D/etc/bootgate/bootgate.yaml" "$SCRATCH/install.log" &&
+	$(exec_start) -n >out &&
+	echo "$D/etc/bootgate/bootgate.yaml: 3 trees, ok" >want &&
+	test_cmp want out
+'
+
+test_done
