@@ -54,16 +54,18 @@ test_expect_success 'the unit and its user pass systemd-analyze verify and syste
 
 test_expect_success 'each page renders without a warning and shows every option of its help' '
 	for page in "$P"/share/man/man1/*.1 "$P"/share/man/man5/*.5 "$P"/share/man/man8/*.8; do
-		name=$(basename "$page" | sed "s/\.[18]$//") &&
-		MANWIDTH=80 man --warnings -l "$page" 2>warn >"$name.txt" &&
-		test_cmp /dev/null warn &&
+		name=$(basename "$page" | sed "s/\.[158]$//")
+		# each step ends the case itself: a loop goes on after a failed && chain
+		{ MANWIDTH=80 man --warnings -l "$page" 2>warn >"$name.txt" &&
+			test_cmp /dev/null warn; } || { echo "$page: warnings" >&2; exit 1; }
 		case $name in
+		bootgate.yaml) continue ;;
 		bootgated) "$P/bin/bootgated" --help ;;
 		bootgate) "$P/bin/bootgate" help ;;
 		*) "$P/bin/bootgate" "${name#bootgate-}" --help ;;
-		esac >help.txt &&
+		esac >help.txt || { echo "$name: --help failed" >&2; exit 1; }
 		grep -oE -- "(^|[][ |(])--?[A-Za-z][A-Za-z0-9-]*" help.txt |
-			sed "s/^[][ |(]//" | sort -u >opts &&
+			sed "s/^[][ |(]//" | sort -u >opts
 		while read -r o; do
 			grep -qwF -- "$o" "$name.txt" ||
 				{ echo "$name: $o is in --help, not in the page" >&2; exit 1; }
@@ -71,6 +73,7 @@ test_expect_success 'each page renders without a warning and shows every option 
 	done &&
 	# what the loop read: the pages as text, the options from the help
 	grep -q -- "--no-confirm" bootgate-bisect.txt &&
+	grep -q "lava_url" bootgate.yaml.txt &&
 	grep -qx -- "-n" opts
 '
 
