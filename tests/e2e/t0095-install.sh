@@ -2,8 +2,8 @@
 # make install into a DESTDIR: the programs, the man pages (each rendered without a
 # warning, each showing every option of its command's --help), bootgated.service
 # (systemd-analyze verify), the example configuration under /etc/bootgate (an edited
-# file kept by a second install), and the installed bootgated -n on it, as the unit
-# starts it.
+# file kept by a second install), the installed bootgated -n on it, as the unit
+# starts it, a DESTDIR with blanks, and a PREFIX the unit cannot name refused.
 . "$(dirname "$0")/lib.sh"
 
 D=$SCRATCH/dest
@@ -103,6 +103,25 @@ test_expect_success 'a second install keeps an edited configuration; -n then pas
 	$(exec_start) -n >out &&
 	echo "$D/etc/bootgate/bootgate.yaml: 3 trees, ok" >want &&
 	test_cmp want out
+'
+
+test_expect_success 'a DESTDIR with spaces is installed into whole; an odd PREFIX is refused' '
+	S="$SCRATCH/with space" &&
+	make -s --no-print-directory -C "$ROOT" install DESTDIR="$S" PREFIX=/usr/local \
+		SYSCONFDIR=/etc >log 2>&1 &&
+	test -x "$S/usr/local/bin/bootgate" &&
+	test -f "$S/usr/local/share/man/man1/bootgate-bisect.1" &&
+	test -f "$S/usr/local/lib/systemd/system/bootgated.service" &&
+	cmp "$ROOT/lab-configs/bootgate.yaml" "$S/etc/bootgate/bootgate.yaml" &&
+	test ! -e "$ROOT/space" &&
+	# the unit names PREFIX and SYSCONFDIR: sed reads "&" as its match, systemd splits
+	# a path at a blank and reads "%" as a specifier
+	for p in "/opt/a&b" "/opt/a b" "/opt/50%"; do
+		test_exit_code 2 make -s --no-print-directory -C "$ROOT" install \
+			DESTDIR="$SCRATCH/odd" PREFIX="$p" >log 2>&1 &&
+		test_grep "PREFIX and SYSCONFDIR may hold only" log &&
+		test ! -e "$SCRATCH/odd" || exit 1
+	done
 '
 
 test_done
