@@ -343,31 +343,39 @@ CONF_INSTALL = $(DESTDIR)$(SYSCONFDIR)/bootgate
 CONF_FILES = $(patsubst lab-configs/%,%,$(filter-out %/README.md,\
 	$(wildcard lab-configs/*.yaml lab-configs/*/*)))
 
+# Every path is quoted, so that a DESTDIR may hold blanks; PREFIX and SYSCONFDIR are
+# also written into bootgated.service, where sed reads "&" and "|", and systemd blanks,
+# quotes, "\" and "%", as more than a path: those are refused before anything is written.
 install: all
-	install -d $(BINDIR_INSTALL) $(SHARE_INSTALL)/lab-configs/boards \
-		$(SHARE_INSTALL)/lab-configs/kconfig $(SHARE_INSTALL)/scripts \
-		$(SHARE_INSTALL)/workers/init
-	install -m 755 $(PROGRAMS) $(BINDIR_INSTALL)
-	install -m 644 lab-configs/bootgate.yaml $(SHARE_INSTALL)/lab-configs
-	install -m 644 lab-configs/boards/*.yaml $(SHARE_INSTALL)/lab-configs/boards
-	install -m 644 lab-configs/kconfig/*.config $(SHARE_INSTALL)/lab-configs/kconfig
+	$(if $(findstring ',$(DESTDIR)$(PREFIX)$(SYSCONFDIR)),\
+		$(error DESTDIR, PREFIX and SYSCONFDIR may not hold a quote))
+	@case '$(PREFIX)$(SYSCONFDIR)' in *[!A-Za-z0-9/._+@-]*) \
+		echo "make install: PREFIX and SYSCONFDIR may hold only letters, digits and" \
+			"/._+@-:" '$(PREFIX)' '$(SYSCONFDIR)' >&2; exit 2;; esac
+	install -d '$(BINDIR_INSTALL)' '$(SHARE_INSTALL)/lab-configs/boards' \
+		'$(SHARE_INSTALL)/lab-configs/kconfig' '$(SHARE_INSTALL)/scripts' \
+		'$(SHARE_INSTALL)/workers/init'
+	install -m 755 $(PROGRAMS) '$(BINDIR_INSTALL)'
+	install -m 644 lab-configs/bootgate.yaml '$(SHARE_INSTALL)/lab-configs'
+	install -m 644 lab-configs/boards/*.yaml '$(SHARE_INSTALL)/lab-configs/boards'
+	install -m 644 lab-configs/kconfig/*.config '$(SHARE_INSTALL)/lab-configs/kconfig'
 	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh scripts/webhook-sign.sh \
-		$(SHARE_INSTALL)/scripts
-	install -m 644 workers/init/bootgate-init.c $(SHARE_INSTALL)/workers/init
-	install -d $(MAN_INSTALL)/man1 $(MAN_INSTALL)/man5 $(MAN_INSTALL)/man8 $(UNIT_INSTALL) \
-		$(SYSUSERS_INSTALL)
-	install -m 644 $(MAN_DIR)/*.1 $(MAN_INSTALL)/man1
-	install -m 644 docs/bootgate.yaml.5 $(MAN_INSTALL)/man5
-	install -m 644 $(MAN_DIR)/*.8 $(MAN_INSTALL)/man8
+		'$(SHARE_INSTALL)/scripts'
+	install -m 644 workers/init/bootgate-init.c '$(SHARE_INSTALL)/workers/init'
+	install -d '$(MAN_INSTALL)/man1' '$(MAN_INSTALL)/man5' '$(MAN_INSTALL)/man8' \
+		'$(UNIT_INSTALL)' '$(SYSUSERS_INSTALL)'
+	install -m 644 $(MAN_DIR)/*.1 '$(MAN_INSTALL)/man1'
+	install -m 644 docs/bootgate.yaml.5 '$(MAN_INSTALL)/man5'
+	install -m 644 $(MAN_DIR)/*.8 '$(MAN_INSTALL)/man8'
 	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-		systemd/bootgated.service.in >$(UNIT_INSTALL)/bootgated.service.tmp
-	chmod 644 $(UNIT_INSTALL)/bootgated.service.tmp
-	mv $(UNIT_INSTALL)/bootgated.service.tmp $(UNIT_INSTALL)/bootgated.service
-	install -m 644 systemd/bootgate.sysusers $(SYSUSERS_INSTALL)/bootgate.conf
+		systemd/bootgated.service.in >'$(UNIT_INSTALL)/bootgated.service.tmp'
+	chmod 644 '$(UNIT_INSTALL)/bootgated.service.tmp'
+	mv '$(UNIT_INSTALL)/bootgated.service.tmp' '$(UNIT_INSTALL)/bootgated.service'
+	install -m 644 systemd/bootgate.sysusers '$(SYSUSERS_INSTALL)/bootgate.conf'
 	@# a file that is there already is the administrator's: kept, never overwritten
 	@for f in $(CONF_FILES); do \
-		if [ -e "$(CONF_INSTALL)/$$f" ]; then echo "kept $(CONF_INSTALL)/$$f"; \
-		else install -D -m 644 "lab-configs/$$f" "$(CONF_INSTALL)/$$f" || exit 1; fi; \
+		if [ -e '$(CONF_INSTALL)'/"$$f" ]; then echo "kept $(CONF_INSTALL)/$$f"; \
+		else install -D -m 644 "lab-configs/$$f" '$(CONF_INSTALL)'/"$$f" || exit 1; fi; \
 	done
 
 clean:

@@ -1,9 +1,9 @@
 #!/bin/sh
 # make install into a DESTDIR: the programs, the man pages (each rendered without a
-# warning, each showing every option of its command's --help), bootgated.service
+# warning, each showing every word of its program's --help), bootgated.service
 # (systemd-analyze verify), the example configuration under /etc/bootgate (an edited
-# file kept by a second install), and the installed bootgated -n on it, as the unit
-# starts it.
+# file kept by a second install), the installed bootgated -n on it, as the unit
+# starts it, a DESTDIR with blanks, and a PREFIX the unit cannot name refused.
 . "$(dirname "$0")/lib.sh"
 
 D=$SCRATCH/dest
@@ -13,6 +13,11 @@ install_() {
 	make -s --no-print-directory -C "$ROOT" install DESTDIR="$D" PREFIX=/usr/local \
 		SYSCONFDIR=/etc >"$SCRATCH/install.log" 2>&1 ||
 		{ cat "$SCRATCH/install.log" >&2; return 1; }
+}
+# words: each word of standard input, without the punctuation at its ends, once
+words() {
+	tr -s " \t" "\n\n" | sed "s/^[^[:alnum:]-]*//; s/[^[:alnum:]]*$//" | sed "/^$/d" |
+		sort -u
 }
 # the unit's ExecStart with its absolute paths taken into the DESTDIR
 exec_start() {
@@ -52,7 +57,7 @@ test_expect_success 'the unit and its user pass systemd-analyze verify and syste
 	test ! -e "$D/etc/passwd"
 '
 
-test_expect_success 'each page renders without a warning and shows every option of its help' '
+test_expect_success 'each page renders without a warning and shows every word of its help' '
 	for page in "$P"/share/man/man1/*.1 "$P"/share/man/man5/*.5 "$P"/share/man/man8/*.8; do
 		name=$(basename "$page" | sed "s/\.[158]$//")
 		# each step ends the case itself: a loop goes on after a failed && chain
@@ -64,17 +69,18 @@ test_expect_success 'each page renders without a warning and shows every option 
 		bootgate) "$P/bin/bootgate" help ;;
 		*) "$P/bin/bootgate" "${name#bootgate-}" --help ;;
 		esac >help.txt || { echo "$name: --help failed" >&2; exit 1; }
-		grep -oE -- "(^|[][ |(])--?[A-Za-z][A-Za-z0-9-]*" help.txt |
-			sed "s/^[][ |(]//" | sort -u >opts
-		while read -r o; do
-			grep -qwF -- "$o" "$name.txt" ||
-				{ echo "$name: $o is in --help, not in the page" >&2; exit 1; }
-		done <opts
+		# every word of the help, options and prose, is on the page; "usage:" and
+		# "exit:" are its SYNOPSIS and EXIT STATUS
+		words <help.txt >help.words && words <"$name.txt" >page.words &&
+		comm -23 help.words page.words | sed "/^usage$/d; /^exit$/d" >lost &&
+		{ test ! -s lost ||
+			{ sed "s/^/$name: in --help, not in the page: /" lost >&2; exit 1; }; }
 	done &&
-	# what the loop read: the pages as text, the options from the help
+	# what the loop read: the pages as text, the words of the help
 	grep -q -- "--no-confirm" bootgate-bisect.txt &&
 	grep -q "lava_url" bootgate.yaml.txt &&
-	grep -qx -- "-n" opts
+	grep -qx -- "-n" help.words &&
+	grep -qx "reloads" help.words
 '
 
 test_expect_success 'the installed bootgated -n reads the installed example, as the unit runs it' '
@@ -103,6 +109,25 @@ test_expect_success 'a second install keeps an edited configuration; -n then pas
 	$(exec_start) -n >out &&
 	echo "$D/etc/bootgate/bootgate.yaml: 3 trees, ok" >want &&
 	test_cmp want out
+'
+
+test_expect_success 'a DESTDIR with spaces is installed into whole; an odd PREFIX is refused' '
+	S="$SCRATCH/with space" &&
+	make -s --no-print-directory -C "$ROOT" install DESTDIR="$S" PREFIX=/usr/local \
+		SYSCONFDIR=/etc >log 2>&1 &&
+	test -x "$S/usr/local/bin/bootgate" &&
+	test -f "$S/usr/local/share/man/man1/bootgate-bisect.1" &&
+	test -f "$S/usr/local/lib/systemd/system/bootgated.service" &&
+	cmp "$ROOT/lab-configs/bootgate.yaml" "$S/etc/bootgate/bootgate.yaml" &&
+	test ! -e "$ROOT/space" &&
+	# the unit names PREFIX and SYSCONFDIR: sed reads "&" as its match, systemd splits
+	# a path at a blank and reads "%" as a specifier
+	for p in "/opt/a&b" "/opt/a b" "/opt/50%"; do
+		test_exit_code 2 make -s --no-print-directory -C "$ROOT" install \
+			DESTDIR="$SCRATCH/odd" PREFIX="$p" >log 2>&1 &&
+		test_grep "PREFIX and SYSCONFDIR may hold only" log &&
+		test ! -e "$SCRATCH/odd" || exit 1
+	done
 '
 
 test_done
