@@ -338,6 +338,7 @@ SYSCONFDIR ?= /etc
 MAN_INSTALL = $(DESTDIR)$(PREFIX)/share/man
 UNIT_INSTALL = $(DESTDIR)$(PREFIX)/lib/systemd/system
 SYSUSERS_INSTALL = $(DESTDIR)$(PREFIX)/lib/sysusers.d
+TMPFILES_INSTALL = $(DESTDIR)$(PREFIX)/lib/tmpfiles.d
 # the lab configuration, an example under /etc/bootgate that bootgated.service reads
 CONF_INSTALL = $(DESTDIR)$(SYSCONFDIR)/bootgate
 CONF_FILES = $(patsubst lab-configs/%,%,$(filter-out %/README.md,\
@@ -363,7 +364,7 @@ install: all
 		'$(SHARE_INSTALL)/scripts'
 	install -m 644 workers/init/bootgate-init.c '$(SHARE_INSTALL)/workers/init'
 	install -d '$(MAN_INSTALL)/man1' '$(MAN_INSTALL)/man5' '$(MAN_INSTALL)/man8' \
-		'$(UNIT_INSTALL)' '$(SYSUSERS_INSTALL)'
+		'$(UNIT_INSTALL)' '$(SYSUSERS_INSTALL)' '$(TMPFILES_INSTALL)'
 	install -m 644 $(MAN_DIR)/*.1 '$(MAN_INSTALL)/man1'
 	install -m 644 docs/bootgate.yaml.5 '$(MAN_INSTALL)/man5'
 	install -m 644 $(MAN_DIR)/*.8 '$(MAN_INSTALL)/man8'
@@ -372,11 +373,18 @@ install: all
 	chmod 644 '$(UNIT_INSTALL)/bootgated.service.tmp'
 	mv '$(UNIT_INSTALL)/bootgated.service.tmp' '$(UNIT_INSTALL)/bootgated.service'
 	install -m 644 systemd/bootgate.sysusers '$(SYSUSERS_INSTALL)/bootgate.conf'
+	sed -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/bootgate.tmpfiles.in \
+		>'$(TMPFILES_INSTALL)/bootgate.conf'
 	@# a file that is there already is the administrator's: kept, never overwritten
 	@for f in $(CONF_FILES); do \
 		if [ -e '$(CONF_INSTALL)'/"$$f" ]; then echo "kept $(CONF_INSTALL)/$$f"; \
 		else install -D -m 644 "lab-configs/$$f" '$(CONF_INSTALL)'/"$$f" || exit 1; fi; \
 	done
+	@# the example's webhook secret, random, readable by no one else (tmpfiles.d then
+	@# gives it to the group bootgate); one that is there is kept
+	@if [ -e '$(CONF_INSTALL)/webhook.secret' ]; then echo "kept $(CONF_INSTALL)/webhook.secret"; \
+	else (umask 077 && { od -An -N32 -tx1 /dev/urandom | tr -d ' \n' && echo; } \
+		>'$(CONF_INSTALL)/webhook.secret') || exit 1; fi
 
 clean:
 	rm -rf build bin $(MAN_DIR)/*.[18] $(MAN_DIR)/.rendered
