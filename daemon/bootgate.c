@@ -35,8 +35,7 @@ int main(int argc, char **argv)
 		cmd_print_overview(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		{
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		cmd_print_overview(stdout);
 		return output_written(0);
 	}

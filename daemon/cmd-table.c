@@ -52,7 +52,8 @@ int cmd_print_help(FILE *out, const char *name)
 
 	if (!c)
 		return cmd_usage_error("help", "unknown command '%s'", name);
-	fprintf(out, "usage: bootgate %s %s\n\n%s\n", c->name, c->usage, c->summary);
+	fprintf(out, "usage: bootgate %s%s%s\n\n%s\n", c->name, c->usage[0] ? " " : "", c->usage,
+		c->summary);
 	if (c->help)
 		c->help(out);
 	return 0;
@@ -71,7 +72,8 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	bg_text_escape_line(&safe, msg.buf, msg.len);
 	fprintf(stderr, "bootgate %s: %s\n", name, safe.buf);
 	if (c)
-		fprintf(stderr, "usage: bootgate %s %s\n", c->name, c->usage);
+		fprintf(stderr, "usage: bootgate %s%s%s\n", c->name, c->usage[0] ? " " : "",
+			c->usage);
 	bg_strbuf_release(&msg);
 	bg_strbuf_release(&safe);
 	return 2;
