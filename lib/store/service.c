@@ -249,9 +249,11 @@ int bg_store_job_failed(struct bg_store *s, int64_t id, const char *error)
 	if (bg_store_exec(s, "UPDATE jobs SET state = 'failed', pid = NULL, finished = ?, error = "
 			  "? WHERE id = ?", "dsi", now, error, id) < 0)
 		return -1;
+	/* its board's: another board may bisect the same commits (a job of none: any) */
 	return bg_store_exec(s, "UPDATE bisections SET state = 'failed', error = 'its job failed', "
-			     "finished = ? WHERE state = 'running' AND (tree_id, good, bad) IN "
-			     "(SELECT tree_id, base, rev FROM jobs WHERE id = ? AND kind = 'bisect')",
+			     "finished = ?1 WHERE state = 'running' AND (tree_id, good, bad) IN "
+			     "(SELECT tree_id, base, rev FROM jobs WHERE id = ?2 AND kind = 'bisect') "
+			     "AND board = coalesce((SELECT board FROM jobs WHERE id = ?2), board)",
 			     "di", now, id);
 }
 

@@ -296,6 +296,34 @@ static void test_board_last_good(void **state)
 	bg_store_close(s);
 }
 
+/*
+ * Two boards regressed on the same tip: two bisections of the same commits. The job of
+ * one failing for good ends its bisection, not the other board's.
+ */
+static void test_failed_bisection_own_board(void **state)
+{
+	struct bg_job_row j;
+	int64_t tree;
+	struct bg_store *s = open_store("failed.db", &tree);
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(bg_store_exec(s, "INSERT INTO bisections (tree_id, good, bad, "
+					       "board, mode, created) VALUES (?, ?, ?, ?, "
+					       "'deterministic', 0)", "isss", tree, TIP_A, TIP_B,
+					       boards2[i]), 0);
+		assert_int_equal(bg_store_job_bisect(s, tree, TIP_B, TIP_A, boards2[i]), 0);
+	}
+	assert_int_equal(bg_store_job_next(s, bg_store_now(), 3600, NULL, NULL, &j), 1);
+	assert_string_equal(j.board, "qemu-x86_64");
+	assert_int_equal(bg_store_job_failed(s, j.id, "too many tries"), 0);
+	assert_int_equal(count(s, "SELECT count(*) FROM bisections WHERE tree_id = ? AND state = "
+			       "'failed' AND board = 'qemu-x86_64'", tree), 1);
+	assert_int_equal(count(s, "SELECT count(*) FROM bisections WHERE tree_id = ? AND state = "
+			       "'running' AND board = 'qemu-arm64'", tree), 1);
+	bg_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_next_fit),
 		cmocka_unit_test(test_per_board_split),
 		cmocka_unit_test(test_board_last_good),
+		cmocka_unit_test(test_failed_bisection_own_board),
 	};
 	int ret;
 
