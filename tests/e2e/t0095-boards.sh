@@ -86,4 +86,35 @@ test_expect_success 'a gate asked for by hand without a board: queued on every b
 	test_grep "gate $short queued on 3 boards" "$SCRATCH/daemon.log"
 '
 
+test_expect_success 'bootgate gate with two boards: a verdict line for each, each stored' '
+	rev=$(git -C "$SCRATCH/work" rev-parse HEAD) &&
+	"$BOOTGATE" gate --tree "$SCRATCH/work" --name cli --rev "$rev" --arch x86_64 \
+		--board qemu-arm64 --db "$SCRATCH/cli.db" >out 2>err &&
+	printf "%s unbuildable %s\n" "$rev" x86_64 "$rev" qemu-arm64 >expect &&
+	test_cmp expect out &&
+	DB=$SCRATCH/cli.db q "SELECT board || '"' '"' || status FROM builds ORDER BY id" >out &&
+	printf "%s failed\n" qemu-x86_64 qemu-arm64 >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'bootgate bisect with two boards: a bisection on each' '
+	echo more >>"$SCRATCH/work/README" &&
+	git_ -C "$SCRATCH/work" commit -q -a -m more &&
+	test_exit_code 1 "$BOOTGATE" bisect --tree "$SCRATCH/work" --good HEAD~1 --bad HEAD \
+		--arch x86_64 --arch arm64 --db "$SCRATCH/cli.db" 2>err &&
+	DB=$SCRATCH/cli.db q "SELECT board || '"' '"' || state FROM bisections ORDER BY id" >out &&
+	printf "%s failed\n" qemu-x86_64 qemu-arm64 >expect &&
+	test_cmp expect out &&
+	test_grep "error: arm64: the good endpoint .* does not build" err
+'
+
+test_expect_success 'measure and series take one board: two are a usage error' '
+	test_exit_code 2 "$BOOTGATE" measure --tree "$SCRATCH/work" --commit HEAD \
+		--arch x86_64 --arch arm64 2>err &&
+	test_grep "one --arch or --board: measure runs on one board" err &&
+	test_exit_code 2 "$BOOTGATE" series --tree "$SCRATCH/work" --arch x86_64 \
+		--board qemu-arm64 - </dev/null 2>err &&
+	test_grep "one --arch or --board: series runs on one board" err
+'
+
 test_done
