@@ -6,21 +6,23 @@
 /* ---- status and log ---- */
 
 const char *const bg_status_section_names[BG_STATUS_SECTIONS] = {
-	"trees", "jobs", "verdicts", "bisections", "boots",
+	"trees", "boards", "jobs", "verdicts", "bisections", "boots",
 };
 
 static const char *const status_sql[BG_STATUS_SECTIONS] = {
 	[BG_STATUS_TREES] = "SELECT name, branch, last_tip AS tip, last_good, fetched_at, "
 		"fetch_failures, fetch_error FROM trees ORDER BY name",
-	[BG_STATUS_JOBS] = "SELECT j.id, j.kind, t.name AS tree, j.rev, j.base, j.state, "
+	[BG_STATUS_BOARDS] = "SELECT t.name AS tree, b.board, b.last_good FROM tree_boards b "
+		"JOIN trees t ON t.id = b.tree_id ORDER BY t.name, b.board",
+	[BG_STATUS_JOBS] = "SELECT j.id, j.kind, t.name AS tree, j.board, j.rev, j.base, j.state, "
 		"j.attempts, j.pid, j.not_before, j.started FROM jobs j JOIN trees t ON t.id = "
 		"j.tree_id WHERE j.state IN ('queued', 'running') ORDER BY j.id",
 	[BG_STATUS_VERDICTS] = "SELECT c.id, c.cand, c.base, c.board, c.mode, c.verdict, "
 		"c.metric, c.delta AS delta_us, c.created FROM comparisons c WHERE c.role IN "
 		"('gate', 'series') ORDER BY c.id DESC LIMIT 10",
-	[BG_STATUS_BISECTIONS] = "SELECT b.id, t.name AS tree, b.state, b.metric, b.outcome, "
-		"b.culprit, b.confidence, b.created, b.finished FROM bisections b JOIN trees t ON "
-		"t.id = b.tree_id ORDER BY b.id DESC LIMIT 10",
+	[BG_STATUS_BISECTIONS] = "SELECT b.id, t.name AS tree, b.board, b.state, b.metric, "
+		"b.outcome, b.culprit, b.confidence, b.created, b.finished FROM bisections b JOIN "
+		"trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10",
 	/* where each ran: the board, and the lab's page of a LAVA boot */
 	[BG_STATUS_BOOTS] = "SELECT o.id, (SELECT commit_sha FROM builds WHERE image_sha256 = "
 		"o.image_sha256 ORDER BY id LIMIT 1) AS \"commit\", o.board, o.mode, o.outcome, "

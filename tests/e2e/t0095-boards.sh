@@ -86,6 +86,19 @@ test_expect_success 'a gate asked for by hand without a board: queued on every b
 	test_grep "gate $short queued on 3 boards" "$SCRATCH/daemon.log"
 '
 
+test_expect_success 'bootgate status names the board of a queued job' '
+	stop_daemon &&
+	id=$(q "SELECT max(id) FROM jobs WHERE board = '"'qemu-arm64'"'") &&
+	"$BOOTGATE" rerun --db "$DB" --socket "$SOCK" "$id" >out &&
+	test_grep "no daemon answers: the job waits in the queue" out &&
+	"$BOOTGATE" status --db "$DB" >out &&
+	sed -n "/^jobs:/,/^verdicts:/p" out >jobs &&
+	test "$(grep -c "kind=gate tree=multi board=qemu-arm64 .*state=queued" jobs)" = 1 &&
+	test "$(grep -c "^  id=" jobs)" = 1 &&
+	"$BOOTGATE" status --db "$DB" --json >out.json &&
+	test_jq ".jobs | length == 1 and .[0].board == \"qemu-arm64\"" out.json
+'
+
 test_expect_success 'bootgate gate with two boards: a verdict line for each, each stored' '
 	rev=$(git -C "$SCRATCH/work" rev-parse HEAD) &&
 	"$BOOTGATE" gate --tree "$SCRATCH/work" --name cli --rev "$rev" --arch x86_64 \
@@ -100,12 +113,15 @@ test_expect_success 'bootgate gate with two boards: a verdict line for each, eac
 test_expect_success 'bootgate bisect with two boards: a bisection on each' '
 	echo more >>"$SCRATCH/work/README" &&
 	git_ -C "$SCRATCH/work" commit -q -a -m more &&
-	test_exit_code 1 "$BOOTGATE" bisect --tree "$SCRATCH/work" --good HEAD~1 --bad HEAD \
+	test_exit_code 1 "$BOOTGATE" bisect --tree "$SCRATCH/work" --name cli --good HEAD~1 --bad HEAD \
 		--arch x86_64 --arch arm64 --db "$SCRATCH/cli.db" 2>err &&
 	DB=$SCRATCH/cli.db q "SELECT board || '"' '"' || state FROM bisections ORDER BY id" >out &&
 	printf "%s failed\n" qemu-x86_64 qemu-arm64 >expect &&
 	test_cmp expect out &&
-	test_grep "error: arm64: the good endpoint .* does not build" err
+	test_grep "error: arm64: the good endpoint .* does not build" err &&
+	"$BOOTGATE" status --db "$SCRATCH/cli.db" >out &&
+	test_grep "^  id=2 tree=cli board=qemu-arm64 state=failed" out &&
+	test_grep "^  id=1 tree=cli board=qemu-x86_64 state=failed" out
 '
 
 test_expect_success 'measure and series take one board: two are a usage error' '

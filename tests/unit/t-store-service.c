@@ -1,6 +1,8 @@
 /* The service's jobs in the store: what a new tip and a rerun queue (store/service.h). */
 #include "unit.h"
 #include "store/service.h"
+#include "store/views.h"
+#include "util/strbuf.h"
 #include "util/error.h"
 
 #define TIP_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -264,6 +266,14 @@ static void test_per_board_split(void **state)
 	bg_store_close(s);
 }
 
+/* A status row as "tree board last_good\n". */
+static int status_line(const struct bg_store_row *r, void *data)
+{
+	bg_strbuf_addf(data, "%s %s %s\n", bg_row_text(r, 0), bg_row_text(r, 1),
+		       bg_row_text(r, 2));
+	return 0;
+}
+
 /*
  * Each board has its last good commit; one a board has not passed yet is the tree's
  * (what the board before boards left, or the last any board passed).
@@ -293,6 +303,14 @@ static void test_board_last_good(void **state)
 	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-ppc64le", &sha), 0);
 	assert_string_equal(sha, TIP_C);
 	free(sha);
+	/* bootgate status: a row per board, as the store has it */
+	{
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		assert_int_equal(bg_store_status_rows(s, BG_STATUS_BOARDS, status_line, &sb), 0);
+		assert_string_equal(sb.buf, "t qemu-arm64 " TIP_C "\nt qemu-x86_64 " TIP_B "\n");
+		bg_strbuf_release(&sb);
+	}
 	bg_store_close(s);
 }
 
