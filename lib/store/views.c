@@ -1,6 +1,7 @@
 /* What the CLI and the site list for people to read (views.h). */
 #include "decide/bisect.h"
 #include "store/views.h"
+#include "util/strbuf.h"
 #include "util/xmalloc.h"
 
 /* ---- status and log ---- */
@@ -42,6 +43,37 @@ int bg_store_event_rows(struct bg_store *s, const char *tree, int64_t lines, bg_
 			      "AS tree, e.job_id AS job, e.message FROM events e LEFT JOIN trees t "
 			      "ON t.id = e.tree_id WHERE ? IS NULL OR t.name = ? ORDER BY e.id DESC "
 			      "LIMIT ?) ORDER BY id", "ssi", tree, tree, lines);
+}
+
+/* ---- boards ---- */
+
+static int other_board(const struct bg_store_row *r, void *data)
+{
+	struct bg_strbuf *out = data;
+
+	bg_strbuf_addf(out, "%s%s %s", out->len ? ", " : "", bg_row_text(r, 0),
+		       bg_row_text(r, 1));
+	return 0;
+}
+
+int bg_store_other_boards(struct bg_store *s, int64_t tree, const char *commit,
+			  const char *board, struct bg_strbuf *out)
+{
+	struct bg_strbuf own = BG_STRBUF_INIT;
+	int ret;
+
+	/* a bare column beside max() is the row of the maximum (SQLite) */
+	ret = bg_store_query(s, other_board, &own, "SELECT board, verdict, max(at) FROM (SELECT "
+			     "board, verdict, created AS at FROM comparisons WHERE role = 'gate' "
+			     "AND tree_id = ?1 AND cand = ?2 AND board != ?3 UNION ALL SELECT "
+			     "board, CASE status WHEN 'failed' THEN 'unbuildable' ELSE 'infra' END, "
+			     "created FROM builds WHERE commit_sha = ?2 AND status IN ('failed', "
+			     "'infra') AND board != ?3) GROUP BY board ORDER BY board",
+			     "iss", tree, commit, board);
+	if (ret == 0)
+		bg_strbuf_add(out, own.buf, own.len);
+	bg_strbuf_release(&own);
+	return ret;
 }
 
 /* ---- commits ---- */

@@ -34,6 +34,19 @@ int bg_store_status_rows(struct bg_store *s, enum bg_status_section section,
 int bg_store_event_rows(struct bg_store *s, const char *tree, int64_t lines, bg_store_row_fn fn,
 			void *data);
 
+/* ---- boards ---- */
+
+struct bg_strbuf;
+/*
+ * What commit's gates of the tree said on its boards other than board, "BOARD VERDICT"
+ * joined by ", " into out (nothing added when there is none), each board's newest: its
+ * gate's verdict (pass, regression, unknown), unbuildable when it did not build there,
+ * infra when its build failed for the machine's reasons.
+ * One text for the mail, show and the site alike.
+ */
+int bg_store_other_boards(struct bg_store *s, int64_t tree, const char *commit,
+			  const char *board, struct bg_strbuf *out);
+
 /* ---- commits ---- */
 
 /* A commit's subject and author as the store noted them (owned by the caller), or NULL. */

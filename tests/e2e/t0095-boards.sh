@@ -121,7 +121,12 @@ test_expect_success 'bootgate bisect with two boards: a bisection on each' '
 	test_grep "error: arm64: the good endpoint .* does not build" err &&
 	"$BOOTGATE" status --db "$SCRATCH/cli.db" >out &&
 	test_grep "^  id=2 tree=cli board=qemu-arm64 state=failed" out &&
-	test_grep "^  id=1 tree=cli board=qemu-x86_64 state=failed" out
+	test_grep "^  id=1 tree=cli board=qemu-x86_64 state=failed" out &&
+	"$BOOTGATE" gate --tree "$SCRATCH/work" --name cli --rev HEAD --arch arm64 \
+		--db "$SCRATCH/cli.db" >/dev/null 2>&1 &&
+	"$BOOTGATE" show --db "$SCRATCH/cli.db" 1 >out &&
+	test_grep "^bisection 1: cli, qemu-x86_64, " out &&
+	test_grep "^other boards: qemu-arm64 unbuildable$" out
 '
 
 test_expect_success 'measure and series take one board: two are a usage error' '
