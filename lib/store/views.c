@@ -197,8 +197,8 @@ int bg_store_trend_commits(struct bg_store *s, int64_t tree, bg_store_row_fn fn,
 			      "comparisons WHERE tree_id = ? AND role IN ('gate', 'series') UNION "
 			      "ALL SELECT cand, board, mode, created, id FROM comparisons WHERE "
 			      "tree_id = ? AND role IN ('gate', 'series')) x LEFT JOIN commits cm ON "
-			      "cm.sha = x.sha GROUP BY x.sha ORDER BY min(x.t), x.sha", "ii", tree,
-			      tree);
+			      "cm.sha = x.sha GROUP BY x.sha, x.board ORDER BY min(x.t), x.sha, "
+			      "x.board", "ii", tree, tree);
 }
 
 int bg_store_trend_samples(struct bg_store *s, const char *sha, const char *board,
