@@ -23,7 +23,8 @@ void cmd_gate_help(void)
 	       "\nDefaults: --mode deterministic; --boots 2 deterministic, 5 timing. A tree's\n"
 	       "first commit becomes its last good; a regression queues a bisection job.\n"
 	       "Progress on stderr; the verdict on stdout.\n"
-	       "\nexit: 0 gated (a regression too), 1 it could not be gated, 2 usage\n");
+	       "\nexit: 0 gated (a regression too), 1 it could not be gated (infra: the lab\n"
+	       "failed every boot), 2 usage\n");
 }
 
 int cmd_gate(int argc, char **argv)
@@ -89,11 +90,15 @@ int cmd_gate(int argc, char **argv)
 		o.board = r.boards.v[i];
 		if (bg_gate_run(s, &o, &v) < 0) {
 			ret = cmd_run_board_error(&r, o.board);
-		} else if (r.boards.n == 1) {
-			printf("%s %s\n", o.rev, bg_gate_verdict_name(v));
-		} else {
-			printf("%s %s %s\n", o.rev, bg_gate_verdict_name(v), o.board);
+			continue;
 		}
+		if (r.boards.n == 1)
+			printf("%s %s\n", o.rev, bg_gate_verdict_name(v));
+		else
+			printf("%s %s %s\n", o.rev, bg_gate_verdict_name(v), o.board);
+		/* no verdict: the daemon's job is tried again */
+		if (v == BG_GATE_INFRA)
+			ret = 1;
 	}
 out:
 	bg_store_close(s);

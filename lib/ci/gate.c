@@ -9,7 +9,7 @@
 #include "util/xmalloc.h"
 
 static const char *const verdict_names[] = {
-	"baseline", "pass", "regression", "unknown", "unbuildable",
+	"baseline", "pass", "regression", "unknown", "unbuildable", "infra",
 };
 
 const char *bg_gate_verdict_name(enum bg_gate_verdict v)
@@ -90,7 +90,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	struct bg_board b;
 	char *base = NULL, *board = NULL;
 	int64_t tree, *boot_ids = NULL;
-	int ret = -1;
+	int ret = -1, measured;
 
 	bg_measure_init(&m);
 	/* the board's own name (an arch names qemu-ARCH): its last good commit is its own */
@@ -125,7 +125,21 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 		if (bg_measure_check(&mo, &m) < 0)
 			goto out;
 	}
-	if (bg_measure_run(&mo, &m) < 0) {
+	measured = bg_measure_run(&mo, &m);
+	/*
+	 * Every boot failed for the lab: the board says nothing of the tip, so its last good
+	 * commit stays and no other board's verdict is touched; the boots are kept, for the
+	 * report, and the job tries again (bootgate gate exits 1).
+	 */
+	if (bg_measure_all_infra(&m)) {
+		*v = BG_GATE_INFRA;
+		if (bg_measure_record(s, &mo, &m, NULL) == 0)
+			ret = 0;
+		bg_record_event(s, "warning", tree, 0, "%.12s on %s: infra: the lab failed all %zu "
+				"boots: no verdict, tried again", m.rev[0], board, m.nboots);
+		goto out;
+	}
+	if (measured < 0) {
 		if (m.build[0].status == BG_BUILD_FAILED) {
 			*v = BG_GATE_UNBUILDABLE;
 			bg_measure_record(s, &mo, &m, NULL);

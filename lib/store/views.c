@@ -68,7 +68,11 @@ int bg_store_other_boards(struct bg_store *s, int64_t tree, const char *commit,
 			     "AND tree_id = ?1 AND cand = ?2 AND board != ?3 UNION ALL SELECT "
 			     "board, CASE status WHEN 'failed' THEN 'unbuildable' ELSE 'infra' END, "
 			     "created FROM builds WHERE commit_sha = ?2 AND status IN ('failed', "
-			     "'infra') AND board != ?3) GROUP BY board ORDER BY board",
+			     "'infra') AND board != ?3 UNION ALL SELECT b.board, 'infra', "
+			     "max(o.created) FROM builds b JOIN boots o ON o.image_sha256 = "
+			     "b.image_sha256 AND o.board = b.board WHERE b.commit_sha = ?2 AND "
+			     "b.board != ?3 GROUP BY b.board HAVING min(o.outcome = 'infra') = 1) "
+			     "GROUP BY board ORDER BY board",
 			     "iss", tree, commit, board);
 	if (ret == 0)
 		bg_strbuf_add(out, own.buf, own.len);

@@ -41,7 +41,8 @@ struct bg_strbuf;
  * What commit's gates of the tree said on its boards other than board, "BOARD VERDICT"
  * joined by ", " into out (nothing added when there is none), each board's newest: its
  * gate's verdict (pass, regression, unknown), unbuildable when it did not build there,
- * infra when its build failed for the machine's reasons.
+ * infra when its build failed for the machine's reasons or the lab failed every boot of
+ * its image there.
  * One text for the mail, show and the site alike.
  */
 int bg_store_other_boards(struct bg_store *s, int64_t tree, const char *commit,

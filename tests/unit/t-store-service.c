@@ -342,6 +342,45 @@ static void test_failed_bisection_own_board(void **state)
 	bg_store_close(s);
 }
 
+/*
+ * The other boards' word on a commit, as the mail and show print it: each board's
+ * newest, its own board left out; a board whose boots all failed in the lab is infra,
+ * never a verdict, until a gate there gives one.
+ */
+static void test_other_boards(void **state)
+{
+	int64_t tree;
+	struct bg_store *s = open_store("others.db", &tree);
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, "
+				       "verdict, created, tree_id, role) VALUES (?1, ?2, "
+				       "'qemu-arm64', 'timing', 'pass', 1, ?3, 'gate'), (?1, ?2, "
+				       "'qemu-x86_64', 'timing', 'regression', 1, ?3, 'gate')",
+				       "ssi", TIP_A, TIP_B, tree), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO builds (commit_sha, board, status, "
+				       "image_sha256, created) VALUES (?1, 'qemu-ppc64le', 'failed', "
+				       "NULL, 2), (?1, 'lava-x86-pc', 'built', 'img', 3)", "s",
+				       TIP_B), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO boots (image_sha256, board, mode, outcome, "
+				       "created) VALUES ('img', 'lava-x86-pc', 'timing', 'infra', 4), "
+				       "('img', 'lava-x86-pc', 'timing', 'infra', 5)", ""), 0);
+	assert_int_equal(bg_store_other_boards(s, tree, TIP_B, "qemu-x86_64", &sb), 0);
+	assert_string_equal(sb.buf, "lava-x86-pc infra, qemu-arm64 pass, qemu-ppc64le unbuildable");
+	/* its next try booted: the gate's verdict is the board's word now */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, "
+				       "verdict, created, tree_id, role) VALUES (?, ?, 'lava-x86-pc', "
+				       "'timing', 'unknown', 6, ?, 'gate')", "ssi", TIP_A, TIP_B,
+				       tree), 0);
+	bg_strbuf_reset(&sb);
+	assert_int_equal(bg_store_other_boards(s, tree, TIP_B, "qemu-arm64", &sb), 0);
+	assert_string_equal(sb.buf, "lava-x86-pc unknown, qemu-ppc64le unbuildable, "
+			    "qemu-x86_64 regression");
+	bg_strbuf_release(&sb);
+	bg_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_per_board_split),
 		cmocka_unit_test(test_board_last_good),
 		cmocka_unit_test(test_failed_bisection_own_board),
+		cmocka_unit_test(test_other_boards),
 	};
 	int ret;
 
