@@ -80,6 +80,7 @@ struct inbox {
 struct job {
 	int64_t id;
 	struct bg_proc p;
+	unsigned boots;          /* QEMU boots it may run at once (bg_service_boot_slots) */
 	bool used;
 };
 
@@ -780,9 +781,13 @@ static void start_fetch(struct daemon *d, struct tree *t)
 /* A new tip is gated; a gate still queued for the tree takes the newer tip instead. */
 static int new_tip(struct daemon *d, struct tree *t, const char *tip)
 {
-	if (bg_store_tree_new_tip(d->s, t->id, tip) < 0)
+	const struct bg_service_tree *c = tree_conf(d, t);
+
+	if (!c || bg_store_tree_new_tip(d->s, t->id, tip, (const char *const *)c->gated,
+					c->ngated) < 0)
 		return -1;
-	event(d, "info", t->id, 0, "%s: new tip %.12s: gate queued", t->name, tip);
+	event(d, "info", t->id, 0, "%s: new tip %.12s: gate queued on %zu board%s", t->name, tip,
+	      c->ngated, c->ngated == 1 ? "" : "s");
 	return 0;
 }
 
@@ -854,7 +859,8 @@ static struct tree *tree_by_id(struct daemon *d, int64_t id)
 static void job_args(struct daemon *d, const struct bg_job_row *j, const struct tree *t,
 		     const struct bg_service_tree *c, struct bg_strvec *a)
 {
-	const char *board = c->nboards ? c->boards[0] : c->arches[0];
+	/* a job without a board (a bisection from before boards): the tree's first */
+	const char *board = j->board[0] ? j->board : c->gated[0];
 
 	bg_strvec_pushv(a, (char *const[]){ d->self, (char *)j->kind, "--tree", t->mirror,
 					    "--name", t->name, "--board", (char *)board, "--mode",
@@ -896,6 +902,18 @@ static void job_args(struct daemon *d, const struct bg_job_row *j, const struct 
 		bg_strvec_pushf(a, "--perf-runs=%ld", c->perf_runs);
 	if (d->lab)
 		bg_strvec_pushv(a, (char *const[]){ "--lab", (char *)d->lab, NULL });
+}
+
+/* The daemon's environment, and the job's QEMU boots at once when it has any. */
+static void job_env(unsigned boots, struct bg_strvec *env)
+{
+	size_t len = strlen(BG_BOOT_SLOTS_ENV);
+
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, BG_BOOT_SLOTS_ENV, len) || (*e)[len] != '=')
+			bg_strvec_push(env, *e);
+	if (boots)
+		bg_strvec_pushf(env, "%s=%u", BG_BOOT_SLOTS_ENV, boots);
 }
 
 static int running_jobs(const struct daemon *d)
@@ -954,9 +972,10 @@ static int start_job(struct daemon *d, const struct bg_job_row *jr)
 {
 	struct tree *t = tree_by_id(d, jr->tree_id);
 	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
-	struct bg_strvec argv = BG_STRVEC_INIT;
+	struct bg_strvec argv = BG_STRVEC_INIT, env = BG_STRVEC_INIT;
 	struct bg_proc_opts o = { .in_fd = -1, .out_fd = -1, .err_fd = -1 };
 	struct job *j = NULL;
+	unsigned boots;
 	char *logpath;
 	int fd, ret = 0;
 
@@ -967,6 +986,15 @@ static int start_job(struct daemon *d, const struct bg_job_row *jr)
 		return -1;
 	if (!c)
 		return bg_store_job_failed(d->s, jr->id, "its tree is no longer configured");
+	/* a gate asked for without a board is the tree's gate on each of its boards */
+	if (!jr->board[0] && !strcmp(jr->kind, "gate")) {
+		if (bg_store_job_per_board(d->s, jr->id, (const char *const *)c->gated,
+					   c->ngated) < 0)
+			return -1;
+		event(d, "info", t->id, jr->id, "%s: gate %.12s queued on %zu board%s", t->name,
+		      jr->rev, c->ngated, c->ngated == 1 ? "" : "s");
+		return 0;
+	}
 	if (!strcmp(jr->kind, "series")) {
 		char *state = NULL;
 		bool superseded;
@@ -991,7 +1019,10 @@ static int start_job(struct daemon *d, const struct bg_job_row *jr)
 	logpath = xasprintf("%s/%" PRId64 ".log", d->logs, jr->id);
 	fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	job_args(d, jr, t, c, &argv);
+	boots = bg_service_boot_slots(&d->conf, c, jr->board[0] ? jr->board : c->gated[0]);
+	job_env(boots, &env);
 	o.argv = bg_strvec_argv(&argv);
+	o.envp = bg_strvec_argv(&env);
 	o.out_fd = fd;
 	o.err_fd = BG_PROC_SAME;
 	if (fd < 0 || bg_proc_start(&j->p, &o) < 0) {
@@ -1001,18 +1032,42 @@ static int start_job(struct daemon *d, const struct bg_job_row *jr)
 	} else {
 		j->used = true;
 		j->id = jr->id;
+		j->boots = boots;
 		bg_store_job_pid(d->s, jr->id, (int64_t)j->p.pid);
-		event(d, "info", t->id, jr->id, "%s: %s %.12s started (job %" PRId64 ", log %s)",
-		      t->name, jr->kind, jr->rev, jr->id, logpath);
+		event(d, "info", t->id, jr->id, "%s: %s %.12s on %s started (job %" PRId64 ", log "
+		      "%s)", t->name, jr->kind, jr->rev, jr->board[0] ? jr->board : c->gated[0],
+		      jr->id, logpath);
 	}
 	if (fd >= 0)
 		close(fd);
 	free(logpath);
 	bg_strvec_release(&argv);
+	bg_strvec_release(&env);
 	return ret;
 }
 
-/* Queued jobs whose time has come, while the limit allows: the oldest first. */
+/*
+ * Whether job j fits beside the running ones: its QEMU boots within limits.boots (a
+ * LAVA board's take none). A gate without a board always does: it is only split.
+ */
+static bool job_fits(const struct bg_job_row *j, void *data)
+{
+	struct daemon *d = data;
+	struct tree *t = tree_by_id(d, j->tree_id);
+	const struct bg_service_tree *c = t ? tree_conf(d, t) : NULL;
+	unsigned busy = 0;
+
+	/* one with no tree any more fails at its start: nothing of it runs */
+	if (!c || (!j->board[0] && !strcmp(j->kind, "gate")))
+		return true;
+	for (size_t i = 0; i < MAX_JOBS; i++)
+		if (d->jobs[i].used)
+			busy += d->jobs[i].boots;
+	return busy + bg_service_boot_slots(&d->conf, c, j->board[0] ? j->board : c->gated[0]) <=
+	       (unsigned)d->conf.boots;
+}
+
+/* Queued jobs whose time has come, while the limits allow: the oldest first. */
 static void schedule(struct daemon *d)
 {
 	/*
@@ -1025,7 +1080,7 @@ static void schedule(struct daemon *d)
 	while (!d->stopping && running_jobs(d) < d->conf.builds && running_jobs(d) < MAX_JOBS) {
 		struct bg_job_row jr;
 
-		if (bg_store_job_next(d->s, bg_store_now(), longest, &jr) < 0) {
+		if (bg_store_job_next(d->s, bg_store_now(), longest, job_fits, d, &jr) < 0) {
 			event(d, "error", 0, 0, "%s", bg_error_last());
 			return;
 		}
@@ -1235,6 +1290,21 @@ static int loop(struct daemon *d)
 	}
 }
 
+/* For -n: each tree and the boards it is gated on, a line each. */
+static void print_boards(const struct bg_service_conf *c)
+{
+	for (size_t i = 0; i < c->ntrees; i++) {
+		const struct bg_service_tree *t = &c->trees[i];
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		for (size_t k = 0; k < t->ngated; k++)
+			bg_strbuf_addf(&sb, "%s%s%s", k ? " " : "", t->gated[k],
+				       t->gated_lava[k] ? " (lava)" : "");
+		bg_text_println(stdout, "  %s: gated on %s", t->name, sb.buf);
+		bg_strbuf_release(&sb);
+	}
+}
+
 /* The configuration's error, 2: on one line, whatever the file held. */
 static int bad_conf(void)
 {
@@ -1301,6 +1371,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 			return bad_conf();
 		servers_release(&sv);
 		bg_text_println(stdout, "%s: %zu trees, ok", d->conf_path, d->conf.ntrees);
+		print_boards(&d->conf);
 		return 0;
 	}
 	return 1;

@@ -26,7 +26,8 @@ static void bisect_help(FILE *out)
 	       "                        standardised regression\n"
 	       "  -P, --parallel K      probes per round (1)\n"
 	       "      --no-confirm      no timing confirmation of the culprit, no revert\n"
-	       "  -j, --json            the result as one JSON object\n"
+	       "  -j, --json            the result as one JSON object (a line each board)\n"
+	       "  -a, -b again          a bisection on each board in turn, each printed\n"
 	       "\nDefaults: --mode deterministic. Every build, boot and step is kept in the\n"
 	       "store: the same command after a kill continues the bisection; after its end it\n"
 	       "prints the result again. Progress, one line per step, on stderr.\n"
@@ -47,6 +48,26 @@ static const struct option bisect_opts[] = {
 	{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The result of bisection id: its JSON object on a line, or as show prints it. */
+static int print_bisection(struct bg_store *s, int64_t id, bool json)
+{
+	struct bg_json j;
+	int ret = 0;
+
+	if (!json)
+		return cmd_show_bisection(s, id, stdout);
+	fflush(stdout);
+	bg_json_init(&j, STDOUT_FILENO, 0);
+	if (bg_bisection_result_write(s, id, &j) < 0)
+		ret = 1;
+	bg_strbuf_addch(&j.out, '\n');
+	if (bg_json_finish(&j) < 0 || ret) {
+		log_errorx("%s", bg_error_last());
+		ret = 1;
+	}
+	return ret;
+}
 
 static int cmd_bisect(int argc, char **argv)
 {
@@ -83,9 +104,11 @@ static int cmd_bisect(int argc, char **argv)
 	o.tree_name = r.name;
 	o.parallel = r.parallel;
 	o.deterministic = !r.mode || !strcmp(r.mode, "deterministic");
-	if ((ret = cmd_check_inputs("bisect", o.tree, (const char *[]){ o.good, o.bad }, 2,
-				    o.board, o.deterministic, o.lab, &r.config)) != 0)
-		goto out;
+	for (size_t i = 0; i < r.boards.n; i++)
+		if ((ret = cmd_check_inputs("bisect", o.tree, (const char *[]){ o.good, o.bad },
+					    2, r.boards.v[i], o.deterministic, o.lab,
+					    &r.config)) != 0)
+			goto out;
 	if (o.metric && (!*o.metric || strcspn(o.metric, " \t\r\n") != strlen(o.metric))) {
 		ret = cmd_usage_error("bisect", "--metric '%s' is not a metric's name", o.metric);
 		goto out;
@@ -106,25 +129,15 @@ static int cmd_bisect(int argc, char **argv)
 	o.compare = &r.compare;
 	if (cmd_open_store_rw(r.db, &s) < 0)
 		goto out;
-	if (bg_bisection_run(s, &o, &id) < 0) {
-		log_errorx("%s", bg_error_last());
-		goto out;
-	}
+	/* a board whose bisection cannot go on does not keep the others from theirs */
 	ret = 0;
-	if (r.json) {
-		struct bg_json j;
-
-		fflush(stdout);
-		bg_json_init(&j, STDOUT_FILENO, 0);
-		if (bg_bisection_result_write(s, id, &j) < 0)
-			ret = 1;
-		bg_strbuf_addch(&j.out, '\n');
-		if (bg_json_finish(&j) < 0 || ret) {
-			log_errorx("%s", bg_error_last());
+	for (size_t i = 0; i < r.boards.n; i++) {
+		o.board = r.boards.v[i];
+		if (bg_bisection_run(s, &o, &id) < 0) {
+			ret = cmd_run_board_error(&r, o.board);
+		} else if (print_bisection(s, id, r.json) != 0) {
 			ret = 1;
 		}
-	} else {
-		ret = cmd_show_bisection(s, id, stdout);
 	}
 out:
 	bg_store_close(s);

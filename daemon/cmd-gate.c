@@ -19,10 +19,12 @@ static void gate_help(FILE *out)
 	cmd_print_run_help(out, shortopts);
 	fprintf(out, "  -w, --watch PATTERN   a metric, or a prefix ending in *, the verdict looks at\n"
 	       "                        (again for more; none: every metric)\n"
+	       "  -a, -b again          each board gated in turn: \"REV VERDICT BOARD\" a line each\n"
 	       "\nDefaults: --mode deterministic; --boots 2 deterministic, 5 timing. A tree's\n"
 	       "first commit becomes its last good; a regression queues a bisection job.\n"
 	       "Progress on stderr; the verdict on stdout.\n"
-	       "\nexit: 0 gated (a regression too), 1 it could not be gated, 2 usage\n");
+	       "\nexit: 0 gated (a regression too), 1 it could not be gated (infra: the lab\n"
+	       "failed every boot), 2 usage\n");
 }
 
 static const struct option gate_opts[] = {
@@ -70,9 +72,12 @@ static int cmd_gate(int argc, char **argv)
 	o.tree_name = r.name;
 	o.boots = r.boots;
 	o.deterministic = !r.mode || !strcmp(r.mode, "deterministic");
-	if ((ret = cmd_check_inputs("gate", o.tree, (const char *[]){ o.rev }, 1, o.board,
-				    o.deterministic, o.lab, &r.config)) != 0)
-		goto out;
+	/* every board checked before any is gated */
+	for (size_t i = 0; i < r.boards.n; i++)
+		if ((ret = cmd_check_inputs("gate", o.tree, (const char *[]){ o.rev }, 1,
+					    r.boards.v[i], o.deterministic, o.lab,
+					    &r.config)) != 0)
+			goto out;
 	ret = 1;
 	r.compare.deterministic = o.deterministic;
 	o.compare = &r.compare;
@@ -80,12 +85,22 @@ static int cmd_gate(int argc, char **argv)
 	o.nmetrics = watch.n;
 	if (cmd_open_store_rw(r.db, &s) < 0)
 		goto out;
-	if (bg_gate_run(s, &o, &v) < 0) {
-		log_errorx("%s", bg_error_last());
-		goto out;
-	}
-	printf("%s %s\n", o.rev, bg_gate_verdict_name(v));
+	/* a board that cannot be gated does not keep the others from it */
 	ret = 0;
+	for (size_t i = 0; i < r.boards.n; i++) {
+		o.board = r.boards.v[i];
+		if (bg_gate_run(s, &o, &v) < 0) {
+			ret = cmd_run_board_error(&r, o.board);
+			continue;
+		}
+		if (r.boards.n == 1)
+			printf("%s %s\n", o.rev, bg_gate_verdict_name(v));
+		else
+			printf("%s %s %s\n", o.rev, bg_gate_verdict_name(v), o.board);
+		/* no verdict: the daemon's job is tried again */
+		if (v == BG_GATE_INFRA)
+			ret = 1;
+	}
 out:
 	bg_store_close(s);
 	bg_strvec_release(&watch);

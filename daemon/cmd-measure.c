@@ -69,6 +69,10 @@ static int cmd_measure(int argc, char **argv)
 		cmd_usage_error("measure", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
+	if (cmd_run_one_board("measure", &r)) {
+		ret = 2;
+		goto out;
+	}
 	if (!r.tree || !o.commit || !r.board) {
 		cmd_usage_error("measure", "--tree, --commit and --arch (or --board) are needed");
 		goto out;

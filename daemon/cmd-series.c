@@ -250,6 +250,10 @@ static int cmd_series(int argc, char **argv)
 				      "one MBOX (or - for stdin), or --id N");
 		goto out;
 	}
+	/* a series' row holds one board, its state that board's: one board a run */
+	if ((ret = cmd_run_one_board("series", &r)) != 0)
+		goto out;
+	ret = 1;
 	cmd_run_give(&o, &r);
 	o.tree_name = r.name;
 	o.boots = r.boots;

@@ -113,6 +113,18 @@ int cmd_show_bisection(struct bg_store *s, int64_t id, FILE *out)
 	bg_text_printf(out, "bisection %" PRId64 ": %s, %s, %s mode, %s; %s\n", id, b.tree,
 		       b.board, b.mode, b.metric ? b.metric : "(metric not chosen yet)", b.state);
 	bg_text_printf(out, "good %.12s, bad %.12s\n", b.good, b.bad);
+	{
+		struct bg_strbuf others = BG_STRBUF_INIT;
+
+		/* the mail's line: the same text from the same query */
+		if (bg_store_other_boards(s, b.tree_id, b.bad, b.board, &others) < 0) {
+			bg_strbuf_release(&others);
+			goto out;
+		}
+		if (others.len)
+			bg_text_printf(out, "other boards: %s\n", others.buf);
+		bg_strbuf_release(&others);
+	}
 	if (b.state && !strcmp(b.state, "done")) {
 		if (bg_store_bisection_steps(s, &b, &st) < 0 ||
 		    bg_store_bisection_comparisons(s, &b, c) < 0)

@@ -142,15 +142,33 @@ int cmd_open_store_rw(const char *db, struct bg_store **s)
 	return ret;
 }
 
+int cmd_run_one_board(const char *cmd, const struct cmd_run_opts *r)
+{
+	if (r->boards.n <= 1)
+		return 0;
+	return cmd_usage_error(cmd, "one --arch or --board: %s runs on one board", cmd);
+}
+
+int cmd_run_board_error(const struct cmd_run_opts *r, const char *board)
+{
+	if (r->boards.n > 1)
+		log_errorx("%s: %s", board, bg_error_last());
+	else
+		log_errorx("%s", bg_error_last());
+	return 1;
+}
+
 void cmd_run_opts_init(struct cmd_run_opts *r)
 {
 	memset(r, 0, sizeof(*r));
+	bg_strvec_init(&r->boards);
 	bg_strvec_init(&r->fragments);
 	bg_compare_config_init(&r->compare);
 }
 
 void cmd_run_opts_release(struct cmd_run_opts *r)
 {
+	bg_strvec_release(&r->boards);
 	bg_strvec_release(&r->fragments);
 	bg_compare_config_release(&r->compare);
 	free(r->db);
@@ -162,7 +180,10 @@ static int run_option(const char *cmd, int opt, const char *arg, struct cmd_run_
 	switch (opt) {
 	case 't': r->tree = arg; break;
 	case 'a':
-	case 'b': r->board = arg; break;
+	case 'b':
+		bg_strvec_push(&r->boards, arg);
+		r->board = r->boards.v[0];
+		break;
 	case 'm':
 		if (strcmp(arg, "deterministic") != 0 && strcmp(arg, "timing") != 0)
 			exit(cmd_usage_error(cmd, "--mode is deterministic or timing, not '%s'", arg));

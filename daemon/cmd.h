@@ -65,7 +65,8 @@ extern const struct bg_cmd cmd_parse_entry, cmd_diff_entry, cmd_compare_entry,
 
 /* What the run options said; what was not given is NULL, 0 or false. */
 struct cmd_run_opts {
-	const char *tree, *board, *lab;
+	const char *tree, *board, *lab;   /* board: the first --arch or --board */
+	struct bg_strvec boards;          /* every --arch and --board, in order */
 	const char *name;                 /* a plain name (bg_path_name_ok) */
 	const char *mode;                 /* "deterministic" or "timing" */
 	enum bg_console console;
@@ -131,6 +132,12 @@ int cmd_open_store_rw(const char *db, struct bg_store **s);
  */
 int cmd_open_store_existing(const char *path, const char *where, bool ro,
 			    struct bg_store **s);
+
+/* 0 when r names at most one board; 2 after the usage error of cmd, which takes one. */
+int cmd_run_one_board(const char *cmd, const struct cmd_run_opts *r);
+
+/* Says bg_error_last() of board, named when r has several; returns 1. */
+int cmd_run_board_error(const struct cmd_run_opts *r, const char *board);
 
 /* Prints "usage: bootgate NAME USAGE" and a hint to stderr; returns 2. */
 int cmd_usage_error(const char *name, const char *fmt, ...) BG_PRINTF(2, 3);

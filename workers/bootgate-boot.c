@@ -572,10 +572,21 @@ struct options {
 	bool parallel_given, perf_runs_given;
 };
 
-/* The settings before any option: 3 boots of each image, as many at once as cores. */
+/*
+ * The settings before any option: 3 boots of each image, as many at once as cores (in a
+ * job of bootgated, the cores the daemon gave it).
+ */
 static void run_init(struct run *r)
 {
+	const char *slots = getenv(BG_BOOT_SLOTS_ENV);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long v;
+
+	if (slots && bg_num_parse_ulong(slots, 1, 64, &v) == 0)
+		cores = (long)v;
+	else if (slots)
+		log_warnx("%s='%s' is not a number of cores from 1 to 64: %ld", BG_BOOT_SLOTS_ENV,
+			  slots, cores);
 
 	*r = (struct run){ .boots = 3, .parallel = cores > 0 ? (unsigned)cores : 1,
 			   .perf_runs = 3 };

@@ -1,5 +1,6 @@
 /* The gate (gate.h). */
 #include "ci/gate.h"
+#include "conf/board.h"
 #include "lab/pipeline.h"
 #include "lab/record.h"
 #include "store/results.h"
@@ -8,7 +9,7 @@
 #include "util/xmalloc.h"
 
 static const char *const verdict_names[] = {
-	"baseline", "pass", "regression", "unknown", "unbuildable",
+	"baseline", "pass", "regression", "unknown", "unbuildable", "infra",
 };
 
 const char *bg_gate_verdict_name(enum bg_gate_verdict v)
@@ -27,7 +28,7 @@ static bool watched(const struct bg_gate_opts *o, const char *metric)
 }
 
 static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tree,
-		    const char *base, const struct bg_measure_opts *mo, struct bg_measure *m,
+		    const char *board, const char *base, const struct bg_measure_opts *mo, struct bg_measure *m,
 		    const int64_t *boot_ids, enum bg_gate_verdict *v)
 {
 	const struct bg_verdict *worst = NULL;
@@ -58,16 +59,18 @@ static int conclude(struct bg_store *s, const struct bg_gate_opts *o, int64_t tr
 	if (base && bg_store_comparison_add(s, &c) < 0)
 		goto fail;
 	/* a regression is bisected and reported once: later tips are gated against this one */
-	if (*v != BG_GATE_UNKNOWN && bg_store_tree_set_last_good(s, tree, m->rev[0]) < 0)
+	if (*v != BG_GATE_UNKNOWN && bg_store_board_set_last_good(s, tree, board, m->rev[0]) < 0)
 		goto fail;
-	if (*v == BG_GATE_REGRESSION && bg_store_job_bisect(s, tree, m->rev[0], m->rev[1]) < 0)
+	/* bisected on the board that saw it: another may not run the code at all */
+	if (*v == BG_GATE_REGRESSION &&
+	    bg_store_job_bisect(s, tree, m->rev[0], m->rev[1], board) < 0)
 		goto fail;
 	if (*v == BG_GATE_REGRESSION)
-		bg_record_event(s, "warning", tree, 0, "%.12s: %s %+.0f us (%+.1f%%) against %.12s: "
-				"bisecting", m->rev[0], worst->metric, worst->delta, worst->delta_pct,
-				m->rev[1]);
+		bg_record_event(s, "warning", tree, 0, "%.12s on %s: %s %+.0f us (%+.1f%%) against "
+				"%.12s: bisecting", m->rev[0], board, worst->metric, worst->delta,
+				worst->delta_pct, m->rev[1]);
 	else
-		bg_record_event(s, "info", tree, 0, "%.12s: %s%s%.12s", m->rev[0],
+		bg_record_event(s, "info", tree, 0, "%.12s on %s: %s%s%.12s", m->rev[0], board,
 				bg_gate_verdict_name(*v), base ? " against " : "", base ? m->rev[1] : "");
 	ret = bg_store_commit(s);
 	goto out;
@@ -84,11 +87,17 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 {
 	struct bg_measure_opts mo = { 0 };
 	struct bg_measure m;
-	char *base = NULL;
+	struct bg_board b;
+	char *base = NULL, *board = NULL;
 	int64_t tree, *boot_ids = NULL;
-	int ret = -1;
+	int ret = -1, measured;
 
 	bg_measure_init(&m);
+	/* the board's own name (an arch names qemu-ARCH): its last good commit is its own */
+	if (bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &b) < 0)
+		goto out;
+	board = xstrdup(b.name);
+	bg_board_release(&b);
 	mo.tree = o->tree;
 	mo.commit = o->rev;
 	mo.board = o->board;
@@ -102,7 +111,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	mo.progress_data = o->progress_data;
 	if (bg_measure_check(&mo, &m) < 0 ||
 	    bg_record_tree(s, o->tree_name, m.tree.real, &tree) < 0 ||
-	    bg_store_tree_last_good(s, tree, &base) < 0)
+	    bg_store_board_last_good(s, tree, board, &base) < 0)
 		goto out;
 	if (base && !strcmp(base, m.rev[0])) {
 		*v = BG_GATE_PASS;
@@ -116,22 +125,38 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 		if (bg_measure_check(&mo, &m) < 0)
 			goto out;
 	}
-	if (bg_measure_run(&mo, &m) < 0) {
+	measured = bg_measure_run(&mo, &m);
+	/*
+	 * Every boot failed for the lab: the board says nothing of the tip, so its last good
+	 * commit stays and no other board's verdict is touched; the boots are kept, for the
+	 * report, and the job tries again (bootgate gate exits 1).
+	 */
+	if (bg_measure_all_infra(&m)) {
+		*v = BG_GATE_INFRA;
+		if (bg_measure_record(s, &mo, &m, NULL) == 0)
+			ret = 0;
+		bg_record_event(s, "warning", tree, 0, "%.12s on %s: infra: the lab failed all %zu "
+				"boots: no verdict, tried again", m.rev[0], board, m.nboots);
+		goto out;
+	}
+	if (measured < 0) {
 		if (m.build[0].status == BG_BUILD_FAILED) {
 			*v = BG_GATE_UNBUILDABLE;
 			bg_measure_record(s, &mo, &m, NULL);
-			bg_record_event(s, "warning", tree, 0, "%.12s does not build", m.rev[0]);
+			bg_record_event(s, "warning", tree, 0, "%.12s does not build for %s",
+					m.rev[0], board);
 			ret = 0;
 		}
 		goto out;
 	}
 	boot_ids = xcalloc(m.nboots ? m.nboots : 1, sizeof(*boot_ids));
-	if (bg_measure_record(s, &mo, &m, boot_ids) < 0 || conclude(s, o, tree, base, &mo, &m, boot_ids, v) < 0)
+	if (bg_measure_record(s, &mo, &m, boot_ids) < 0 || conclude(s, o, tree, board, base, &mo, &m, boot_ids, v) < 0)
 		goto out;
 	ret = 0;
 out:
 	free(boot_ids);
 	free(base);
+	free(board);
 	bg_measure_release(&m);
 	return ret;
 }

@@ -35,6 +35,7 @@ enum bg_gate_verdict {
 	BG_GATE_REGRESSION,        /* a bisection job was queued */
 	BG_GATE_UNKNOWN,           /* undecided: the last good stays */
 	BG_GATE_UNBUILDABLE,       /* the tip does not build */
+	BG_GATE_INFRA,             /* the lab failed every boot: no verdict, tried again */
 };
 const char *bg_gate_verdict_name(enum bg_gate_verdict v);
 

@@ -94,6 +94,13 @@ int bg_board_check_mode(const struct bg_board *b, bool deterministic);
  */
 int bg_board_check_perf(const struct bg_board *b);
 
+/*
+ * The cores a job of bootgated may boot on at once (its share of limits.boots), which the
+ * daemon puts in the job's environment: bootgate-boot takes it for the cores it has, so
+ * that gate, series and bisect all keep to it without an option of their own.
+ */
+#define BG_BOOT_SLOTS_ENV "BOOTGATE_BOOT_SLOTS"
+
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);
 /*

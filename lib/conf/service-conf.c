@@ -395,7 +395,7 @@ static int check_boards(const struct bg_conf *m, const struct bg_service_tree *t
  * pass the check and fail every job of the tree.
  */
 static int check_board_use(const struct bg_conf *m, const char *key, size_t i,
-			   const char *prefix, const struct bg_service_tree *t, const char *lab)
+			   const char *prefix, struct bg_service_tree *t, const char *lab)
 {
 	const char *name = bg_conf_find(m, key)->values[i];
 	char *full = xasprintf("%s%s", prefix, name);
@@ -407,25 +407,36 @@ static int check_board_use(const struct bg_conf *m, const char *key, size_t i,
 		free(full);
 		return -1;
 	}
-	if (bg_board_check_mode(&b, t->deterministic) < 0)
+	/* jobs, builds and boots name a board by its name: key, and the daemon finds it by file */
+	if (strcmp(b.name, full))
+		bg_conf_error_at(m, key, i, "board '%s': its file names it '%s': a board's name is "
+				 "its file's", full, b.name);
+	else if (bg_board_check_mode(&b, t->deterministic) < 0)
 		bg_conf_error_at(m, key, i, "%s", bg_error_last());
 	else if (t->perf_runs && bg_board_check_perf(&b) < 0)
 		bg_conf_error_at(m, key, i, "'perf-runs': %s", bg_error_last());
 	else
 		ret = 0;
+	if (!ret) {
+		t->gated = xreallocarray(t->gated, t->ngated + 1, sizeof(*t->gated));
+		t->gated_lava = xreallocarray(t->gated_lava, t->ngated + 1, sizeof(*t->gated_lava));
+		t->gated_lava[t->ngated] = b.type == BG_BOARD_LAVA;
+		t->gated[t->ngated++] = xstrdup(full);
+	}
 	bg_board_release(&b);
 	free(full);
 	return ret;
 }
 
-static int check_boards_use(const struct bg_conf *m, const struct bg_service_tree *t,
+static int check_boards_use(const struct bg_conf *m, struct bg_service_tree *t,
 			    const char *lab)
 {
-	for (size_t i = 0; i < t->narches; i++)
-		if (check_board_use(m, "arches", i, "qemu-", t, lab) < 0)
-			return -1;
+	/* its boards first: the first of them is the board a tree was gated on before */
 	for (size_t i = 0; i < t->nboards; i++)
 		if (check_board_use(m, "boards", i, "", t, lab) < 0)
+			return -1;
+	for (size_t i = 0; i < t->narches; i++)
+		if (check_board_use(m, "arches", i, "qemu-", t, lab) < 0)
 			return -1;
 	return 0;
 }
@@ -814,6 +825,24 @@ char *bg_service_conf_webhook_secret(const struct bg_service_conf *sc, size_t ma
 	return secret;
 }
 
+unsigned bg_service_boot_slots(const struct bg_service_conf *c, const struct bg_service_tree *t,
+			       const char *board)
+{
+	size_t qemu = 0;
+	bool lava = false;
+	long share;
+
+	for (size_t i = 0; i < t->ngated; i++) {
+		qemu += !t->gated_lava[i];
+		if (!strcmp(t->gated[i], board))
+			lava = t->gated_lava[i];
+	}
+	if (lava)
+		return 0;
+	share = qemu ? c->boots / (long)qemu : c->boots;
+	return share > 0 ? (unsigned)share : 1;
+}
+
 void bg_service_conf_release(struct bg_service_conf *sc)
 {
 	for (size_t i = 0; i < sc->ntrees; i++) {
@@ -821,6 +850,10 @@ void bg_service_conf_release(struct bg_service_conf *sc)
 
 		free(t->reference);
 		free(t->config_name);
+		for (size_t k = 0; k < t->ngated; k++)
+			free(t->gated[k]);
+		free(t->gated);
+		free(t->gated_lava);
 		for (size_t k = 0; k < t->nfragments; k++)
 			free(t->fragments[k]);
 		free(t->fragments);

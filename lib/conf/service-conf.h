@@ -44,6 +44,13 @@ struct bg_service_tree {
 	size_t narches;
 	char **boards;        /* each is boards/NAME.yaml in the lab; arches or boards, or both */
 	size_t nboards;
+	/*
+	 * Every board it is gated on: its boards, then qemu-ARCH for each of its arches, each
+	 * named as its file and its name: key; gated_lava[i]: board i boots in a LAVA lab.
+	 */
+	char **gated;
+	bool *gated_lava;
+	size_t ngated;
 	bool deterministic;   /* mode: deterministic (QEMU -icount), else timing */
 	enum bg_console console;   /* console: verbose (the default) or quiet */
 	char **metrics;       /* the patterns a gate looks at; none: every metric */
@@ -137,6 +144,13 @@ void bg_service_conf_release(struct bg_service_conf *c);
 /* The tree called name, borrowed from c; NULL if none is. */
 const struct bg_service_tree *bg_service_conf_tree(const struct bg_service_conf *c,
 						    const char *name);
+/*
+ * The QEMU boots at once a job of tree t on board takes of c's limits.boots (each takes a
+ * core): a fair share among t's QEMU boards, at least 1, so that they boot side by side;
+ * 0 on a LAVA board, whose boots run on the lab's machines and take none of ours.
+ */
+unsigned bg_service_boot_slots(const struct bg_service_conf *c, const struct bg_service_tree *t,
+			       const char *board);
 /* The inbox called name, borrowed from c; NULL if none is. */
 const struct bg_service_inbox *bg_service_conf_inbox(const struct bg_service_conf *c,
 						      const char *name);

@@ -193,6 +193,14 @@ void bg_measure_release(struct bg_measure *m)
 	bg_measure_init(m);
 }
 
+bool bg_measure_all_infra(const struct bg_measure *m)
+{
+	for (size_t i = 0; i < m->nboots; i++)
+		if (m->boots[i].outcome != BG_OUTCOME_INFRA)
+			return false;
+	return m->nboots > 0;
+}
+
 int bg_measure_record(struct bg_store *s, const struct bg_measure_opts *o,
 		      const struct bg_measure *m, int64_t *boot_ids)
 {

@@ -83,6 +83,11 @@ int bg_measure_run(const struct bg_measure_opts *o, struct bg_measure *m);
 int bg_measure_more(const struct bg_measure_opts *o, struct bg_measure *m, unsigned n);
 void bg_measure_release(struct bg_measure *m);
 /*
+ * Whether m booted and the lab failed every boot (infra): nothing of the kernels was
+ * seen, so no verdict may come of it, only another try.
+ */
+bool bg_measure_all_infra(const struct bg_measure *m);
+/*
  * Every build and boot of a measure into the store, so that a bisection or a gate later
  * starts from them; the boots' ids go to boot_ids (m->nboots of them) when it is given.
  */

@@ -338,7 +338,7 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	struct steps st = { NULL, NULL, 0, 0 };
 	struct bg_strbuf config = BG_STRBUF_INIT, make = BG_STRBUF_INIT, qemu = BG_STRBUF_INIT;
 	char *before = NULL, *after = NULL, *subject = NULL, *author = NULL;
-	struct bg_strbuf command = BG_STRBUF_INIT, rerun = BG_STRBUF_INIT;
+	struct bg_strbuf command = BG_STRBUF_INIT, rerun = BG_STRBUF_INIT, others = BG_STRBUF_INIT;
 	char *closes = NULL, *why = NULL, *tree_path = NULL, *url = NULL, *branch = NULL;
 	enum bg_console cm = BG_CONSOLE_VERBOSE;
 	struct bg_strvec urls = BG_STRVEC_INIT;
@@ -388,7 +388,8 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	    bg_store_tree_url(x->s, sb.tree_id, &url) < 0 ||
 	    bg_store_tree_branch(x->s, sb.tree_id, &branch) < 0 ||
 	    bg_store_bisection_comparisons(x->s, &sb, c) < 0 ||
-	    bg_store_bisection_steps(x->s, &sb, &bs) < 0)
+	    bg_store_bisection_steps(x->s, &sb, &bs) < 0 ||
+	    bg_store_other_boards(x->s, sb.tree_id, sb.bad, sb.board, &others) < 0)
 		goto out;
 	/* the commit as git has it (its trailers), else as the store noted it */
 	if (tree_path && bg_git_commit_info(tree_path, sb.culprit, &gc) == 0) {
@@ -416,6 +417,7 @@ static int compose_bisection(struct ctx *x, int64_t outbox, int64_t id)
 	b.board = sb.board;
 	b.good = sb.good;
 	b.bad = sb.bad;
+	b.other_boards = others.buf;
 	b.confidence = sb.confidence;
 	b.line_before = before;
 	b.line_after = after;
@@ -481,6 +483,7 @@ out:
 	free(branch);
 	bg_strbuf_release(&command);
 	bg_strbuf_release(&rerun);
+	bg_strbuf_release(&others);
 	bg_strvec_release(&urls);
 	free(closes);
 	free(why);

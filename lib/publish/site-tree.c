@@ -4,8 +4,10 @@
 #include "decide/stats.h"
 #include "publish/site-page.h"
 #include "store/views.h"
+#include "report/html.h"
 #include "report/svg.h"
 #include "util/path.h"
+#include "util/strvec.h"
 #include "util/xmalloc.h"
 
 /* Initcalls charted per tree, beside boot.init. */
@@ -39,6 +41,8 @@ struct trend_metric {
 };
 
 struct trend {
+	const char *board;        /* the commits gated on it; NULL: every board's */
+	struct bg_strvec boards;  /* the boards met, each once, in the order met */
 	struct trend_commit *c;
 	size_t nc, calloc_;
 	struct trend_metric *m;
@@ -50,7 +54,15 @@ static int take_commit(const struct bg_store_row *r, void *data)
 {
 	struct trend *t = data;
 	struct trend_commit *c;
+	bool met = false;
 
+	for (size_t i = 0; i < t->boards.n && !met; i++)
+		met = !strcmp(t->boards.v[i], bg_row_text(r, 1));
+	if (!met)
+		bg_strvec_push(&t->boards, bg_row_text(r, 1));
+	/* a trend is of one board: another's boots are another machine's figures */
+	if (t->board && strcmp(t->board, bg_row_text(r, 1)))
+		return 0;
 	if (t->nc == t->calloc_) {
 		t->calloc_ = t->calloc_ ? 2 * t->calloc_ : 64;
 		t->c = xrealloc(t->c, t->calloc_ * sizeof(*t->c));
@@ -110,11 +122,14 @@ static void trend_release(struct trend *t)
 	free(t->c);
 	free(t->m);
 	bg_strmap_release(&t->index);
+	bg_strvec_release(&t->boards);
+	memset(t, 0, sizeof(*t));
 }
 
 /* The medians of boot.init and every initcall, per commit, from the boots of its image. */
-static int trend_read(struct site *w, int64_t tree, struct trend *t)
+static int trend_read(struct site *w, int64_t tree, const char *board, struct trend *t)
 {
+	t->board = board;
 	if (bg_store_trend_commits(w->s, tree, take_commit, t) < 0)
 		return -1;
 	for (size_t i = 0; i < t->nc; i++) {
@@ -160,66 +175,91 @@ static void trend_chart(struct bg_strbuf *p, const struct trend *t, const struct
 	free(pts);
 }
 
-static int tree_page(struct site *w, int64_t id, const char *name)
+/* The charts and commits of trend t, under headings of level h (h2, or h3 in a board's). */
+static void trend_section(struct bg_strbuf *p, struct trend *t, int h)
 {
-	struct bg_strbuf *p = &w->page, rel = BG_STRBUF_INIT, title = BG_STRBUF_INIT;
-	struct trend t;
 	const struct trend_metric *init = NULL;
-	size_t *order = NULL, nic = 0;
-	int ret = -1;
+	size_t *order = xmalloc((t->nm ? t->nm : 1) * sizeof(*order)), nic = 0;
 
-	memset(&t, 0, sizeof(t));
-	if (trend_read(w, id, &t) < 0)
-		goto out;
-	bg_strbuf_addf(&rel, "tree/%s.html", name);
-	bg_strbuf_addf(&title, "Tree %s", name);
-	site_page_begin(w, rel.buf, title.buf);
-	order = xmalloc((t.nm ? t.nm : 1) * sizeof(*order));
-	for (size_t k = 0; k < t.nm; k++) {
-		if (!strcmp(t.m[k].name, "boot.init"))
-			init = &t.m[k];
+	for (size_t k = 0; k < t->nm; k++) {
+		if (!strcmp(t->m[k].name, "boot.init"))
+			init = &t->m[k];
 		else
 			order[nic++] = k;
 	}
-	qsort_r(order, nic, sizeof(*order), by_peak, &t);
-	if (!t.nc) {
+	qsort_r(order, nic, sizeof(*order), by_peak, t);
+	if (!t->nc) {
 		bg_strbuf_addstr(p, "<p>No commit of this tree has been gated yet.</p>\n");
 	} else {
 		bg_strbuf_addf(p, "<p>%zu commits, in the order they were gated; each point is the "
 			       "median of the commit's boots. The initcalls shown are the %zu "
-			       "slowest.</p>\n<h2>boot.init</h2>\n", t.nc,
-			       nic < TOP_INITCALLS ? nic : (size_t)TOP_INITCALLS);
+			       "slowest.</p>\n<h%d>boot.init</h%d>\n", t->nc,
+			       nic < TOP_INITCALLS ? nic : (size_t)TOP_INITCALLS, h, h);
 		if (init)
-			trend_chart(p, &t, init);
+			trend_chart(p, t, init);
 		else
 			bg_strbuf_addstr(p, "<p>No boot reached init.</p>\n");
-		bg_strbuf_addstr(p, "<h2>Slowest initcalls</h2>\n");
+		bg_strbuf_addf(p, "<h%d>Slowest initcalls</h%d>\n", h, h);
 		for (size_t k = 0; k < nic && k < TOP_INITCALLS; k++)
-			trend_chart(p, &t, &t.m[order[k]]);
+			trend_chart(p, t, &t->m[order[k]]);
 	}
-	bg_strbuf_addstr(p, "<h2>Commits</h2>\n<table class=\"trend-commits\">\n<thead><tr>"
-			 "<th>#</th><th>commit</th><th>subject</th><th>boot.init us</th>"
-			 "<th>comparison</th></tr></thead>\n<tbody>\n");
-	for (size_t i = 0; i < t.nc; i++) {
+	bg_strbuf_addf(p, "<h%d>Commits</h%d>\n<table class=\"trend-commits\">\n<thead><tr>"
+		       "<th>#</th><th>commit</th><th>board</th><th>subject</th><th>boot.init us</th>"
+		       "<th>comparison</th></tr></thead>\n<tbody>\n", h, h);
+	for (size_t i = 0; i < t->nc; i++) {
 		bg_strbuf_addf(p, "<tr><td class=\"num\">%zu</td><td>", i + 1);
-		site_sha(p, t.c[i].sha);
+		site_sha(p, t->c[i].sha);
 		bg_strbuf_addstr(p, "</td>");
-		site_td(p, "subject", t.c[i].subject);
+		site_td(p, "board", t->c[i].board);
+		site_td(p, "subject", t->c[i].subject);
 		bg_strbuf_addstr(p, "<td class=\"num\">");
 		site_us(p, init ? init->median[i] : NAN, false);
 		bg_strbuf_addstr(p, "</td><td>");
-		if (t.c[i].comparison)
-			site_link_id(p, "../", "comparison", t.c[i].comparison);
+		if (t->c[i].comparison)
+			site_link_id(p, "../", "comparison", t->c[i].comparison);
 		else
 			bg_strbuf_addstr(p, "base");
 		bg_strbuf_addstr(p, "</td></tr>\n");
 	}
 	bg_strbuf_addstr(p, "</tbody></table>\n");
+	free(order);
+}
+
+/* A tree's page: its trend, or a section per board when it was gated on several. */
+static int tree_page(struct site *w, int64_t id, const char *name)
+{
+	struct bg_strbuf *p = &w->page, rel = BG_STRBUF_INIT, title = BG_STRBUF_INIT;
+	struct bg_strvec boards = BG_STRVEC_INIT;
+	struct trend t;
+	int ret = -1;
+
+	memset(&t, 0, sizeof(t));
+	if (trend_read(w, id, NULL, &t) < 0)
+		goto out;
+	bg_strbuf_addf(&rel, "tree/%s.html", name);
+	bg_strbuf_addf(&title, "Tree %s", name);
+	site_page_begin(w, rel.buf, title.buf);
+	if (t.boards.n <= 1) {
+		trend_section(p, &t, 2);
+	} else {
+		/* the boards of the whole read; each section reads its own */
+		boards = t.boards;
+		bg_strvec_init(&t.boards);
+		for (size_t b = 0; b < boards.n; b++) {
+			trend_release(&t);
+			if (trend_read(w, id, boards.v[b], &t) < 0)
+				goto out;
+			bg_strbuf_addstr(p, "<h2>board ");
+			bg_html_txt(p, boards.v[b]);
+			bg_strbuf_addstr(p, "</h2>\n");
+			trend_section(p, &t, 3);
+		}
+	}
 	site_page_end(w, NULL);
 	ret = site_put_page(w, rel.buf);
 out:
-	free(order);
 	trend_release(&t);
+	bg_strvec_release(&boards);
 	bg_strbuf_release(&rel);
 	bg_strbuf_release(&title);
 	return ret;

@@ -615,6 +615,10 @@ void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisect
 	if (h.paid && !isnan(h.paid->delta))
 		bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%+.1f%%)", h.paid->delta, h.paid->delta_pct);
 	bg_strbuf_addstr(sb, " boot-time regression");
+	if (b->board) {
+		bg_strbuf_addstr(sb, " on ");
+		subject_part(sb, b->board);
+	}
 }
 
 void bg_mail_series_subject(struct bg_strbuf *sb, const struct bg_mail_series *s)
@@ -772,6 +776,11 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 	bg_strbuf_reset(&t);
 	bg_strbuf_addf(&t, "%s, %s mode%s", b->board, b->mode, quiet_words(b->console));
 	bg_mail_wrap(sb, "board:  ", "        ", t.buf);
+	if (b->other_boards && *b->other_boards) {
+		bg_strbuf_reset(&t);
+		bg_strbuf_addf(&t, "other boards: %s", b->other_boards);
+		bg_mail_wrap(sb, "", "        ", t.buf);
+	}
 
 	kernel_lines(sb, b->line_before, b->line_after);
 	figures(sb, b->step, "the culprit's parent against the culprit");

@@ -106,6 +106,8 @@ struct bg_mail_bisection {
 	const char *metric, *mode, *board;
 	const char *console;               /* "quiet" is said; NULL or "verbose" is not */
 	const char *good, *bad;
+	/* the gates of bad on the tree's other boards (bg_store_other_boards); NULL: none */
+	const char *other_boards;
 	double confidence;
 	/*
 	 * The metric's verdicts (decide/verdict.h), each as its stored comparison gives it:

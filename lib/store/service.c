@@ -78,49 +78,86 @@ int bg_store_tree_fetch_failed(struct bg_store *s, int64_t id, unsigned failures
 			     "isi", (int64_t)failures, error, id);
 }
 
-int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip)
+int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha)
+{
+	return bg_store_text(s, sha, "SELECT coalesce((SELECT last_good FROM tree_boards WHERE "
+			     "tree_id = ?1 AND board = ?2), last_good) FROM trees WHERE id = ?1",
+			     "is", tree, board);
+}
+
+int bg_store_board_set_last_good(struct bg_store *s, int64_t tree, const char *board,
+				 const char *sha)
+{
+	if (bg_store_exec(s, "INSERT INTO tree_boards (tree_id, board, last_good) VALUES (?, ?, ?) "
+			  "ON CONFLICT (tree_id, board) DO UPDATE SET last_good = excluded.last_good",
+			  "iss", tree, board, sha) < 0)
+		return -1;
+	return bg_store_tree_set_last_good(s, tree, sha);
+}
+
+/* The new tip on one board, inside new_tip's transaction. */
+static int new_tip_on(struct bg_store *s, int64_t id, const char *tip, const char *board,
+		      double now)
 {
 	int64_t queued, attempts = 0;
-	double now = bg_store_now();
 	char *why = NULL;
+	int ret = -1;
 
-	if (bg_store_begin(s) < 0)
-		return -1;
-	if (bg_store_exec(s, "UPDATE trees SET last_tip = ?, fetched_at = ?, fetch_failures = 0, "
-			  "fetch_error = NULL WHERE id = ?", "sdi", tip, now, id) < 0 ||
-	    bg_store_int(s, 0, &queued, "SELECT id FROM jobs WHERE tree_id = ? AND kind = 'gate' "
-			 "AND origin = 'fetch' AND state = 'queued' ORDER BY id DESC LIMIT 1", "i",
-			 id) < 0 ||
+	if (bg_store_int(s, 0, &queued, "SELECT id FROM jobs WHERE tree_id = ? AND kind = 'gate' "
+			 "AND origin = 'fetch' AND state = 'queued' AND board IS ? ORDER BY id DESC "
+			 "LIMIT 1", "is", id, board) < 0 ||
 	    (queued && bg_store_job_attempts(s, queued, &attempts) < 0))
-		goto fail;
+		return -1;
 	/*
 	 * One that never ran takes the newer tip (nothing of it was tried; a wait for the
 	 * lab stays); one that did waits for its backoff with tries of an older commit: it
 	 * ends, and the new commit has a job of its own, its first try due now.
 	 */
-	if (queued && !attempts) {
-		if (bg_store_exec(s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip, queued) < 0)
-			goto fail;
-		return bg_store_commit(s);
-	}
+	if (queued && !attempts)
+		return bg_store_exec(s, "UPDATE jobs SET rev = ? WHERE id = ?", "si", tip, queued);
 	why = xasprintf("superseded by %.12s before its next try", tip);
 	if ((queued && bg_store_job_done(s, queued, why) < 0) ||
-	    bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, created) VALUES "
-			  "('gate', ?, ?, ?)", "isd", id, tip, now) < 0)
-		goto fail;
+	    bg_store_exec(s, "INSERT INTO jobs (kind, tree_id, rev, board, created) VALUES "
+			  "('gate', ?, ?, ?, ?)", "issd", id, tip, board, now) < 0)
+		goto out;
+	ret = 0;
+out:
 	free(why);
+	return ret;
+}
+
+int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip,
+			  const char *const *boards, size_t nboards)
+{
+	double now = bg_store_now();
+
+	if (bg_store_begin(s) < 0)
+		return -1;
+	if (bg_store_exec(s, "UPDATE trees SET last_tip = ?, fetched_at = ?, fetch_failures = 0, "
+			  "fetch_error = NULL WHERE id = ?", "sdi", tip, now, id) < 0)
+		goto fail;
+	/* no board named: one job without one, as before boards (the daemon splits it) */
+	for (size_t i = 0; i < (nboards ? nboards : 1); i++)
+		if (new_tip_on(s, id, tip, nboards ? boards[i] : NULL, now) < 0)
+			goto fail;
 	return bg_store_commit(s);
 fail:
-	free(why);
 	bg_store_rollback(s);
 	return -1;
 }
 
 /* ---- jobs ---- */
 
+struct next {
+	bool (*fit)(const struct bg_job_row *j, void *data);
+	void *data;
+	struct bg_job_row *out;
+};
+
 static int take_job(const struct bg_store_row *r, void *data)
 {
-	struct bg_job_row *j = data;
+	struct next *n = data;
+	struct bg_job_row *j = n->out;
 
 	j->id = bg_row_int(r, 0);
 	j->tree_id = bg_row_int(r, 1);
@@ -128,18 +165,33 @@ static int take_job(const struct bg_store_row *r, void *data)
 	snprintf(j->rev, sizeof(j->rev), "%s", bg_row_text(r, 3));
 	snprintf(j->base, sizeof(j->base), "%s", bg_row_text(r, 4));
 	j->series_id = bg_row_int(r, 5);
-	return 1;
+	snprintf(j->board, sizeof(j->board), "%s", bg_row_text(r, 6));
+	if (!n->fit || n->fit(j, n->data))
+		return 1;
+	memset(j, 0, sizeof(*j));
+	return 0;
 }
 
-int bg_store_job_next(struct bg_store *s, double now, double longest, struct bg_job_row *out)
+int bg_store_job_next(struct bg_store *s, double now, double longest,
+		      bool (*fit)(const struct bg_job_row *j, void *data), void *data,
+		      struct bg_job_row *out)
 {
+	struct next n = { fit, data, out };
+
 	memset(out, 0, sizeof(*out));
-	/* one job per tree at a time: a bisection and a gate share its worktree */
-	return bg_store_query(s, take_job, out, "SELECT id, tree_id, kind, coalesce(rev, ''), "
-			      "coalesce(base, ''), coalesce(series_id, 0) FROM jobs WHERE state = "
-			      "'queued' AND (not_before <= ? OR not_before > ?) AND tree_id NOT IN "
-			      "(SELECT tree_id FROM jobs WHERE state = 'running') ORDER BY kind = "
-			      "'gate', id LIMIT 1", "dd", now, now + longest);
+	/*
+	 * One job per (tree, board) at a time: two of one board would boot against each
+	 * other's figures. The jobs of a tree's other boards run beside it: the build lock
+	 * keeps their builds in the tree's worktree one at a time, and the second finds the
+	 * first's image when the two boot the same kernel.
+	 */
+	return bg_store_query(s, take_job, &n, "SELECT id, tree_id, kind, coalesce(rev, ''), "
+			      "coalesce(base, ''), coalesce(series_id, 0), coalesce(board, '') FROM "
+			      "jobs j WHERE state = 'queued' AND (not_before <= ? OR not_before > ?) "
+			      "AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.state = 'running' AND "
+			      "r.tree_id = j.tree_id AND (r.board IS NULL OR j.board IS NULL OR "
+			      "r.board = j.board)) ORDER BY kind = 'gate', id", "dd", now,
+			      now + longest);
 }
 
 int bg_store_job_running(struct bg_store *s, int64_t id)
@@ -197,9 +249,11 @@ int bg_store_job_failed(struct bg_store *s, int64_t id, const char *error)
 	if (bg_store_exec(s, "UPDATE jobs SET state = 'failed', pid = NULL, finished = ?, error = "
 			  "? WHERE id = ?", "dsi", now, error, id) < 0)
 		return -1;
+	/* its board's: another board may bisect the same commits (a job of none: any) */
 	return bg_store_exec(s, "UPDATE bisections SET state = 'failed', error = 'its job failed', "
-			     "finished = ? WHERE state = 'running' AND (tree_id, good, bad) IN "
-			     "(SELECT tree_id, base, rev FROM jobs WHERE id = ? AND kind = 'bisect')",
+			     "finished = ?1 WHERE state = 'running' AND (tree_id, good, bad) IN "
+			     "(SELECT tree_id, base, rev FROM jobs WHERE id = ?2 AND kind = 'bisect') "
+			     "AND board = coalesce((SELECT board FROM jobs WHERE id = ?2), board)",
 			     "di", now, id);
 }
 
@@ -212,11 +266,34 @@ int bg_store_jobs_interrupted(struct bg_store *s, int64_t *n)
 	return ret;
 }
 
-int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const char *good)
+int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const char *good,
+			const char *board)
 {
-	return bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) "
-			     "VALUES ('bisect', 'gate', ?, ?, ?, ?)", "issd", tree, bad, good,
-			     bg_store_now());
+	return bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, board, "
+			     "created) VALUES ('bisect', 'gate', ?, ?, ?, ?, ?)", "isssd", tree, bad,
+			     good, board, bg_store_now());
+}
+
+int bg_store_job_per_board(struct bg_store *s, int64_t id, const char *const *boards,
+			   size_t nboards)
+{
+	if (!nboards)
+		return 0;
+	if (bg_store_begin(s) < 0)
+		return -1;
+	for (size_t i = 1; i < nboards; i++)
+		if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, series_id, "
+				  "board, not_before, created) SELECT kind, origin, tree_id, rev, base, "
+				  "series_id, ?, not_before, created FROM jobs WHERE id = ? AND state = "
+				  "'queued' AND board IS NULL", "si", boards[i], id) < 0)
+			goto fail;
+	if (bg_store_exec(s, "UPDATE jobs SET board = ? WHERE id = ? AND state = 'queued' AND "
+			  "board IS NULL", "si", boards[0], id) < 0)
+		goto fail;
+	return bg_store_commit(s);
+fail:
+	bg_store_rollback(s);
+	return -1;
 }
 
 int bg_store_job_gate(struct bg_store *s, int64_t tree, const char *rev, int64_t *id)
@@ -246,8 +323,8 @@ int bg_store_job_rerun(struct bg_store *s, int64_t job, int64_t *id)
 		*id = job;
 		return 1;
 	}
-	if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, created) SELECT "
-			  "kind, 'rerun', tree_id, rev, base, ? FROM jobs WHERE id = ?", "di",
+	if (bg_store_exec(s, "INSERT INTO jobs (kind, origin, tree_id, rev, base, board, created) "
+			  "SELECT kind, 'rerun', tree_id, rev, base, board, ? FROM jobs WHERE id = ?", "di",
 			  bg_store_now(), job) < 0)
 		return -1;
 	*id = bg_store_changes(s) ? bg_store_last_id(s) : 0;

@@ -33,6 +33,15 @@ int bg_store_tree_branch(struct bg_store *s, int64_t id, char **branch);
 /* The commit new tips are gated against (owned by the caller), NULL before the first. */
 int bg_store_tree_last_good(struct bg_store *s, int64_t id, char **sha);
 int bg_store_tree_set_last_good(struct bg_store *s, int64_t id, const char *sha);
+/*
+ * The commit board's next gate of the tree is measured against (owned by the caller):
+ * the board's own, else the tree's (a board new to the tree starts there); NULL before
+ * the first.
+ */
+int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha);
+/* The board's last good commit, and the tree's (the last any board passed). */
+int bg_store_board_set_last_good(struct bg_store *s, int64_t tree, const char *board,
+				 const char *sha);
 /* A fetch that worked: when, and no failure. */
 int bg_store_tree_fetched(struct bg_store *s, int64_t id);
 /* A fetch that failed: how many in a row, and why. */
@@ -40,11 +49,13 @@ int bg_store_tree_fetch_failed(struct bg_store *s, int64_t id, unsigned failures
 			       const char *error);
 /*
  * A new tip seen by a fetch, in one transaction: the tree's last tip, and a gate of it
- * queued; a gate a fetch queued that was never tried takes the newer tip instead (one a
- * person asked for stays theirs). One waiting to try again ends ("done", superseded):
- * the new commit gets a job of its own, none of the old one's tries or backoff.
+ * queued on each of the nboards boards; a gate a fetch queued on a board that was never
+ * tried takes the newer tip instead (one a person asked for stays theirs). One waiting to
+ * try again ends ("done", superseded): the new commit gets a job of its own, none of the
+ * old one's tries or backoff.
  */
-int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip);
+int bg_store_tree_new_tip(struct bg_store *s, int64_t id, const char *tip,
+			  const char *const *boards, size_t nboards);
 
 /* ---- jobs ---- */
 
@@ -52,14 +63,19 @@ struct bg_job_row {
 	int64_t id, tree_id, series_id;   /* series_id 0: none */
 	char kind[16];                    /* gate, bisect, series */
 	char rev[41], base[41];           /* commit ids, "" when none */
+	char board[65];                   /* "" when the job names none */
 };
 
 /*
  * The next job to run: queued, due (not_before at most now, or further than longest
- * ahead: set by a clock that has since stepped back), of a tree with no job running;
- * bisections and series before gates, the oldest first. 1 with it, 0 when none is.
+ * ahead: set by a clock that has since stepped back), of a (tree, board) with no job
+ * running (a job without a board stands for all of its tree's), and one fit says there
+ * is room for (fit NULL: any); bisections and series before gates, the oldest first. 1
+ * with it, 0 when none is.
  */
-int bg_store_job_next(struct bg_store *s, double now, double longest, struct bg_job_row *out);
+int bg_store_job_next(struct bg_store *s, double now, double longest,
+		      bool (*fit)(const struct bg_job_row *j, void *data), void *data,
+		      struct bg_job_row *out);
 /* The job starts: running, one more attempt; then its process. */
 int bg_store_job_running(struct bg_store *s, int64_t id);
 int bg_store_job_pid(struct bg_store *s, int64_t id, int64_t pid);
@@ -76,8 +92,16 @@ int bg_store_job_done(struct bg_store *s, int64_t id, const char *error);
 int bg_store_job_failed(struct bg_store *s, int64_t id, const char *error);
 /* Every job left running by a daemon that was killed, queued again: how many. */
 int bg_store_jobs_interrupted(struct bg_store *s, int64_t *n);
-/* The bisection of a regression a gate found, bad..good, queued. */
-int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const char *good);
+/* The bisection of a regression a gate found on board, bad..good, queued on that board. */
+int bg_store_job_bisect(struct bg_store *s, int64_t tree, const char *bad, const char *good,
+			const char *board);
+/*
+ * A queued job that names no board (a gate asked for by hand, a row from before boards)
+ * becomes one queued job per board of its tree, each a copy of it on that board: the
+ * first keeps its id, the others are new. 0, or -1 with why.
+ */
+int bg_store_job_per_board(struct bg_store *s, int64_t id, const char *const *boards,
+			   size_t nboards);
 /*
  * A gate of rev queued by hand (origin rerun); *id the new job: 0, or the one queued
  * already: 1.

@@ -1,26 +1,29 @@
 /* What the CLI and the site list for people to read (views.h). */
 #include "decide/bisect.h"
 #include "store/views.h"
+#include "util/strbuf.h"
 #include "util/xmalloc.h"
 
 /* ---- status and log ---- */
 
 const char *const bg_status_section_names[BG_STATUS_SECTIONS] = {
-	"trees", "jobs", "verdicts", "bisections", "boots",
+	"trees", "boards", "jobs", "verdicts", "bisections", "boots",
 };
 
 static const char *const status_sql[BG_STATUS_SECTIONS] = {
 	[BG_STATUS_TREES] = "SELECT name, branch, last_tip AS tip, last_good, fetched_at, "
 		"fetch_failures, fetch_error FROM trees ORDER BY name",
-	[BG_STATUS_JOBS] = "SELECT j.id, j.kind, t.name AS tree, j.rev, j.base, j.state, "
+	[BG_STATUS_BOARDS] = "SELECT t.name AS tree, b.board, b.last_good FROM tree_boards b "
+		"JOIN trees t ON t.id = b.tree_id ORDER BY t.name, b.board",
+	[BG_STATUS_JOBS] = "SELECT j.id, j.kind, t.name AS tree, j.board, j.rev, j.base, j.state, "
 		"j.attempts, j.pid, j.not_before, j.started FROM jobs j JOIN trees t ON t.id = "
 		"j.tree_id WHERE j.state IN ('queued', 'running') ORDER BY j.id",
 	[BG_STATUS_VERDICTS] = "SELECT c.id, c.cand, c.base, c.board, c.mode, c.verdict, "
 		"c.metric, c.delta AS delta_us, c.created FROM comparisons c WHERE c.role IN "
 		"('gate', 'series') ORDER BY c.id DESC LIMIT 10",
-	[BG_STATUS_BISECTIONS] = "SELECT b.id, t.name AS tree, b.state, b.metric, b.outcome, "
-		"b.culprit, b.confidence, b.created, b.finished FROM bisections b JOIN trees t ON "
-		"t.id = b.tree_id ORDER BY b.id DESC LIMIT 10",
+	[BG_STATUS_BISECTIONS] = "SELECT b.id, t.name AS tree, b.board, b.state, b.metric, "
+		"b.outcome, b.culprit, b.confidence, b.created, b.finished FROM bisections b JOIN "
+		"trees t ON t.id = b.tree_id ORDER BY b.id DESC LIMIT 10",
 	/* where each ran: the board, and the lab's page of a LAVA boot */
 	[BG_STATUS_BOOTS] = "SELECT o.id, (SELECT commit_sha FROM builds WHERE image_sha256 = "
 		"o.image_sha256 ORDER BY id LIMIT 1) AS \"commit\", o.board, o.mode, o.outcome, "
@@ -40,6 +43,41 @@ int bg_store_event_rows(struct bg_store *s, const char *tree, int64_t lines, bg_
 			      "AS tree, e.job_id AS job, e.message FROM events e LEFT JOIN trees t "
 			      "ON t.id = e.tree_id WHERE ? IS NULL OR t.name = ? ORDER BY e.id DESC "
 			      "LIMIT ?) ORDER BY id", "ssi", tree, tree, lines);
+}
+
+/* ---- boards ---- */
+
+static int other_board(const struct bg_store_row *r, void *data)
+{
+	struct bg_strbuf *out = data;
+
+	bg_strbuf_addf(out, "%s%s %s", out->len ? ", " : "", bg_row_text(r, 0),
+		       bg_row_text(r, 1));
+	return 0;
+}
+
+int bg_store_other_boards(struct bg_store *s, int64_t tree, const char *commit,
+			  const char *board, struct bg_strbuf *out)
+{
+	struct bg_strbuf own = BG_STRBUF_INIT;
+	int ret;
+
+	/* a bare column beside max() is the row of the maximum (SQLite) */
+	ret = bg_store_query(s, other_board, &own, "SELECT board, verdict, max(at) FROM (SELECT "
+			     "board, verdict, created AS at FROM comparisons WHERE role = 'gate' "
+			     "AND tree_id = ?1 AND cand = ?2 AND board != ?3 UNION ALL SELECT "
+			     "board, CASE status WHEN 'failed' THEN 'unbuildable' ELSE 'infra' END, "
+			     "created FROM builds WHERE commit_sha = ?2 AND status IN ('failed', "
+			     "'infra') AND board != ?3 UNION ALL SELECT b.board, 'infra', "
+			     "max(o.created) FROM builds b JOIN boots o ON o.image_sha256 = "
+			     "b.image_sha256 AND o.board = b.board WHERE b.commit_sha = ?2 AND "
+			     "b.board != ?3 GROUP BY b.board HAVING min(o.outcome = 'infra') = 1) "
+			     "GROUP BY board ORDER BY board",
+			     "iss", tree, commit, board);
+	if (ret == 0)
+		bg_strbuf_add(out, own.buf, own.len);
+	bg_strbuf_release(&own);
+	return ret;
 }
 
 /* ---- commits ---- */
@@ -163,8 +201,8 @@ int bg_store_trend_commits(struct bg_store *s, int64_t tree, bg_store_row_fn fn,
 			      "comparisons WHERE tree_id = ? AND role IN ('gate', 'series') UNION "
 			      "ALL SELECT cand, board, mode, created, id FROM comparisons WHERE "
 			      "tree_id = ? AND role IN ('gate', 'series')) x LEFT JOIN commits cm ON "
-			      "cm.sha = x.sha GROUP BY x.sha ORDER BY min(x.t), x.sha", "ii", tree,
-			      tree);
+			      "cm.sha = x.sha GROUP BY x.sha, x.board ORDER BY min(x.t), x.sha, "
+			      "x.board", "ii", tree, tree);
 }
 
 int bg_store_trend_samples(struct bg_store *s, const char *sha, const char *board,

@@ -15,16 +15,17 @@
 enum bg_status_section {
 	BG_STATUS_TREES,        /* name, branch, tip, last_good, fetched_at, fetch_failures,
 				   fetch_error */
-	BG_STATUS_JOBS,         /* id, kind, tree, rev, base, state, attempts, pid, not_before,
-				   started: the queued and running ones */
+	BG_STATUS_BOARDS,       /* tree, board, last_good: each board a tree was gated on */
+	BG_STATUS_JOBS,         /* id, kind, tree, board, rev, base, state, attempts, pid,
+				   not_before, started: the queued and running ones */
 	BG_STATUS_VERDICTS,     /* id, cand, base, board, mode, verdict, metric, delta_us,
 				   created: the last 10 gates and series */
-	BG_STATUS_BISECTIONS,   /* id, tree, state, metric, outcome, culprit, confidence,
-				   created, finished: the last 10 */
+	BG_STATUS_BISECTIONS,   /* id, tree, board, state, metric, outcome, culprit,
+				   confidence, created, finished: the last 10 */
 	BG_STATUS_BOOTS,        /* id, commit, board, mode, outcome, wall_s, job_url, created:
 				   the last 10 */
 };
-#define BG_STATUS_SECTIONS 5
+#define BG_STATUS_SECTIONS 6
 extern const char *const bg_status_section_names[BG_STATUS_SECTIONS];
 int bg_store_status_rows(struct bg_store *s, enum bg_status_section section,
 			 bg_store_row_fn fn, void *data);
@@ -32,6 +33,20 @@ int bg_store_status_rows(struct bg_store *s, enum bg_status_section section,
  * job, message. */
 int bg_store_event_rows(struct bg_store *s, const char *tree, int64_t lines, bg_store_row_fn fn,
 			void *data);
+
+/* ---- boards ---- */
+
+struct bg_strbuf;
+/*
+ * What commit's gates of the tree said on its boards other than board, "BOARD VERDICT"
+ * joined by ", " into out (nothing added when there is none), each board's newest: its
+ * gate's verdict (pass, regression, unknown), unbuildable when it did not build there,
+ * infra when its build failed for the machine's reasons or the lab failed every boot of
+ * its image there.
+ * One text for the mail, show and the site alike.
+ */
+int bg_store_other_boards(struct bg_store *s, int64_t tree, const char *commit,
+			  const char *board, struct bg_strbuf *out);
 
 /* ---- commits ---- */
 

@@ -106,3 +106,11 @@ trees:
       send: list
 EOF
 }
+
+# daemon_paths: the daemon's program, and its state, store and socket in $SCRATCH, with a
+# cache of the test's own
+daemon_paths() {
+	BOOTGATED=$ROOT/bin/bootgated STATE=$SCRATCH/state
+	DB=$STATE/bootgate.db SOCK=$STATE/bootgate.sock
+	export BOOTGATE_STATE="$STATE" BOOTGATE_CACHE="$SCRATCH/cache"
+}

@@ -285,6 +285,13 @@ static void test_bisection_one_truth(void **state)
 	add_comparison(s, BG_ROLE_STEP, 1, "deterministic", PARENT, CULPRIT, step, 1);
 	add_comparison(s, BG_ROLE_TIMING, 1, "timing", PARENT, CULPRIT, timing, 2);
 	add_comparison(s, BG_ROLE_REVERT, 1, "deterministic", BAD, BAD, revert, 1);
+	/* the bad tip's gates on the tree's other boards: one passed, one did not build */
+	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, "
+		"verdict, created, tree_id, role) VALUES (?, ?, 'qemu-arm64', 'deterministic', "
+		"'pass', 3, 1, 'gate'), (?, ?, 'qemu-x86_64', 'deterministic', 'regression', 3, 1, "
+		"'gate')", "ssss", GOOD, BAD, GOOD, BAD), 0);
+	assert_int_equal(bg_store_exec(s, "INSERT INTO builds (commit_sha, board, status, created) "
+		"VALUES (?, 'lava-x86-pc', 'failed', 3)", "s", BAD), 0);
 	assert_int_equal(bg_store_outbox_add(s, "bisection", 1), 0);
 
 	bg_json_init(&j, -1, 0);
@@ -305,10 +312,13 @@ static void test_bisection_one_truth(void **state)
 	snprintf(pct, sizeof(pct), "(%+.1f%%)", json_pct(j.out.buf, "\"headline\""));
 	assert_string_equal(subject, "[tracing:for-next] 222222222222 serial: register the legacy "
 			    "ports in the probe: probe.serial8250 +1207525 \xc2\xb5s (+16145.5%) "
-			    "boot-time regression");
+			    "boot-time regression on qemu-x86_64");
 	assert_non_null(strstr(subject, pct));
 	free(subject);
 	flatten(m);
+	/* the board's own verdict is the bisection's: only the others are listed */
+	assert_non_null(strstr(m, "board:  qemu-x86_64, deterministic mode other boards: "
+			       "lava-x86-pc unbuildable, qemu-arm64 pass "));
 	assert_non_null(strstr(m, "shows +8089702 \xc2\xb5s (+1654335.8%)"));
 	assert_non_null(strstr(m, "change   +8089702 \xc2\xb5s (+1654335.8%)"));
 	assert_non_null(strstr(m, "restores 8089702 \xc2\xb5s of 8089702 (100%): different."));

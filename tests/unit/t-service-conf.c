@@ -414,6 +414,60 @@ static void test_board_use(void **state)
 	setenv("BOOTGATE_LAB", lab, 1);
 }
 
+/*
+ * Every board a tree is gated on, each once: its boards first, then the board of each
+ * arch, with which of them boot in a LAVA lab. A board file whose name: is not its own
+ * would have jobs find one board and builds and boots record another.
+ */
+static void test_gated_boards(void **state)
+{
+	struct bg_service_conf c;
+	const struct bg_service_tree *t;
+	char *why;
+
+	(void)state;
+	assert_int_equal(load_text("trees:\n  - name: t\n    url: git://h/r.git\n"
+				   "    branch: main\n    arches: [x86_64, arm64]\n"
+				   "    boards: [lava-x86-pc]\n", &c), 0);
+	t = &c.trees[0];
+	assert_int_equal(t->ngated, 3);
+	assert_string_equal(t->gated[0], "lava-x86-pc");
+	assert_string_equal(t->gated[1], "qemu-x86_64");
+	assert_string_equal(t->gated[2], "qemu-arm64");
+	assert_true(t->gated_lava[0]);
+	assert_false(t->gated_lava[1]);
+	assert_false(t->gated_lava[2]);
+	/* limits.boots 2 (the default): one each for the two QEMU boards, none for LAVA */
+	assert_int_equal(bg_service_boot_slots(&c, t, "qemu-x86_64"), 1);
+	assert_int_equal(bg_service_boot_slots(&c, t, "qemu-arm64"), 1);
+	assert_int_equal(bg_service_boot_slots(&c, t, "lava-x86-pc"), 0);
+	c.boots = 7;
+	assert_int_equal(bg_service_boot_slots(&c, t, "qemu-arm64"), 3);
+	bg_service_conf_release(&c);
+	/* the shipped tracing tree: both of its arches */
+	assert_int_equal(bg_service_conf_load(SHIPPED_LAB "/bootgate.yaml", &c), 0);
+	t = bg_service_conf_tree(&c, "tracing");
+	assert_int_equal(t->ngated, 2);
+	assert_string_equal(t->gated[0], "qemu-x86_64");
+	assert_string_equal(t->gated[1], "qemu-arm64");
+	/* a tree of one QEMU board boots as many at once as the limit allows */
+	t = bg_service_conf_tree(&c, "perf");
+	assert_int_equal(t->ngated, 1);
+	assert_int_equal(bg_service_boot_slots(&c, t, t->gated[0]), 2);
+	bg_service_conf_release(&c);
+	assert_int_equal(unit_write(dir, "lab2/boards/qemu-alias.yaml",
+				    "name: qemu-x86_64\narch: x86_64\nkernel_arch: x86\n"
+				    "make_target: bzImage\nimage: bzImage\nqemu: qemu-system-x86_64\n"
+				    "machine: pc\ncmdline: console=ttyS0\n"), 0);
+	why = xasprintf("%s/lab2", dir);
+	setenv("BOOTGATE_LAB", why, 1);
+	free(why);
+	expect_error("trees:\n  - name: t\n    url: git://h/r.git\n    branch: main\n"
+		     "    boards: [qemu-alias]\n", 5, 14, "board 'qemu-alias': its file names it "
+		     "'qemu-x86_64': a board's name is its file's");
+	setenv("BOOTGATE_LAB", lab, 1);
+}
+
 /* Trees: names, URLs, branches, boards, metrics, thresholds and configs. */
 static void test_tree_errors(void **state)
 {
@@ -690,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_perf_runs),
 		cmocka_unit_test(test_board_use),
+		cmocka_unit_test(test_gated_boards),
 		cmocka_unit_test(test_tree_errors),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_inboxes),

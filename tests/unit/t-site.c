@@ -183,12 +183,56 @@ static void test_boots(void **state)
 	free(dir);
 }
 
+/*
+ * A tree gated on two boards: its page has a section per board, each with its own
+ * commits (a commit gated on both is in both), never one trend of both machines' figures.
+ */
+static void test_tree_boards(void **state)
+{
+	char *dir, *db, *out, *path, *page, *arm, *x86;
+	struct bg_store *s = scratch_store("site-boards", &dir, &db, &out);
+	struct bg_site_opts o = { NULL, NULL, NULL, NULL };
+	struct bg_site_stats st;
+
+	(void)state;
+	o.outdir = out;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, "
+				       "verdict, created, tree_id, role) VALUES ('a', 'b', "
+				       "'qemu-x86_64', 'deterministic', 'pass', 1, 1, 'gate'), ('a', "
+				       "'b', 'qemu-arm64', 'deterministic', 'pass', 2, 1, 'gate'), "
+				       "('b', 'c', 'qemu-arm64', 'deterministic', 'pass', 3, 1, "
+				       "'gate')", ""), 0);
+	assert_int_equal(bg_site_generate(s, &o, &st), 0);
+	path = bg_path_join(out, "tree/tracing.html");
+	page = bg_read_file(path, 1 << 20, NULL);
+	assert_non_null(page);
+	x86 = strstr(page, "<h2>board qemu-x86_64</h2>");
+	arm = strstr(page, "<h2>board qemu-arm64</h2>");
+	assert_non_null(x86);
+	assert_non_null(arm);
+	/* in the order first gated: x86_64's section first, with a and b only */
+	assert_true(x86 < arm);
+	*arm = '\0';
+	assert_non_null(strstr(x86, "<p>2 commits,"));
+	assert_non_null(strstr(x86, "<td class=\"board\">qemu-x86_64</td>"));
+	assert_null(strstr(x86, "qemu-arm64"));
+	assert_non_null(strstr(arm + 1, "<p>3 commits,"));
+	free(page);
+	free(path);
+	bg_store_close(s);
+	bg_remove_tree(dir);
+	free(dir);
+	free(db);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_generate),
 		cmocka_unit_test(test_boots),
+		cmocka_unit_test(test_tree_boards),
 	};
 
 	return cmocka_run_group_tests_name("site", tests, NULL, NULL);
