@@ -19,8 +19,8 @@ static void gate_help(FILE *out)
 	cmd_print_run_help(out, shortopts);
 	fprintf(out, "  -w, --watch PATTERN   a metric, or a prefix ending in *, the verdict looks at\n"
 	       "                        (again for more; none: every metric)\n"
-	       "  -a, -b again          each board gated in turn: \"REV VERDICT BOARD\" a line each\n"
-	       "\nDefaults: --mode deterministic; --boots 2 deterministic, 5 timing. A tree's\n"
+	       "\n--arch and --board again: each board gated in turn, \"REV VERDICT BOARD\" a line\n"
+	       "each. Defaults: --mode deterministic; --boots 2 deterministic, 5 timing. A tree's\n"
 	       "first commit becomes its last good; a regression queues a bisection job.\n"
 	       "Progress on stderr; the verdict on stdout.\n"
 	       "\nexit: 0 gated (a regression too), 1 it could not be gated (infra: the lab\n"

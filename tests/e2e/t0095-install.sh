@@ -121,7 +121,12 @@ test_expect_success 'a second install keeps an edited configuration; -n then pas
 	echo "# edited" >want && test_cmp want last &&
 	test_grep "kept $D/etc/bootgate/bootgate.yaml" "$SCRATCH/install.log" &&
 	$(exec_start) -n >out &&
-	echo "$D/etc/bootgate/bootgate.yaml: 3 trees, ok" >want &&
+	cat >want <<-EOF &&
+	$D/etc/bootgate/bootgate.yaml: 3 trees, ok
+	  tracing: gated on qemu-x86_64 qemu-arm64
+	  printk: gated on qemu-x86_64
+	  perf: gated on qemu-x86_64
+	EOF
 	test_cmp want out
 '
 
