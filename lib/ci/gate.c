@@ -89,6 +89,7 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	struct bg_measure m;
 	struct bg_board b;
 	char *base = NULL, *board = NULL;
+	bool own;
 	int64_t tree, *boot_ids = NULL;
 	int ret = -1, measured;
 
@@ -111,12 +112,20 @@ int bg_gate_run(struct bg_store *s, const struct bg_gate_opts *o, enum bg_gate_v
 	mo.progress_data = o->progress_data;
 	if (bg_measure_check(&mo, &m) < 0 ||
 	    bg_record_tree(s, o->tree_name, m.tree.real, &tree) < 0 ||
-	    bg_store_board_last_good(s, tree, board, &base) < 0)
+	    bg_store_board_last_good(s, tree, board, &base, &own) < 0)
 		goto out;
 	if (base && !strcmp(base, m.rev[0])) {
-		*v = BG_GATE_PASS;
-		ret = 0;
-		goto out;
+		if (own) {
+			*v = BG_GATE_PASS;
+			ret = 0;
+			goto out;
+		}
+		/*
+		 * the tree's last good, which another board has just passed: this board has
+		 * never booted it, and its boots of it are its baseline
+		 */
+		free(base);
+		base = NULL;
 	}
 	mo.against = base;
 	if (base) {

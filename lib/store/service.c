@@ -78,11 +78,14 @@ int bg_store_tree_fetch_failed(struct bg_store *s, int64_t id, unsigned failures
 			     "isi", (int64_t)failures, error, id);
 }
 
-int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha)
+int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha,
+			     bool *own)
 {
-	return bg_store_text(s, sha, "SELECT coalesce((SELECT last_good FROM tree_boards WHERE "
-			     "tree_id = ?1 AND board = ?2), last_good) FROM trees WHERE id = ?1",
-			     "is", tree, board);
+	if (bg_store_text(s, sha, "SELECT last_good FROM tree_boards WHERE tree_id = ? AND "
+			  "board = ?", "is", tree, board) < 0)
+		return -1;
+	*own = *sha != NULL;
+	return *own ? 0 : bg_store_tree_last_good(s, tree, sha);
 }
 
 int bg_store_board_set_last_good(struct bg_store *s, int64_t tree, const char *board,

@@ -35,10 +35,11 @@ int bg_store_tree_last_good(struct bg_store *s, int64_t id, char **sha);
 int bg_store_tree_set_last_good(struct bg_store *s, int64_t id, const char *sha);
 /*
  * The commit board's next gate of the tree is measured against (owned by the caller):
- * the board's own, else the tree's (a board new to the tree starts there); NULL before
- * the first.
+ * the board's own (*own), else the tree's (a board new to the tree starts there); NULL
+ * before the first.
  */
-int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha);
+int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha,
+			     bool *own);
 /* The board's last good commit, and the tree's (the last any board passed). */
 int bg_store_board_set_last_good(struct bg_store *s, int64_t tree, const char *board,
 				 const char *sha);

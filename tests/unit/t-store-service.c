@@ -283,25 +283,32 @@ static void test_board_last_good(void **state)
 	int64_t tree;
 	struct bg_store *s = open_store("last-good.db", &tree);
 	char *sha = NULL;
+	bool own;
 
 	(void)state;
-	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-arm64", &sha), 0);
+	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-arm64", &sha, &own), 0);
 	assert_null(sha);
+	assert_false(own);
 	assert_int_equal(bg_store_tree_set_last_good(s, tree, TIP_A), 0);
-	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-arm64", &sha), 0);
+	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-arm64", &sha, &own), 0);
 	assert_string_equal(sha, TIP_A);
+	/* the tree's, not the board's: a gate of TIP_A on it is its baseline (gate.c) */
+	assert_false(own);
 	free(sha);
 	assert_int_equal(bg_store_board_set_last_good(s, tree, "qemu-x86_64", TIP_B), 0);
 	assert_int_equal(bg_store_board_set_last_good(s, tree, "qemu-arm64", TIP_C), 0);
-	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-x86_64", &sha), 0);
+	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-x86_64", &sha, &own), 0);
 	assert_string_equal(sha, TIP_B);
+	assert_true(own);
 	free(sha);
-	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-arm64", &sha), 0);
+	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-arm64", &sha, &own), 0);
 	assert_string_equal(sha, TIP_C);
+	assert_true(own);
 	free(sha);
 	/* a third board starts from the last commit any board passed */
-	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-ppc64le", &sha), 0);
+	assert_int_equal(bg_store_board_last_good(s, tree, "qemu-ppc64le", &sha, &own), 0);
 	assert_string_equal(sha, TIP_C);
+	assert_false(own);
 	free(sha);
 	/* bootgate status: a row per board, as the store has it */
 	{
