@@ -12,6 +12,7 @@
 #   make install PREFIX=/usr/local DESTDIR= SYSCONFDIR=/etc
 #                     the programs, the man pages, bootgated.service and its user, and
 #                     the lab configuration as an example in /etc/bootgate (kept if there)
+#   make uninstall    what install wrote, but /etc/bootgate
 
 PREFIX ?= /usr/local
 BINDIR_INSTALL = $(DESTDIR)$(PREFIX)/bin
@@ -111,7 +112,7 @@ UNIT_BIN = $(addprefix $(BUILD)/tests/unit/,$(filter $(UNIT_NAMES),$(UNIT_FIRST)
 
 .PHONY: all man demo tour check check-unit check-layout check-e2e check-sanitize check-fuzz fuzz-long \
 	$(FUZZ_TARGETS:%=fuzz-run-%) soak bench \
-	analyze install clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
+	analyze install uninstall clean deps deps-unit deps-sanitize deps-e2e deps-bench deps-analyze
 
 all: $(PROGRAMS) man
 
@@ -361,7 +362,7 @@ install: all
 	install -m 644 lab-configs/boards/*.yaml '$(SHARE_INSTALL)/lab-configs/boards'
 	install -m 644 lab-configs/kconfig/*.config '$(SHARE_INSTALL)/lab-configs/kconfig'
 	install -m 755 scripts/initramfs.sh scripts/kernel-repo.sh scripts/webhook-sign.sh \
-		'$(SHARE_INSTALL)/scripts'
+		scripts/post-receive '$(SHARE_INSTALL)/scripts'
 	install -m 644 workers/init/bootgate-init.c '$(SHARE_INSTALL)/workers/init'
 	install -d '$(MAN_INSTALL)/man1' '$(MAN_INSTALL)/man5' '$(MAN_INSTALL)/man8' \
 		'$(UNIT_INSTALL)' '$(SYSUSERS_INSTALL)' '$(TMPFILES_INSTALL)'
@@ -385,6 +386,18 @@ install: all
 	@if [ -e '$(CONF_INSTALL)/webhook.secret' ]; then echo "kept $(CONF_INSTALL)/webhook.secret"; \
 	else (umask 077 && { od -An -N32 -tx1 /dev/urandom | tr -d ' \n' && echo; } \
 		>'$(CONF_INSTALL)/webhook.secret') || exit 1; fi
+
+# what install wrote, but /etc/bootgate: the configuration is the administrator's (and
+# the store, under the configuration's state:, is never the installer's)
+uninstall:
+	$(if $(findstring ',$(DESTDIR)$(PREFIX)),\
+		$(error DESTDIR and PREFIX may not hold a quote))
+	rm -f $(foreach p,$(notdir $(PROGRAMS)),'$(BINDIR_INSTALL)/$(p)')
+	rm -rf '$(SHARE_INSTALL)'
+	rm -f '$(MAN_INSTALL)'/man1/bootgate.1 '$(MAN_INSTALL)'/man1/bootgate-*.1 \
+		'$(MAN_INSTALL)/man5/bootgate.yaml.5' '$(MAN_INSTALL)/man8/bootgated.8'
+	rm -f '$(UNIT_INSTALL)/bootgated.service' '$(SYSUSERS_INSTALL)/bootgate.conf' \
+		'$(TMPFILES_INSTALL)/bootgate.conf'
 
 clean:
 	rm -rf build bin $(MAN_DIR)/*.[18] $(MAN_DIR)/.rendered

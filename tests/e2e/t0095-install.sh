@@ -103,7 +103,8 @@ test_expect_success 'sysusers and tmpfiles, run into the DESTDIR, give the secre
 	gid=$(awk -F: "\$1 == \"bootgate\" { print \$3 }" "$D/etc/group") &&
 	test -n "$gid" &&
 	test "$(stat -c "%a %u %g" "$D/etc/bootgate/webhook.secret")" = "640 0 $gid" &&
-	rm -f "$D"/etc/passwd* "$D"/etc/group* "$D"/etc/shadow* "$D"/etc/gshadow*
+	rm -f "$D"/etc/passwd* "$D"/etc/group* "$D"/etc/shadow* "$D"/etc/gshadow* \
+		"$D"/etc/.pwd.lock
 '
 
 test_expect_success 'a second install keeps an edited configuration; -n then passes' '
@@ -147,6 +148,17 @@ test_expect_success 'a DESTDIR with spaces is installed into whole; an odd PREFI
 		test_grep "PREFIX and SYSCONFDIR may hold only" log &&
 		test ! -e "$SCRATCH/odd" || exit 1
 	done
+'
+
+test_expect_success 'make uninstall leaves /etc/bootgate alone, and nothing else' '
+	install_ &&
+	test -x "$P/share/bootgate/scripts/post-receive" &&
+	make -s --no-print-directory -C "$ROOT" uninstall DESTDIR="$D" PREFIX=/usr/local \
+		>uninstall.log 2>&1 &&
+	find "$D" -type f | sed -e "s|^$D||" -e "\|^/etc/bootgate/|d" >left &&
+	test_cmp /dev/null left &&
+	test -s "$D/etc/bootgate/bootgate.yaml" &&
+	test -s "$D/etc/bootgate/webhook.secret"
 '
 
 test_done
