@@ -885,8 +885,17 @@ static void job_args(struct daemon *d, const struct bg_job_row *j, const struct 
 		else
 			bg_strvec_pushf(a, "--base=refs/heads/%s", c->branch);
 	} else {
+		char *metric = NULL;
+
 		bg_strvec_pushv(a, (char *const[]){ "--good", (char *)j->base, "--bad",
 						    (char *)j->rev, NULL });
+		/*
+		 * the metric its gate called a regression, which may be a watched one smaller
+		 * than another that moved (a bisection by hand picks the largest)
+		 */
+		if (bg_store_gate_metric(d->s, t->id, board, j->rev, &metric) == 0 && metric)
+			bg_strvec_pushv(a, (char *const[]){ "--metric", metric, NULL });
+		free(metric);
 	}
 	for (size_t i = 0; i < c->compare.nthresholds; i++) {
 		const struct bg_threshold *th = &c->compare.thresholds[i];

@@ -34,6 +34,20 @@
  * kept, a bidirectional formatting character too: the reader's mail program lays the
  * text out.
  */
+
+/*
+ * A change in percent of its base, "+5.6%", in buf; of a base of 0 (a metric new in the
+ * candidate, an initcall that took no time) no percentage is one: "from 0".
+ */
+static const char *pct_text(char *buf, size_t n, double pct)
+{
+	if (isfinite(pct))
+		snprintf(buf, n, "%+.1f%%", pct);
+	else
+		snprintf(buf, n, "from 0");
+	return buf;
+}
+
 static void clean_n(struct bg_strbuf *sb, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
@@ -605,6 +619,7 @@ static void headline(const struct bg_mail_bisection *b, struct bg_headline *h)
 
 void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisection *b)
 {
+	char pct[32];
 	struct bg_headline h;
 
 	headline(b, &h);
@@ -613,7 +628,8 @@ void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisect
 	bg_strbuf_addstr(sb, ": ");
 	subject_part(sb, nz(b->metric, ""));
 	if (h.paid && !isnan(h.paid->delta))
-		bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%+.1f%%)", h.paid->delta, h.paid->delta_pct);
+		bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%s)", h.paid->delta,
+			       pct_text(pct, sizeof(pct), h.paid->delta_pct));
 	bg_strbuf_addstr(sb, " boot-time regression");
 	if (b->board) {
 		bg_strbuf_addstr(sb, " on ");
@@ -641,6 +657,8 @@ static void kernel_lines(struct bg_strbuf *sb, const char *before, const char *a
 
 static void figures(struct bg_strbuf *sb, const struct bg_verdict *f, const char *what)
 {
+	char pct[32];
+
 	if (!f)
 		return;
 	bg_strbuf_addf(sb, "\nFigures, %s:\n", what);
@@ -648,8 +666,8 @@ static void figures(struct bg_strbuf *sb, const struct bg_verdict *f, const char
 	bg_strbuf_addf(sb, "  median   %.0f -> %.0f \xc2\xb5s\n", f->base_median, f->cand_median);
 	bg_strbuf_addf(sb, "  spread   %.0f and %.0f \xc2\xb5s (median absolute deviation)\n",
 		       f->mad_base, f->mad_cand);
-	bg_strbuf_addf(sb, "  change   %+.0f \xc2\xb5s (%+.1f%%), 95%% interval %+.0f to %+.0f\n",
-		       f->delta, f->delta_pct, f->ci_lo, f->ci_hi);
+	bg_strbuf_addf(sb, "  change   %+.0f \xc2\xb5s (%s), 95%% interval %+.0f to %+.0f\n",
+		       f->delta, pct_text(pct, sizeof(pct), f->delta_pct), f->ci_lo, f->ci_hi);
 	if (f->exact)
 		bg_strbuf_addstr(sb, "  test     none needed: every boot repeated its value "
 			       "exactly\n");
@@ -732,6 +750,7 @@ static void signature(struct bg_strbuf *sb)
  */
 static void lead(struct bg_strbuf *t, const struct bg_mail_bisection *b)
 {
+	char pct[32];
 	struct bg_headline h;
 
 	headline(b, &h);
@@ -741,12 +760,14 @@ static void lead(struct bg_strbuf *t, const struct bg_mail_bisection *b)
 		bg_strbuf_addch(t, '.');
 		return;
 	}
-	bg_strbuf_addf(t, ": %s went from %.0f to %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %+.1f%%)%s.",
+	bg_strbuf_addf(t, ": %s went from %.0f to %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %s)%s.",
 		       b->metric, h.paid->base_median, h.paid->cand_median, h.paid->delta,
-		       h.paid->delta_pct, h.exact ? " in timing mode, what a boot pays" : "");
+		       pct_text(pct, sizeof(pct), h.paid->delta_pct),
+		       h.exact ? " in timing mode, what a boot pays" : "");
 	if (h.exact) {
 		bg_strbuf_addf(t, " Deterministic mode, which counts instructions, shows %+.0f "
-			       "\xc2\xb5s (%+.1f%%)", h.exact->delta, h.exact->delta_pct);
+			       "\xc2\xb5s (%s)", h.exact->delta,
+			       pct_text(pct, sizeof(pct), h.exact->delta_pct));
 		if (!isnan(h.ratio))
 			bg_strbuf_addf(t, ", %.1f times that", h.ratio);
 		bg_strbuf_addstr(t, ": the exact evidence of where the time goes.");
@@ -842,10 +863,13 @@ void bg_mail_bisection_body(struct bg_strbuf *sb, const struct bg_mail_bisection
 static void patch_change(struct bg_strbuf *t, const struct bg_mail_patch *p, size_t total,
 			 const char *how)
 {
+	char pct[32];
+
 	bg_strbuf_addf(t, "Patch %d/%zu made %s %s", p->idx, total, nz(p->metric, "?"), how);
 	if (p->v)
-		bg_strbuf_addf(t, ": %.0f -> %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %+.1f%%)",
-			       p->v->base_median, p->v->cand_median, p->v->delta, p->v->delta_pct);
+		bg_strbuf_addf(t, ": %.0f -> %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %s)",
+			       p->v->base_median, p->v->cand_median, p->v->delta,
+			       pct_text(pct, sizeof(pct), p->v->delta_pct));
 	else if (!isnan(p->delta))
 		bg_strbuf_addf(t, " by %+.0f \xc2\xb5s", p->delta);
 }

@@ -88,6 +88,14 @@ int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board
 	return *own ? 0 : bg_store_tree_last_good(s, tree, sha);
 }
 
+int bg_store_gate_metric(struct bg_store *s, int64_t tree, const char *board, const char *rev,
+			 char **metric)
+{
+	return bg_store_text(s, metric, "SELECT metric FROM comparisons WHERE role = 'gate' AND "
+			     "verdict = 'regression' AND tree_id = ? AND board = ? AND cand = ? "
+			     "ORDER BY id DESC LIMIT 1", "iss", tree, board, rev);
+}
+
 int bg_store_board_set_last_good(struct bg_store *s, int64_t tree, const char *board,
 				 const char *sha)
 {

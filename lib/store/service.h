@@ -40,6 +40,12 @@ int bg_store_tree_set_last_good(struct bg_store *s, int64_t id, const char *sha)
  */
 int bg_store_board_last_good(struct bg_store *s, int64_t tree, const char *board, char **sha,
 			     bool *own);
+/*
+ * The metric the last gate of rev on the tree's board called a regression (owned by the
+ * caller; NULL when none did): the one its bisection bisects.
+ */
+int bg_store_gate_metric(struct bg_store *s, int64_t tree, const char *board, const char *rev,
+			 char **metric);
 /* The board's last good commit, and the tree's (the last any board passed). */
 int bg_store_board_set_last_good(struct bg_store *s, int64_t tree, const char *board,
 				 const char *sha);

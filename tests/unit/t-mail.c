@@ -329,6 +329,32 @@ static void test_subject_and_message(void **state)
 	bg_mail_addrs_release(&to);
 }
 
+/*
+ * An initcall that took no time before the culprit: no percentage of a base of 0, in
+ * the subject, the lead or the figures ("nan%" was printed).
+ */
+static void test_from_zero(void **state)
+{
+	struct bg_mail_bisection b = { 0 };
+	struct bg_verdict step = { .metric = "initcall.topology_init", .verdict = BG_DIFFERENT,
+				   .base_median = 0, .cand_median = 28000, .delta = 28000,
+				   .delta_pct = NAN, .exact = true, .n_base = 2, .n_cand = 2 };
+	struct bg_strbuf subj = BG_STRBUF_INIT, body = BG_STRBUF_INIT;
+
+	(void)state;
+	kprobe_bisection(&b);
+	b.metric = "initcall.topology_init";
+	b.subject = "arm64: slow";
+	b.step = &step;
+	bg_mail_bisection_subject(&subj, &b);
+	assert_non_null(strstr(subj.buf, "+28000 \xc2\xb5s (from 0)"));
+	bg_mail_bisection_body(&body, &b);
+	assert_null(strstr(body.buf, "nan"));
+	assert_non_null(strstr(body.buf, "change   +28000 \xc2\xb5s (from 0)"));
+	bg_strbuf_release(&subj);
+	bg_strbuf_release(&body);
+}
+
 /* 64 KiB in a subject and a kernel line: a Subject: cut, no line over 998 octets. */
 static void test_long_text(void **state)
 {
@@ -586,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_shell_word),
 		cmocka_unit_test(test_no_mail_rules),
 		cmocka_unit_test(test_subject_and_message),
+		cmocka_unit_test(test_from_zero),
 		cmocka_unit_test(test_long_text),
 		cmocka_unit_test(test_lab_jobs),
 		cmocka_unit_test(test_series_improvement),

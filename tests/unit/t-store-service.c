@@ -354,6 +354,31 @@ static void test_failed_bisection_own_board(void **state)
  * newest, its own board left out; a board whose boots all failed in the lab is infra,
  * never a verdict, until a gate there gives one.
  */
+/* The metric a bisection of a gate's regression bisects: the gate's, on its board. */
+static void test_gate_metric(void **state)
+{
+	int64_t tree;
+	struct bg_store *s = open_store("gate-metric.db", &tree);
+	char *metric = NULL;
+
+	(void)state;
+	assert_int_equal(bg_store_exec(s, "INSERT INTO comparisons (base, cand, board, mode, "
+				       "verdict, metric, created, tree_id, role) VALUES (?1, ?2, "
+				       "'qemu-arm64', 'deterministic', 'regression', "
+				       "'initcall.topology_init', 1, ?3, 'gate'), (?1, ?2, "
+				       "'qemu-x86_64', 'deterministic', 'pass', NULL, 1, ?3, 'gate'), "
+				       "(?1, ?2, 'qemu-arm64', 'timing', 'different', 'boot.init', 2, "
+				       "?3, 'timing')", "ssi", TIP_A, TIP_B, tree), 0);
+	assert_int_equal(bg_store_gate_metric(s, tree, "qemu-arm64", TIP_B, &metric), 0);
+	assert_string_equal(metric, "initcall.topology_init");
+	free(metric);
+	assert_int_equal(bg_store_gate_metric(s, tree, "qemu-x86_64", TIP_B, &metric), 0);
+	assert_null(metric);
+	assert_int_equal(bg_store_gate_metric(s, tree, "qemu-arm64", TIP_A, &metric), 0);
+	assert_null(metric);
+	bg_store_close(s);
+}
+
 static void test_other_boards(void **state)
 {
 	int64_t tree;
@@ -399,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_next_fit),
 		cmocka_unit_test(test_per_board_split),
 		cmocka_unit_test(test_board_last_good),
+		cmocka_unit_test(test_gate_metric),
 		cmocka_unit_test(test_failed_bisection_own_board),
 		cmocka_unit_test(test_other_boards),
 	};
