@@ -47,8 +47,10 @@ static void print_steps(FILE *out, const struct bg_bisection_steps *st)
 /* "+N µs (+P%), B -> C µs": a metric's change, as every output gives it */
 static void print_change(FILE *out, const struct bg_verdict *v)
 {
-	fprintf(out, "%+.0f µs (%+.1f%%), %.0f -> %.0f µs", v->delta, v->delta_pct,
-		v->base_median, v->cand_median);
+	char pct[32];
+
+	fprintf(out, "%+.0f µs (%s), %.0f -> %.0f µs", v->delta,
+		bg_pct_text(pct, sizeof(pct), v->delta_pct), v->base_median, v->cand_median);
 }
 
 static void print_figures(FILE *out, const struct bg_stored_bisection *b,

@@ -151,6 +151,15 @@ void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg
 }
 
 
+const char *bg_pct_text(char *buf, size_t n, double pct)
+{
+	if (isfinite(pct))
+		snprintf(buf, n, "%+.1f%%", pct);
+	else
+		snprintf(buf, n, "from 0");
+	return buf;
+}
+
 void bg_revert_text(struct bg_strbuf *t, int applies, const struct bg_verdict *revert,
 		    double regression_us)
 {

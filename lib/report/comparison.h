@@ -32,5 +32,11 @@ void bg_comparison_print(FILE *f, const struct bg_comparison *c, const struct bg
  */
 void bg_revert_text(struct bg_strbuf *t, int applies, const struct bg_verdict *revert,
 		    double regression_us);
+/*
+ * A change in percent of its base, "+5.6%", in buf (returned); of a base of 0 (a metric
+ * new in the candidate, an initcall that took no time) no percentage is one: "from 0".
+ * The mail and bootgate show print it alike.
+ */
+const char *bg_pct_text(char *buf, size_t n, double pct);
 
 #endif

@@ -35,19 +35,6 @@
  * text out.
  */
 
-/*
- * A change in percent of its base, "+5.6%", in buf; of a base of 0 (a metric new in the
- * candidate, an initcall that took no time) no percentage is one: "from 0".
- */
-static const char *pct_text(char *buf, size_t n, double pct)
-{
-	if (isfinite(pct))
-		snprintf(buf, n, "%+.1f%%", pct);
-	else
-		snprintf(buf, n, "from 0");
-	return buf;
-}
-
 static void clean_n(struct bg_strbuf *sb, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
@@ -629,7 +616,7 @@ void bg_mail_bisection_subject(struct bg_strbuf *sb, const struct bg_mail_bisect
 	subject_part(sb, nz(b->metric, ""));
 	if (h.paid && !isnan(h.paid->delta))
 		bg_strbuf_addf(sb, " %+.0f \xc2\xb5s (%s)", h.paid->delta,
-			       pct_text(pct, sizeof(pct), h.paid->delta_pct));
+			       bg_pct_text(pct, sizeof(pct), h.paid->delta_pct));
 	bg_strbuf_addstr(sb, " boot-time regression");
 	if (b->board) {
 		bg_strbuf_addstr(sb, " on ");
@@ -667,7 +654,7 @@ static void figures(struct bg_strbuf *sb, const struct bg_verdict *f, const char
 	bg_strbuf_addf(sb, "  spread   %.0f and %.0f \xc2\xb5s (median absolute deviation)\n",
 		       f->mad_base, f->mad_cand);
 	bg_strbuf_addf(sb, "  change   %+.0f \xc2\xb5s (%s), 95%% interval %+.0f to %+.0f\n",
-		       f->delta, pct_text(pct, sizeof(pct), f->delta_pct), f->ci_lo, f->ci_hi);
+		       f->delta, bg_pct_text(pct, sizeof(pct), f->delta_pct), f->ci_lo, f->ci_hi);
 	if (f->exact)
 		bg_strbuf_addstr(sb, "  test     none needed: every boot repeated its value "
 			       "exactly\n");
@@ -762,12 +749,12 @@ static void lead(struct bg_strbuf *t, const struct bg_mail_bisection *b)
 	}
 	bg_strbuf_addf(t, ": %s went from %.0f to %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %s)%s.",
 		       b->metric, h.paid->base_median, h.paid->cand_median, h.paid->delta,
-		       pct_text(pct, sizeof(pct), h.paid->delta_pct),
+		       bg_pct_text(pct, sizeof(pct), h.paid->delta_pct),
 		       h.exact ? " in timing mode, what a boot pays" : "");
 	if (h.exact) {
 		bg_strbuf_addf(t, " Deterministic mode, which counts instructions, shows %+.0f "
 			       "\xc2\xb5s (%s)", h.exact->delta,
-			       pct_text(pct, sizeof(pct), h.exact->delta_pct));
+			       bg_pct_text(pct, sizeof(pct), h.exact->delta_pct));
 		if (!isnan(h.ratio))
 			bg_strbuf_addf(t, ", %.1f times that", h.ratio);
 		bg_strbuf_addstr(t, ": the exact evidence of where the time goes.");
@@ -869,7 +856,7 @@ static void patch_change(struct bg_strbuf *t, const struct bg_mail_patch *p, siz
 	if (p->v)
 		bg_strbuf_addf(t, ": %.0f -> %.0f \xc2\xb5s (%+.0f \xc2\xb5s, %s)",
 			       p->v->base_median, p->v->cand_median, p->v->delta,
-			       pct_text(pct, sizeof(pct), p->v->delta_pct));
+			       bg_pct_text(pct, sizeof(pct), p->v->delta_pct));
 	else if (!isnan(p->delta))
 		bg_strbuf_addf(t, " by %+.0f \xc2\xb5s", p->delta);
 }
