@@ -9,16 +9,16 @@ listening() {
 # free_port [LOW [SPAN]]: a port in LOW..LOW+SPAN-1 (default 20000..31999, below the
 # ephemeral range) that nothing listens on now. Another program may still take it before
 # the caller does: a server that fails to bind should be started again on another one.
-# Under tests/run.sh, BOOTGATE_TEST_LANE (0, or 1 for the scripts that run beside
-# another) keeps each lane to its own half of the span (a span of 2 at least): two tests
-# that run at once never pick the same port.
+# Under tests/run.sh, BOOTGATE_TEST_LANE (0, or 1 and 2 for the two sub-lanes of the
+# scripts that run beside another) keeps each lane to its own third of the span (a span
+# of 3 at least): two tests that run at once never pick the same port.
 free_port() {
 	fp_low=${1:-20000}
 	fp_span=${2:-12000}
 	case "${BOOTGATE_TEST_LANE:-}" in
-	0 | 1)
-		if [ "$fp_span" -ge 2 ]; then
-			fp_span=$((fp_span / 2))
+	0 | 1 | 2)
+		if [ "$fp_span" -ge 3 ]; then
+			fp_span=$((fp_span / 3))
 			fp_low=$((fp_low + BOOTGATE_TEST_LANE * fp_span))
 		fi ;;
 	esac

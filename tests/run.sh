@@ -5,6 +5,10 @@
 #                                ", N skipped" if any), each timed;
 #                                some run beside another, in a second lane ("# beside:
 #                                NAME", below)
+#   tests/run.sh low FILE WATCH CMD
+#                                runs CMD in the background at the least CPU weight,
+#                                its output to FILE, until it ends or process WATCH does
+#   tests/run.sh low-wait FILE   waits for it, prints its output, exits as it did
 #   tests/run.sh timed FILE TIER CMD...
 #                                runs CMD, appends "TIER SECONDS RC" to FILE, exits as CMD
 #   tests/run.sh total FILE [TIMES START]
@@ -24,6 +28,7 @@ record() {
 	echo "$1: $2 passed, $3 failed$rs in $(($(date +%s) - run_start)) s"
 }
 run_start=$(date +%s)
+acct=$(dirname "$0")/acct.sh
 
 passed=0
 failed=0
@@ -69,17 +74,21 @@ path_of() {
 	done
 }
 
-# beside_cgroup: makes a cpu cgroup of a tenth of the default weight under this process's
-# own, cgroup v1's (cpu.shares 102) or v2's where it delegates cpu (cpu.weight 10), and
-# prints its path; or prints nothing, with a note, where none can be made. First removes
-# the empty ones of runs gone (killed). The caller removes the one it gets.
+# beside_cgroup [least]: makes a cpu cgroup of a tenth of the default weight under this
+# process's own, cgroup v1's (cpu.shares 102) or v2's where it delegates cpu (cpu.weight
+# 10), or with "least" of the least weight there is (shares 2, weight 1: it runs in the
+# time others leave idle, and is never starved outright), and prints its path; or prints
+# nothing, with a note, where none can be made. First removes the empty ones of runs gone
+# (killed). The caller removes the one it gets.
 beside_cgroup() {
 	own=$(sed -n 's/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p' /proc/self/cgroup)
 	if [ -n "$own" ] && [ -d "/sys/fs/cgroup/cpu$own" ]; then
 		dir=/sys/fs/cgroup/cpu${own%/} file=cpu.shares weight=102
+		[ "${1:-}" != least ] || weight=2
 	else
 		own=$(sed -n 's/^0:://p' /proc/self/cgroup)
 		dir=/sys/fs/cgroup${own%/} file=cpu.weight weight=10
+		[ "${1:-}" != least ] || weight=1
 		grep -qw cpu "$dir/cgroup.subtree_control" 2>/dev/null || dir=
 	fi
 	if [ -n "$dir" ]; then
@@ -221,29 +230,38 @@ e2e)
 		if [ -n "$beside" ]; then
 			# one session for the lane: stopped, the script running in it stops too
 			# shellcheck disable=SC2086 # the scripts, one a word
-			setsid sh -c 'cg=$1 side=$2
-				shift 2
-				export BOOTGATE_TEST_LANE=1
+			setsid sh -c 'cg=$1 side=$2 acct=$3
+				shift 3
 				[ -z "$cg" ] || echo $$ 2>/dev/null >"$cg/cgroup.procs" ||
 					echo "# not in the cpu cgroup $cg: nice alone" >"$side/lane.note"
-				for s in "$@"; do
-					n=${s##*/} t0=$(date +%s)
-					nice -n 10 sh "$s" >"$side/$n.out" 2>&1
-					echo $? >"$side/$n.rc"
-					echo $(($(date +%s) - t0)) >"$side/$n.secs"
-				done' sh "$cg" "$side" $beside >/dev/null 2>&1 &
+				# two at a time: each sub-lane (1 and 2, for free_port) takes, in
+				# the order given, the next script no other has claimed
+				for l in 1 2; do
+					(export BOOTGATE_TEST_LANE=$l
+					for s in "$@"; do
+						n=${s##*/}
+						mkdir "$side/$n.claim" 2>/dev/null || continue
+						t0=$(date +%s) acg=$(sh "$acct" new "$n")
+						nice -n 10 sh "$acct" run "$acg" "$s" >"$side/$n.out" 2>&1
+						echo $? >"$side/$n.rc"
+						echo "$(($(date +%s) - t0)) s$(sh "$acct" done "$acg")" >"$side/$n.secs"
+					done) &
+				done
+				wait' sh "$cg" "$side" "$acct" $beside >/dev/null 2>&1 &
 			lane=$!
 			running="$running $lane"
 		fi
 		# a session of its own too: stopped, what it runs in the foreground stops with it
-		setsid sh "$t" >"$side/main.out" 2>&1 &
+		acg=$(sh "$acct" new "${t##*/}")
+		setsid sh "$acct" run "$acg" "$t" >"$side/main.out" 2>&1 &
 		main=$!
 		wait "$main"
 		rc=$?
 		main=
 		tally "$(cat "$side/main.out")" "$rc" "sh $t"
-		# the wall time of each script: where a cold run's time goes
-		echo "# $t: $(($(date +%s) - start)) s"
+		# the wall time of each script, and the CPU time of its processes: where a
+		# run's time goes
+		echo "# $t: $(($(date +%s) - start)) s$(sh "$acct" done "$acg")"
 		if [ -n "$lane" ]; then
 			wait "$lane"
 			running=$(echo "$running" | sed "s/ $lane\>//")
@@ -257,12 +275,56 @@ e2e)
 					continue
 				fi
 				tally "$(cat "$side/$n.out")" "$(cat "$side/$n.rc")" "sh $s"
-				echo "# $s: $(cat "$side/$n.secs") s, beside $t"
+				echo "# $s: $(cat "$side/$n.secs"), beside $t"
 			done
 			echo "# $t: with the scripts beside it done, $(($(date +%s) - start)) s"
 		fi
 	done
 	record e2e "$passed" "$failed"
+	;;
+low)
+	# the command in the background, in a session of its own, in a cpu cgroup of the least
+	# weight (beside_cgroup least: below the scripts beside, which have a tenth) and at
+	# nice 19; its output to FILE, its exit code to FILE.rc once it ends; stopped when
+	# process WATCH (make) is gone
+	[ $# = 3 ] && [ -n "$1" ] && [ "$2" -gt 1 ] 2>/dev/null ||
+		{ echo "usage: tests/run.sh low FILE WATCH CMD (WATCH a pid)" >&2; exit 2; }
+	file=$1 watch=$2
+	rm -f "$file.rc" "$file.pid"
+	: >"$file" || exit 1
+	cg=$(beside_cgroup least 2>>"$file")
+	setsid sh -c 'cg=$1 file=$2 watch=$3
+		[ -z "$cg" ] || echo $$ 2>/dev/null >"$cg/cgroup.procs" ||
+			echo "# not in the cpu cgroup $cg: nice alone"
+		(while kill -0 "$watch" 2>/dev/null; do sleep 2; done
+			echo "# $watch is gone: stopped" >>"$file"; kill -TERM -$$) &
+		dog=$!
+		nice -n 19 sh -c "$4"
+		rc=$?
+		kill "$dog" 2>/dev/null
+		if [ -n "$cg" ]; then
+			# this shell, and the watch'"'"'s last sleep
+			for pid in $(cat "$cg/cgroup.procs"); do
+				echo "$pid" 2>/dev/null >"${cg%/*}/cgroup.procs"
+			done
+			rmdir "$cg" 2>/dev/null || echo "# left $cg: a process is still in it"
+		fi
+		echo "$rc" >"$file.rc"' sh "$cg" "$file" "$watch" "$3" >>"$file" 2>&1 </dev/null &
+	echo $! >"$file.pid"
+	exit 0
+	;;
+low-wait)
+	# waits for what "low FILE" started, prints its output, exits with its code
+	[ $# = 1 ] || { echo "usage: tests/run.sh low-wait FILE" >&2; exit 2; }
+	file=$1
+	pid=$(cat "$file.pid" 2>/dev/null) || { echo "tests/run.sh: nothing was started as '$file'" >&2; exit 1; }
+	while [ ! -s "$file.rc" ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+	done
+	cat "$file"
+	rc=$(cat "$file.rc" 2>/dev/null)
+	[ -n "$rc" ] || { echo "tests/run.sh: '$file' ended with no exit code (killed)" >&2; exit 1; }
+	exit "$rc"
 	;;
 timed)
 	case "${2:-}" in
@@ -330,7 +392,7 @@ total)
 	fi
 	;;
 *)
-	echo "usage: tests/run.sh unit|e2e|timed|total ..." >&2
+	echo "usage: tests/run.sh unit|e2e|low|low-wait|timed|total ..." >&2
 	exit 2
 	;;
 esac

@@ -110,9 +110,9 @@ test_expect_success 'a script "beside" another runs while it runs, in a cpu cgro
 	cat out &&
 	test_grep "^# pair/t2-side.sh: started beside pair/t1-main.sh$" out &&
 	test_grep "^e2e: 2 passed, 0 failed in [0-9]* s$" out &&
-	: each lane picks its ports from its own half &&
+	: each lane picks its ports from its own third &&
 	test "$(cat pair/main-lane)" = 0 &&
-	test "$(cat pair/side-lane)" = 1 &&
+	grep -qx "[12]" pair/side-lane &&
 	cg=$(cat pair/side-cgroup) &&
 	if cgroups_here; then
 		case "$cg" in */bootgate-beside.[0-9]*) ;; *) echo "cgroup: $cg" && false ;; esac &&
@@ -171,7 +171,7 @@ write_lane() {
 	printf "%s\\n" "touch pair/lane-done" "echo \"0 passed, 1 failed\"" >>pair/t4-side.sh
 }
 
-test_expect_success 'several scripts beside one run one after another while it runs, each counted' '
+test_expect_success 'several scripts beside one run two at a time while it runs, each counted' '
 	write_lane &&
 	test_exit_code 1 env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh \
 		pair/t2-side.sh pair/t3-side.sh pair/t4-side.sh >out 2>&1 &&
@@ -179,12 +179,48 @@ test_expect_success 'several scripts beside one run one after another while it r
 	test_grep "^e2e: 3 passed, 1 failed in [0-9]* s$" out &&
 	for n in 2 3 4; do
 		test_grep "^# pair/t$n-side.sh: started beside pair/t1-main.sh$" out &&
-		test_grep "^# pair/t$n-side.sh: [0-9]* s, beside pair/t1-main.sh$" out || return 1
+		test_grep "^# pair/t$n-side.sh: [0-9]* s\(, [0-9]* CPU s\)*, beside pair/t1-main.sh$" out || return 1
 	done &&
 	test_grep "^# pair/t1-main.sh: with the scripts beside it done, [0-9]* s$" out &&
-	: each began after the one before it ended &&
-	test "$(sed -n 1p pair/t3.times)" -ge "$(sed -n 2p pair/t2.times)" &&
-	test "$(sed -n 1p pair/t4.times)" -ge "$(sed -n 2p pair/t3.times)"
+	: the first two together, the third once one of them ended &&
+	test "$(sed -n 1p pair/t3.times)" -lt "$(sed -n 2p pair/t2.times)" &&
+	test "$(sed -n 1p pair/t2.times)" -lt "$(sed -n 2p pair/t3.times)" &&
+	first_end=$(sort -n pair/t2.times pair/t3.times | sed -n 3p) &&
+	test "$(sed -n 1p pair/t4.times)" -ge "$first_end"
+'
+
+# write_cpu: cpu/t1-busy.sh, whose child burns 1.5 s of a core (of CPU time, however long
+# a busy machine takes to give it), and cpu/t2-idle.sh beside it, which sleeps
+write_cpu() {
+	mkdir -p cpu &&
+	cat >cpu/t1-busy.sh <<-\EOF &&
+	python3 -c 'import time
+	while time.process_time() < 1.5: pass' &
+	wait
+	echo "1 passed, 0 failed"
+	EOF
+	cat >cpu/t2-idle.sh <<-\EOF
+	#!/bin/sh
+	# beside: t1-busy.sh
+	sleep 1
+	echo "1 passed, 0 failed"
+	EOF
+}
+
+test_expect_success 'each script'"'"'s CPU seconds, its children'"'"'s too, in the lane beside as well' '
+	probe=$(sh "$ROOT/tests/acct.sh" new probe) &&
+	if [ -n "$probe" ]; then
+		rmdir "$probe" &&
+		write_cpu &&
+		env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e cpu/t1-busy.sh cpu/t2-idle.sh >out 2>&1 &&
+		cat out &&
+		busy=$(sed -n "s|^# cpu/t1-busy.sh: [0-9]* s, \([0-9]*\) CPU s$|\1|p" out) &&
+		idle=$(sed -n "s|^# cpu/t2-idle.sh: [0-9]* s, \([0-9]*\) CPU s, beside cpu/t1-busy.sh$|\1|p" out) &&
+		test "$busy" -ge 1 && test "$idle" = 0 &&
+		test -z "$(find /sys/fs/cgroup/cpuacct -maxdepth 4 -name "bootgate-acct.*.t[12]-*.sh")"
+	else
+		test_note "no cpuacct cgroup (v1) can be made here: no CPU figure"
+	fi
 '
 
 test_expect_success 'a server a script beside leaves running goes back to the default weight' '
@@ -208,6 +244,28 @@ test_expect_success 'a server a script beside leaves running goes back to the de
 	else
 		test_note "no cpu cgroup can be made here: nothing to move"
 	fi
+'
+
+test_expect_success 'low: a command in the background at the least weight, its output and code' '
+	rm -f low.* &&
+	sh "$ROOT/tests/run.sh" low low $$ "cat /proc/self/cgroup >cg; c=\$(sed -n \"s/^[0-9]*:\\([^:]*,\\)*cpu\\(,[^:]*\\)*:\\(.*\\)/\\3/p\" cg); cat /sys/fs/cgroup/cpu\$c/cpu.shares >shares 2>/dev/null; echo said; exit 3" &&
+	test_exit_code 3 sh "$ROOT/tests/run.sh" low-wait low >out &&
+	test_grep "^said$" out &&
+	if cgroups_here; then
+		cg=$(sed -n "s/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p" cg) &&
+		case "$cg" in */bootgate-beside.*) ;; *) echo "not in its cgroup: $cg"; false ;; esac &&
+		test "$(cat shares)" = 2 &&
+		test ! -d "/sys/fs/cgroup/cpu$cg"
+	fi &&
+	: stopped once make is gone, and said so &&
+	watch=$(sh -c "sleep 2 >/dev/null 2>&1 & echo \$!") &&
+	sh "$ROOT/tests/run.sh" low low "$watch" "sleep 60 & echo \$! >sleeper; wait" &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" low-wait low >out 2>err &&
+	test_grep "is gone: stopped" out &&
+	test_grep "ended with no exit code" err &&
+	! kill -0 "$(cat sleeper)" 2>/dev/null &&
+	test_exit_code 2 sh "$ROOT/tests/run.sh" low low x "true" &&
+	test_exit_code 1 sh "$ROOT/tests/run.sh" low-wait never
 '
 
 test_expect_success 'timed and total: each tier'"'"'s seconds, its tests, and the budget' '
@@ -313,19 +371,21 @@ test_expect_success 'the soak refuses a length it cannot use before it starts an
 	done
 '
 
-test_expect_success 'free_port: each lane of tests/run.sh keeps to its own half of the span' '
+test_expect_success 'free_port: each lane of tests/run.sh keeps to its own third of the span' '
 	(
 		. "$ROOT/scripts/lib-net.sh" &&
 		for i in $(seq 200); do
 			a=$(BOOTGATE_TEST_LANE=0 free_port) &&
 			b=$(BOOTGATE_TEST_LANE=1 free_port) &&
-			c=$(BOOTGATE_TEST_LANE=1 free_port 33100 1000) &&
-			test "$a" -ge 20000 && test "$a" -lt 26000 &&
-			test "$b" -ge 26000 && test "$b" -lt 32000 &&
-			test "$c" -ge 33600 && test "$c" -lt 34100 || return 1
+			c=$(BOOTGATE_TEST_LANE=2 free_port) &&
+			d=$(BOOTGATE_TEST_LANE=1 free_port 33100 999) &&
+			test "$a" -ge 20000 && test "$a" -lt 24000 &&
+			test "$b" -ge 24000 && test "$b" -lt 28000 &&
+			test "$c" -ge 28000 && test "$c" -lt 32000 &&
+			test "$d" -ge 33433 && test "$d" -lt 33766 || return 1
 		done &&
 		seen=$(for i in $(seq 200); do env -u BOOTGATE_TEST_LANE sh -c ". \"$ROOT/scripts/lib-net.sh\" && free_port"; done |
-			awk "\$1 >= 26000 { hi++ } \$1 < 26000 { lo++ } END { print (hi > 0 && lo > 0) }") &&
+			awk "\$1 >= 28000 { hi++ } \$1 < 24000 { lo++ } END { print (hi > 0 && lo > 0) }") &&
 		test "$seen" = 1
 	)
 '
