@@ -913,16 +913,28 @@ static void job_args(struct daemon *d, const struct bg_job_row *j, const struct 
 		bg_strvec_pushv(a, (char *const[]){ "--lab", (char *)d->lab, NULL });
 }
 
-/* The daemon's environment, and the job's QEMU boots at once when it has any. */
-static void job_env(unsigned boots, struct bg_strvec *env)
+/* Whether the environment entry e sets name. */
+static bool env_sets(const char *e, const char *name)
 {
-	size_t len = strlen(BG_BOOT_SLOTS_ENV);
+	size_t len = strlen(name);
 
+	return !strncmp(e, name, len) && e[len] == '=';
+}
+
+/*
+ * The daemon's environment, the job's QEMU boots at once when it has any, and the
+ * configuration's ccache remote storage (none when it has none, whatever the daemon's
+ * own environment said).
+ */
+static void job_env(unsigned boots, const char *ccache_remote, struct bg_strvec *env)
+{
 	for (char **e = environ; *e; e++)
-		if (strncmp(*e, BG_BOOT_SLOTS_ENV, len) || (*e)[len] != '=')
+		if (!env_sets(*e, BG_BOOT_SLOTS_ENV) && !env_sets(*e, BG_CCACHE_REMOTE_ENV))
 			bg_strvec_push(env, *e);
 	if (boots)
 		bg_strvec_pushf(env, "%s=%u", BG_BOOT_SLOTS_ENV, boots);
+	if (ccache_remote)
+		bg_strvec_pushf(env, "%s=%s", BG_CCACHE_REMOTE_ENV, ccache_remote);
 }
 
 static int running_jobs(const struct daemon *d)
@@ -1029,7 +1041,7 @@ static int start_job(struct daemon *d, const struct bg_job_row *jr)
 	fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	job_args(d, jr, t, c, &argv);
 	boots = bg_service_boot_slots(&d->conf, c, jr->board[0] ? jr->board : c->gated[0]);
-	job_env(boots, &env);
+	job_env(boots, d->conf.ccache_remote, &env);
 	o.argv = bg_strvec_argv(&argv);
 	o.envp = bg_strvec_argv(&env);
 	o.out_fd = fd;

@@ -14,7 +14,7 @@ for set in "$@"; do
 	unit)    pkgs="$pkgs libcmocka-dev git openssl b4" ;;
 	clang)   pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	e2e)     pkgs="$pkgs jq time gzip bc python3 procps git sqlite3 curl openssl public-inbox chromium python3-jsonschema python3-yaml postfix iproute2 libfaketime
-		 systemd man-db groff-base" ;;
+		 systemd man-db groff-base redis-server" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 xz-utils git flex bison bc libssl-dev libelf-dev zlib1g-dev cpio
 		     ccache bubblewrap qemu-system-x86 qemu-system-arm qemu-system-ppc
 		     gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu libc6-dev-arm64-cross

@@ -387,3 +387,49 @@ void bg_board_release(struct bg_board *b)
 	free(b->lab);
 	memset(b, 0, sizeof(*b));
 }
+
+/* Whether s ends with tail. */
+static bool has_tail(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+const char *bg_ccache_remote_path(const char *url)
+{
+	static const char *const schemes[] = { "redis+unix:", "file:" };
+	const char *path = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(schemes) && !path; i++)
+		if (!strncmp(url, schemes[i], strlen(schemes[i])))
+			path = url + strlen(schemes[i]);
+	if (!path) {
+		bg_error("'%.80s': the build's sandbox has no network: a remote cache is "
+			 "redis+unix:/SOCKET or file:/DIR", url);
+		return NULL;
+	}
+	if (path[0] != '/' || path[1] == '/') {
+		bg_error("'%.80s': the path after the scheme is absolute, as in "
+			 "redis+unix:/run/redis/ccache.sock", url);
+		return NULL;
+	}
+	/* ccache reads ?db=, # and %XX in a URL: the path must mean only itself */
+	for (const char *c = path; *c; c++)
+		if (strchr("|?#% ", *c) || (unsigned char)*c < 0x20 || *c == 0x7f) {
+			bg_error("'%.80s': no '|', '?', '#', '%%', blank or control character in the "
+				 "path", url);
+			return NULL;
+		}
+	if (strstr(path, "/./") || strstr(path, "/../") || has_tail(path, "/.") ||
+	    has_tail(path, "/..") || !strcmp(path, "/")) {
+		bg_error("'%.80s': a path with no '.' or '..' part, and not '/'", url);
+		return NULL;
+	}
+	/* a Unix socket's path fits in sun_path: 108 bytes with its NUL */
+	if (strlen(path) > (url[0] == 'r' ? 107 : 4000)) {
+		bg_error("the remote cache's path is %zu bytes long", strlen(path));
+		return NULL;
+	}
+	return path;
+}

@@ -101,6 +101,20 @@ int bg_board_check_perf(const struct bg_board *b);
  */
 #define BG_BOOT_SLOTS_ENV "BOOTGATE_BOOT_SLOTS"
 
+/*
+ * A ccache remote storage shared by build hosts (ccache's remote_storage), which a build
+ * reaches from its sandbox, where it has no network: "redis+unix:/PATH" (a Redis server's
+ * socket) or "file:/DIR" (a directory every host mounts). The daemon gives it to its
+ * jobs in this environment variable; bootgate-build takes it from there or --ccache-remote.
+ */
+#define BG_CCACHE_REMOTE_ENV "BOOTGATE_CCACHE_REMOTE"
+/*
+ * The path that url names (borrowed from url: after the scheme), the socket's or the
+ * directory's; NULL with why in bg_error_last() for any other url, a relative path, one
+ * with "|" (ccache's attributes are the build's to set), blanks or control characters.
+ */
+const char *bg_ccache_remote_path(const char *url);
+
 /* Loads lab/boards/NAME.yaml (NAME: a board, or an arch for qemu-ARCH). */
 int bg_board_load(const char *lab, const char *name, struct bg_board *b);
 /*

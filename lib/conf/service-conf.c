@@ -705,7 +705,7 @@ static int read_artifacts(struct bg_service_conf *sc, struct bg_conf *a)
 static int read_conf(struct bg_service_conf *sc, const char *dir)
 {
 	struct bg_conf *c = &sc->conf, *limits, *webhook, *artifacts, *trees;
-	const char *state, *sock, *site;
+	const char *state, *sock, *site, *remote;
 	struct stat st;
 	size_t ntrees;
 
@@ -716,8 +716,13 @@ static int read_conf(struct bg_service_conf *sc, const char *dir)
 	    bg_conf_map(c, "artifacts", &artifacts) < 0 ||
 	    bg_conf_str(c, "socket", NULL, &sock) < 0 ||
 	    bg_conf_str(c, "site", NULL, &site) < 0 ||
+	    bg_conf_str(c, "ccache-remote", NULL, &remote) < 0 ||
 	    bg_conf_maps(c, "trees", &trees, &ntrees) < 0)
 		return -1;
+	if (remote && !bg_ccache_remote_path(remote))
+		return bg_conf_error_at(c, "ccache-remote", 0, "'ccache-remote': %s",
+					bg_error_last());
+	sc->ccache_remote = remote ? xstrdup(remote) : NULL;
 	sc->builds = 1;
 	sc->boots = 2;
 	if (limits && (bg_conf_long(limits, "builds", 1, 1, 64, &sc->builds) < 0 ||
@@ -870,6 +875,7 @@ void bg_service_conf_release(struct bg_service_conf *sc)
 	free(sc->state);
 	free(sc->webhook_host);
 	free(sc->webhook_secret_file);
+	free(sc->ccache_remote);
 	free(sc->artifacts_host);
 	free(sc->socket);
 	free(sc->file);

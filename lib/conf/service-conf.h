@@ -106,6 +106,7 @@ struct bg_service_conf {
 	unsigned artifacts_port;
 	char *socket;         /* the trigger socket; short enough for a Unix socket */
 	char *site;           /* the results site the daemon keeps (default STATE/site) */
+	char *ccache_remote;  /* ccache's remote storage its builds share, or NULL (board.h) */
 	struct bg_service_tree *trees;
 	size_t ntrees;
 	struct bg_service_inbox *inboxes;

@@ -85,6 +85,10 @@ void bg_build_result_write(struct bg_json *j, const struct bg_build_result *r)
 	bg_json_int(j, r->ccache_hits);
 	bg_json_key(j, "ccache_misses");
 	bg_json_int(j, r->ccache_misses);
+	bg_json_key(j, "ccache_remote_hits");
+	bg_json_int(j, r->ccache_remote_hits);
+	bg_json_key(j, "ccache_remote_errors");
+	bg_json_int(j, r->ccache_remote_errors);
 	bg_json_key(j, "build_seconds");
 	bg_json_double(j, r->build_seconds);
 	key_str(j, "log", r->log);
@@ -141,6 +145,8 @@ int bg_build_result_read(const char *name, const char *text, struct bg_build_res
 	r->reused = bg_json_truth(bg_json_get(o, "reused")) == 1;
 	r->ccache_hits = (long)fmax(0, bg_json_num(bg_json_get(o, "ccache_hits")));
 	r->ccache_misses = (long)fmax(0, bg_json_num(bg_json_get(o, "ccache_misses")));
+	r->ccache_remote_hits = (long)fmax(0, bg_json_num(bg_json_get(o, "ccache_remote_hits")));
+	r->ccache_remote_errors = (long)fmax(0, bg_json_num(bg_json_get(o, "ccache_remote_errors")));
 	bg_json_doc_free(d);
 	if (r->status == BG_BUILD_BUILT && (!r->image || !r->commit)) {
 		bg_build_result_release(r);

@@ -47,6 +47,8 @@ struct bg_build_result {
 	int identical_to_parent; /* 1, 0, or -1 unknown */
 	bool reused;             /* the image of the same source and configuration was kept */
 	long ccache_hits, ccache_misses;   /* this build's compiles */
+	/* of the hits, those from the build hosts' shared remote storage; its failures */
+	long ccache_remote_hits, ccache_remote_errors;
 	double build_seconds;
 	char *log;
 };

@@ -43,6 +43,8 @@ struct build {
 	bool untrusted;
 	bool kept_theirs;         /* untrusted, and its image was already there: not its files */
 	const char *service;      /* the service configuration: its secrets are hidden */
+	/* ccache's remote storage shared by build hosts, and its socket or directory (or NULL) */
+	const char *ccache_remote, *ccache_remote_path;
 	struct bg_strvec hidden;  /* files and directories no build step sees */
 	/* the limits of each build step; limit says which one ended the build */
 	unsigned long timeout, max_procs, max_disk_mb;
@@ -96,6 +98,7 @@ int forget_interrupted(struct build *b);
 
 /* sandbox.c: what a build step sees */
 int hide_service(struct build *b);
+int remote_check(const struct build *b);
 void hide_tokens(struct build *b);
 int step(struct build *b, char *const *argv, struct bg_proc_result *r);
 

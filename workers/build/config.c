@@ -230,7 +230,8 @@ void ccache_rate(struct build *b)
 	if (fd >= 0)
 		close(fd);
 
-	b->res.ccache_hits = b->res.ccache_misses = 0;
+	b->res.ccache_hits = b->res.ccache_misses = b->res.ccache_remote_hits = 0;
+	b->res.ccache_remote_errors = 0;
 	for (char *line = text; line && *line;) {
 		size_t len = strcspn(line, "\n");
 
@@ -239,12 +240,21 @@ void ccache_rate(struct build *b)
 			b->res.ccache_hits++;
 		else if (len == 10 && !strncmp(line, "cache_miss", len))
 			b->res.ccache_misses++;
+		/* one a compile: the hit its answer came from the remote storage */
+		else if (len == 18 && !strncmp(line, "remote_storage_hit", len))
+			b->res.ccache_remote_hits++;
+		else if ((len == 20 && !strncmp(line, "remote_storage_error", len)) ||
+			 (len == 22 && !strncmp(line, "remote_storage_timeout", len)))
+			b->res.ccache_remote_errors++;
 		line += len + (line[len] == '\n');
 	}
 	if (b->res.ccache_hits + b->res.ccache_misses)
 		log_info("ccache: %ld hits, %ld misses (%.0f%%)", b->res.ccache_hits,
 			 b->res.ccache_misses, 100.0 * (double)b->res.ccache_hits /
 			 (double)(b->res.ccache_hits + b->res.ccache_misses));
+	if (b->ccache_remote)
+		log_info("ccache's remote storage: %ld hits%s", b->res.ccache_remote_hits,
+			 b->res.ccache_remote_errors ? ", and it failed: those compiles stayed local" : "");
 	free(text);
 	free(path);
 }

@@ -22,7 +22,7 @@ static void usage(FILE *f)
 		"                      [--config BASE] [--fragment FILE]... [--jobs N]\n"
 		"                      [--result FILE] [--no-sandbox] [--perf] [--untrusted]\n"
 		"                      [--service FILE] [--timeout S] [--max-procs N]\n"
-		"                      [--max-disk MIB]\n"
+		"                      [--max-disk MIB] [--ccache-remote URL]\n"
 		"\nBuilds REV of the kernel tree DIR for a board of lab-configs/boards/ (or an\n"
 		"arch: x86_64, arm64, ppc64le). The worktree of each tree and arch and the\n"
 		"out-of-tree build directory of each board are kept in $BOOTGATE_CACHE (default\n"
@@ -46,6 +46,10 @@ static void usage(FILE *f)
 		"--max-disk MIB (default 32768): the build fails (exit 1), but a trusted tree (no\n"
 		"--untrusted) past its time, or a fork refused by an enclosing cgroup's pids.max,\n"
 		"is infra (exit 111).\n"
+		"--ccache-remote URL (default $BOOTGATE_CCACHE_REMOTE): a ccache remote storage the\n"
+		"build hosts share, redis+unix:/SOCKET or file:/DIR, bound into the sandbox; an\n"
+		"untrusted build has none of it (hidden: it could write to it). Gone or failing,\n"
+		"the compiles stay local.\n"
 		"\nexit: 0 built, 1 the kernel (or with --perf, perf) does not build, 2 usage (a\n"
 		"bad tree, board or commit), 111 infrastructure (retry), 127 a program could not\n"
 		"be run\n");
@@ -67,6 +71,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "max-procs", required_argument, NULL, 'p' },
 	{ "max-disk", required_argument, NULL, 'D' },
+	{ "ccache-remote", required_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -116,7 +121,7 @@ static int parse_options(int argc, char **argv, struct build *b, struct options 
 	int opt;
 
 	opterr = 0;     /* a bad option is named once, escaped, below */
-	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:PUS:T:p:D:h", long_options,
+	while ((opt = getopt_long(argc, argv, "t:c:b:l:j:r:nC:F:PUS:T:p:D:R:h", long_options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 't': o->tree = optarg; break;
@@ -137,6 +142,7 @@ static int parse_options(int argc, char **argv, struct build *b, struct options 
 		case 'P': b->perf = true; break;
 		case 'U': b->untrusted = true; break;
 		case 'S': b->service = optarg; break;
+		case 'R': b->ccache_remote = optarg; break;
 		case 'T': case 'p': case 'D':
 			if (parse_limit(opt, optarg, b) < 0) {
 				log_warnx("%s: %s", argv[optind - 1], bg_error_last());
@@ -157,6 +163,13 @@ static int parse_options(int argc, char **argv, struct build *b, struct options 
 	}
 	if (b->untrusted && !b->sandbox) {
 		log_warnx("--untrusted builds in the sandbox: not with --no-sandbox");
+		return BG_EXIT_USAGE;
+	}
+	if (!b->ccache_remote && getenv(BG_CCACHE_REMOTE_ENV) && *getenv(BG_CCACHE_REMOTE_ENV))
+		b->ccache_remote = getenv(BG_CCACHE_REMOTE_ENV);
+	if (b->ccache_remote && !(b->ccache_remote_path = bg_ccache_remote_path(b->ccache_remote))) {
+		log_warnx("%s: %s", getenv(BG_CCACHE_REMOTE_ENV) == b->ccache_remote ?
+			  BG_CCACHE_REMOTE_ENV : "--ccache-remote", bg_error_last());
 		return BG_EXIT_USAGE;
 	}
 	return -1;
@@ -197,7 +210,8 @@ static int check_inputs(struct build *b, const struct options *o)
 	    bg_board_load(o->lab ? o->lab : bg_lab_dir(), o->board, &b->board) < 0 ||
 	    bg_tree_open(o->tree, &b->tree) < 0 ||
 	    bg_git_resolve(b->tree.real, b->rev, b->commit) < 0 ||
-	    config_inputs(b, &o->fragments) < 0 || perf_arch_check(b) < 0 || hide_service(b) < 0)
+	    config_inputs(b, &o->fragments) < 0 || perf_arch_check(b) < 0 || hide_service(b) < 0 ||
+	    remote_check(b) < 0)
 		return -1;
 	return 0;
 }

@@ -40,6 +40,13 @@ static void build_env(const struct build *b, struct bg_strvec *env)
 	 */
 	bg_strvec_push(env, "CCACHE_NODEPEND=1");
 	bg_strvec_pushf(env, "CCACHE_STATSLOG=%s/.ccache-stats.log", b->in_out);
+	/*
+	 * Shared by the build hosts, read and written by trusted builds alone: a posted
+	 * patch's build could write to the server through its socket, whatever ccache is
+	 * told, so it has none of it (and its path is hidden from it: sandbox_argv).
+	 */
+	if (b->ccache_remote && !b->untrusted)
+		bg_strvec_pushf(env, "CCACHE_REMOTE_STORAGE=%s", b->ccache_remote);
 }
 
 /* What no build step sees, on any machine: passwords, keys, and the services' data. */
@@ -94,6 +101,54 @@ int hide_service(struct build *b)
 	bg_strvec_push(&b->hidden, c.state);
 	bg_strvec_push(&b->hidden, c.socket);
 	bg_service_conf_release(&c);
+	return 0;
+}
+
+/* Whether path is dir or below it. */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] || n == 1);
+}
+
+/*
+ * The remote cache's path, before a build binds it into the sandbox: a socket for
+ * redis+unix:, a directory for file:, and neither one that holds something the sandbox
+ * hides (file:/var would show it /var/lib again, file:/ the whole host, writable).
+ */
+int remote_check(const struct build *b)
+{
+	const char *hidden[] = { "/run", "/root", "/home", "/etc/bootgate", getenv("HOME"),
+				 getenv("BOOTGATE_STATE"), b->cache, b->board.lab };
+	char real[PATH_MAX];
+	struct stat st;
+	bool sock;
+
+	if (!b->ccache_remote || !b->ccache_remote_path)
+		return 0;
+	sock = !strncmp(b->ccache_remote, "redis+unix:", 11);
+	if (!realpath(b->ccache_remote_path, real)) {
+		if (errno == ENOENT)    /* a server not there yet: the compiles stay local */
+			return 0;
+		return bg_error_errno("--ccache-remote '%s'", b->ccache_remote_path);
+	}
+	if (stat(real, &st) < 0 || (sock ? !S_ISSOCK(st.st_mode) : !S_ISDIR(st.st_mode)))
+		return bg_error("--ccache-remote: '%s' is not a %s", real,
+				sock ? "socket" : "directory");
+	for (size_t i = 0; i < ARRAY_SIZE(hidden) + ARRAY_SIZE(system_secrets) + b->hidden.n; i++) {
+		const char *h = i < ARRAY_SIZE(hidden) ? hidden[i] :
+				i < ARRAY_SIZE(hidden) + ARRAY_SIZE(system_secrets) ?
+				system_secrets[i - ARRAY_SIZE(hidden)] :
+				b->hidden.v[i - ARRAY_SIZE(hidden) - ARRAY_SIZE(system_secrets)];
+		char hreal[PATH_MAX];
+
+		if (h && *h && path_within(realpath(h, hreal) ? hreal : h, real))
+			return bg_error("--ccache-remote: '%s' holds '%s', which a build may not see",
+					real, h);
+	}
 	return 0;
 }
 
@@ -166,6 +221,17 @@ static void sandbox_argv(const struct build *b, struct bg_strvec *a)
 	if (b->perf)
 		bg_strvec_pushv(a, (char *const[]){ "--bind", b->perf_out,
 						    (char *)b->in_perf, NULL });
+	/*
+	 * The remote cache's socket or directory (checked: remote_check), at its own path,
+	 * after what is hidden (/run, the state, the cache), so that one there is seen by a
+	 * trusted build; hidden from an untrusted one, which could write to it. One that is
+	 * not there is left out: ccache then compiles locally.
+	 */
+	if (b->ccache_remote_path && b->untrusted)
+		hide(a, b->ccache_remote_path);
+	else if (b->ccache_remote_path && access(b->ccache_remote_path, F_OK) == 0)
+		bg_strvec_pushv(a, (char *const[]){ "--bind", (char *)b->ccache_remote_path,
+						    (char *)b->ccache_remote_path, NULL });
 	/*
 	 * Every tree's worktree is seen at one path: the kernel writes its source path
 	 * into every compile (-I, -fmacro-prefix-map), so only then do the tracing,
