@@ -171,10 +171,21 @@ write_lane() {
 	printf "%s\\n" "touch pair/lane-done" "echo \"0 passed, 1 failed\"" >>pair/t4-side.sh
 }
 
-test_expect_success 'several scripts beside one run two at a time while it runs, each counted' '
+test_expect_success 'several scripts beside one: one after another, or two at a time, each counted' '
 	write_lane &&
 	test_exit_code 1 env -u CHECK_SUMMARY sh "$ROOT/tests/run.sh" e2e pair/t1-main.sh \
 		pair/t2-side.sh pair/t3-side.sh pair/t4-side.sh >out 2>&1 &&
+	cat out &&
+	test_grep "^e2e: 3 passed, 1 failed in [0-9]* s$" out &&
+	: by default each began after the one before it ended &&
+	test "$(sed -n 1p pair/t3.times)" -ge "$(sed -n 2p pair/t2.times)" &&
+	test "$(sed -n 1p pair/t4.times)" -ge "$(sed -n 2p pair/t3.times)" &&
+	test_exit_code 2 env -u CHECK_SUMMARY BOOTGATE_BESIDE_LANES=3 sh "$ROOT/tests/run.sh" e2e \
+		pair/t1-main.sh pair/t2-side.sh 2>err &&
+	test_grep "BOOTGATE_BESIDE_LANES is 1 or 2, not .3." err &&
+	write_lane &&
+	test_exit_code 1 env -u CHECK_SUMMARY BOOTGATE_BESIDE_LANES=2 sh "$ROOT/tests/run.sh" e2e \
+		pair/t1-main.sh pair/t2-side.sh pair/t3-side.sh pair/t4-side.sh >out 2>&1 &&
 	cat out &&
 	test_grep "^e2e: 3 passed, 1 failed in [0-9]* s$" out &&
 	for n in 2 3 4; do
@@ -182,7 +193,7 @@ test_expect_success 'several scripts beside one run two at a time while it runs,
 		test_grep "^# pair/t$n-side.sh: [0-9]* s\(, [0-9]* CPU s\)*, beside pair/t1-main.sh$" out || return 1
 	done &&
 	test_grep "^# pair/t1-main.sh: with the scripts beside it done, [0-9]* s$" out &&
-	: the first two together, the third once one of them ended &&
+	: with two, the first two together, the third once one of them ended &&
 	test "$(sed -n 1p pair/t3.times)" -lt "$(sed -n 2p pair/t2.times)" &&
 	test "$(sed -n 1p pair/t2.times)" -lt "$(sed -n 2p pair/t3.times)" &&
 	first_end=$(sort -n pair/t2.times pair/t3.times | sed -n 3p) &&

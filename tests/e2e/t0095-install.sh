@@ -1,5 +1,4 @@
 #!/bin/sh
-# beside: t0085-build-sandbox.sh
 # make install into a DESTDIR: the programs, the man pages (each rendered without a
 # warning, each showing every word of its program's --help), bootgated.service
 # (systemd-analyze verify), the example configuration under /etc/bootgate (an edited

@@ -1,5 +1,4 @@
 #!/bin/sh
-# beside: t0085-build-sandbox.sh
 # Every board of a tree is gated: bootgated on a tree served by a real git daemon, with
 # arches [x86_64, arm64] and a LAVA board, queues a gate per board for each new tip and
 # for a gate asked for by hand. The tree is "unbuildable" (a README, no kernel), so each

@@ -1,5 +1,4 @@
 #!/bin/sh
-# beside: t0100-kernel.sh
 # A series from a list, end to end, with real parts only: a public-inbox v2 inbox
 # (public-inbox-init -V2, mail delivered by public-inbox-mda) that bootgated follows like
 # a lore mirror, the scenario-tracing tree served by git daemon, real kernels, postfix's

@@ -1,5 +1,5 @@
 #!/bin/sh
-# beside: t0161-perf.sh
+# beside: t0165-demo.sh
 # Faults injected into a running service, each with its expected outcome: the store
 # locked by another process, the clock stepping back an hour, a store damaged or cut to
 # nothing (QEMU killed mid-boot and the cache's disk full are t0175-faults-kernel's).

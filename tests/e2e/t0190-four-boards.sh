@@ -1,5 +1,4 @@
 #!/bin/sh
-# beside: t0165-demo.sh
 # One tree on four boards: the three QEMU arches (x86_64, arm64, ppc64le) and the LAVA
 # lab's x86_64 board, with real kernels from the cached repository. A push is gated on
 # all four; its commit makes arm64's topology_init() (arch/arm64/kernel/setup.c, built
