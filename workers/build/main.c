@@ -117,6 +117,7 @@ static int parse_limit(int opt, const char *arg, struct build *b)
  */
 static int parse_options(int argc, char **argv, struct build *b, struct options *o)
 {
+	const char *remote_env;
 	unsigned long jobs;
 	int opt;
 
@@ -165,11 +166,12 @@ static int parse_options(int argc, char **argv, struct build *b, struct options 
 		log_warnx("--untrusted builds in the sandbox: not with --no-sandbox");
 		return BG_EXIT_USAGE;
 	}
-	if (!b->ccache_remote && getenv(BG_CCACHE_REMOTE_ENV) && *getenv(BG_CCACHE_REMOTE_ENV))
-		b->ccache_remote = getenv(BG_CCACHE_REMOTE_ENV);
+	remote_env = getenv(BG_CCACHE_REMOTE_ENV);
+	if (!b->ccache_remote && remote_env && *remote_env)
+		b->ccache_remote = remote_env;
 	if (b->ccache_remote && !(b->ccache_remote_path = bg_ccache_remote_path(b->ccache_remote))) {
-		log_warnx("%s: %s", getenv(BG_CCACHE_REMOTE_ENV) == b->ccache_remote ?
-			  BG_CCACHE_REMOTE_ENV : "--ccache-remote", bg_error_last());
+		log_warnx("%s: %s", b->ccache_remote == remote_env ? BG_CCACHE_REMOTE_ENV :
+			  "--ccache-remote", bg_error_last());
 		return BG_EXIT_USAGE;
 	}
 	return -1;

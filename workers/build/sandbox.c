@@ -104,6 +104,37 @@ int hide_service(struct build *b)
 	return 0;
 }
 
+/*
+ * What a build step may not see, in the order the sandbox hides it (NULL and empty names
+ * left out), into out.
+ */
+static void hidden_paths(const struct build *b, struct bg_strvec *out)
+{
+	const char *first[] = {
+		"/proc/sysrq-trigger",
+		/* /run: the host's sockets (a read-only mount does not stop a connect) */
+		"/run", "/root", "/home", getenv("HOME"), "/etc/bootgate",
+	};
+	const char *state = getenv("BOOTGATE_STATE"), *last[] = { b->cache, b->board.lab };
+
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
+		if (first[i] && *first[i])
+			bg_strvec_push(out, first[i]);
+	/*
+	 * uid 0 reads any file root owns, capabilities or not: the system's secrets
+	 * and every service's data (the store's default place among them) are hidden.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(system_secrets); i++)
+		bg_strvec_push(out, system_secrets[i]);
+	if (state && *state)
+		bg_strvec_push(out, state);
+	for (size_t i = 0; i < b->hidden.n; i++)
+		bg_strvec_push(out, b->hidden.v[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(last); i++)
+		if (last[i] && *last[i])
+			bg_strvec_push(out, last[i]);
+}
+
 /* Whether path is dir or below it. */
 static bool path_within(const char *path, const char *dir)
 {
@@ -121,11 +152,11 @@ static bool path_within(const char *path, const char *dir)
  */
 int remote_check(const struct build *b)
 {
-	const char *hidden[] = { "/run", "/root", "/home", "/etc/bootgate", getenv("HOME"),
-				 getenv("BOOTGATE_STATE"), b->cache, b->board.lab };
+	struct bg_strvec hidden = BG_STRVEC_INIT;
 	char real[PATH_MAX];
 	struct stat st;
 	bool sock;
+	int ret = 0;
 
 	if (!b->ccache_remote || !b->ccache_remote_path)
 		return 0;
@@ -138,18 +169,16 @@ int remote_check(const struct build *b)
 	if (stat(real, &st) < 0 || (sock ? !S_ISSOCK(st.st_mode) : !S_ISDIR(st.st_mode)))
 		return bg_error("--ccache-remote: '%s' is not a %s", real,
 				sock ? "socket" : "directory");
-	for (size_t i = 0; i < ARRAY_SIZE(hidden) + ARRAY_SIZE(system_secrets) + b->hidden.n; i++) {
-		const char *h = i < ARRAY_SIZE(hidden) ? hidden[i] :
-				i < ARRAY_SIZE(hidden) + ARRAY_SIZE(system_secrets) ?
-				system_secrets[i - ARRAY_SIZE(hidden)] :
-				b->hidden.v[i - ARRAY_SIZE(hidden) - ARRAY_SIZE(system_secrets)];
+	hidden_paths(b, &hidden);
+	for (size_t i = 0; i < hidden.n && !ret; i++) {
 		char hreal[PATH_MAX];
 
-		if (h && *h && path_within(realpath(h, hreal) ? hreal : h, real))
-			return bg_error("--ccache-remote: '%s' holds '%s', which a build may not see",
-					real, h);
+		if (path_within(realpath(hidden.v[i], hreal) ? hreal : hidden.v[i], real))
+			ret = bg_error("--ccache-remote: '%s' holds '%s', which a build may not see",
+				       real, hidden.v[i]);
 	}
-	return 0;
+	bg_strvec_release(&hidden);
+	return ret;
 }
 
 /* The LAVA token file of every board of the lab: the lab itself is hidden, they may not be. */
@@ -188,6 +217,8 @@ void hide_tokens(struct build *b)
  */
 static void sandbox_argv(const struct build *b, struct bg_strvec *a)
 {
+	struct bg_strvec hidden = BG_STRVEC_INIT;
+
 	/*
 	 * As root, bwrap keeps every capability: without --cap-drop a build could
 	 * unmount what hides a secret, remount / writable or load a module. uid 0
@@ -200,24 +231,10 @@ static void sandbox_argv(const struct build *b, struct bg_strvec *a)
 		"--ro-bind", "/", "/", "--dev", "/dev", "--size", TMPFS_SIZE, "--tmpfs",
 		"/dev/shm", "--remount-ro", "/dev", "--proc", "/proc", "--ro-bind",
 		"/proc/sys", "/proc/sys", "--size", TMPFS_SIZE, "--tmpfs", "/tmp", NULL });
-	hide(a, "/proc/sysrq-trigger");
-	/* /run: the host's sockets (a read-only mount does not stop a connect) */
-	hide(a, "/run");
-	hide(a, "/root");
-	hide(a, "/home");
-	hide(a, getenv("HOME"));
-	hide(a, "/etc/bootgate");
-	/*
-	 * uid 0 reads any file root owns, capabilities or not: the system's secrets
-	 * and every service's data (the store's default place among them) are hidden.
-	 */
-	for (size_t i = 0; i < ARRAY_SIZE(system_secrets); i++)
-		hide(a, system_secrets[i]);
-	hide(a, getenv("BOOTGATE_STATE"));
-	for (size_t i = 0; i < b->hidden.n; i++)
-		hide(a, b->hidden.v[i]);
-	hide(a, b->cache);
-	hide(a, b->board.lab);
+	hidden_paths(b, &hidden);
+	for (size_t i = 0; i < hidden.n; i++)
+		hide(a, hidden.v[i]);
+	bg_strvec_release(&hidden);
 	if (b->perf)
 		bg_strvec_pushv(a, (char *const[]){ "--bind", b->perf_out,
 						    (char *)b->in_perf, NULL });
