@@ -261,23 +261,6 @@ check-fuzz: deps-sanitize
 $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%:
 	@FUZZ_RUNS= sh tests/fuzz/run.sh build/fuzz/fuzz-$* $(FUZZ_SECONDS_$*) $(FUZZ_SEEDS_$*)
 
-# each target to as many executions as its seconds above gave it on an idle machine here
-# (2026-12-06), however long they take: for fuzzing on a busy machine, as with tests/run.sh
-# low; an input over 120 s fails (not 1 s: there a fuzzer may wait that long for a core)
-FUZZ_CHECK_RUNS_bootlog = 16000
-FUZZ_CHECK_RUNS_bb = 43000
-FUZZ_CHECK_RUNS_mbox = 57000
-FUZZ_CHECK_RUNS_conf = 49000
-FUZZ_CHECK_RUNS_lava = 100000
-FUZZ_CHECK_RUNS_webhook = 700000
-check-fuzz-runs: deps-sanitize
-	@$(MAKE) --no-print-directory $(JOBS) $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
-	@$(MAKE) --no-print-directory -k $(JOBS) --output-sync=target $(FUZZ_TARGETS:%=fuzz-count-%)
-
-$(FUZZ_TARGETS:%=fuzz-count-%): fuzz-count-%:
-	@FUZZ_RUNS=$(FUZZ_CHECK_RUNS_$*) FUZZ_TIMEOUT=120 sh tests/fuzz/run.sh build/fuzz/fuzz-$* 0 \
-		$(FUZZ_SEEDS_$*)
-
 # every target to FUZZ_RUNS executions, however long it takes; an input over 1 s fails
 # (FUZZ_TIMEOUT=N in the environment: N s, for a machine busy with other work)
 fuzz-long: deps-sanitize
@@ -303,10 +286,10 @@ $(FUZZ_TARGETS:%=build/fuzz/fuzz-%): build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FU
 # The end-to-end tier's packages (most of a fresh machine's apt time: QEMU, the kernel
 # source, the cross compilers, LAVA, Chromium) install in the background while the
 # unit tiers and the fuzzers use the cores; the end-to-end tier waits for them. (The
-# fuzzers in the background instead, at the least CPU weight, tests/run.sh low and make
-# check-fuzz-runs, slowed the first e2e script from 25 to 53 s and saved nothing
-# measurable.) Each tier's wall seconds go to build/check-times, and the closing table
-# shows them beside the budget (tests/run.sh total).
+# fuzzers in the background instead, at the least CPU weight, slowed the first e2e script
+# from 25 to 53 s and saved nothing measurable: bench/check-times.md, 35758b9.) Each
+# tier's wall seconds go to build/check-times, and the closing table shows them beside
+# the budget (tests/run.sh total).
 CHECK_TIMED = CHECK_SUMMARY=$(CURDIR)/build/check-summary sh tests/run.sh timed \
 	$(CURDIR)/build/check-times
 # the closing table; after a tier that failed too, then make check stops

@@ -5,10 +5,6 @@
 #                                ", N skipped" if any), each timed;
 #                                some run beside another, in a second lane ("# beside:
 #                                NAME", below)
-#   tests/run.sh low FILE WATCH CMD
-#                                runs CMD in the background at the least CPU weight,
-#                                its output to FILE, until it ends or process WATCH does
-#   tests/run.sh low-wait FILE   waits for it, prints its output, exits as it did
 #   tests/run.sh timed FILE TIER CMD...
 #                                runs CMD, appends "TIER SECONDS RC" to FILE, exits as CMD
 #   tests/run.sh total FILE [TIMES START]
@@ -74,21 +70,17 @@ path_of() {
 	done
 }
 
-# beside_cgroup [least]: makes a cpu cgroup of a tenth of the default weight under this
-# process's own, cgroup v1's (cpu.shares 102) or v2's where it delegates cpu (cpu.weight
-# 10), or with "least" of the least weight there is (shares 2, weight 1: it runs in the
-# time others leave idle, and is never starved outright), and prints its path; or prints
-# nothing, with a note, where none can be made. First removes the empty ones of runs gone
-# (killed). The caller removes the one it gets.
+# beside_cgroup: makes a cpu cgroup of a tenth of the default weight under this process's
+# own, cgroup v1's (cpu.shares 102) or v2's where it delegates cpu (cpu.weight 10), and
+# prints its path; or prints nothing, with a note, where none can be made. First removes
+# the empty ones of runs gone (killed). The caller removes the one it gets.
 beside_cgroup() {
 	own=$(sed -n 's/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p' /proc/self/cgroup)
 	if [ -n "$own" ] && [ -d "/sys/fs/cgroup/cpu$own" ]; then
 		dir=/sys/fs/cgroup/cpu${own%/} file=cpu.shares weight=102
-		[ "${1:-}" != least ] || weight=2
 	else
 		own=$(sed -n 's/^0:://p' /proc/self/cgroup)
 		dir=/sys/fs/cgroup${own%/} file=cpu.weight weight=10
-		[ "${1:-}" != least ] || weight=1
 		grep -qw cpu "$dir/cgroup.subtree_control" 2>/dev/null || dir=
 	fi
 	if [ -n "$dir" ]; then
@@ -290,50 +282,6 @@ e2e)
 	done
 	record e2e "$passed" "$failed"
 	;;
-low)
-	# the command in the background, in a session of its own, in a cpu cgroup of the least
-	# weight (beside_cgroup least: below the scripts beside, which have a tenth) and at
-	# nice 19; its output to FILE, its exit code to FILE.rc once it ends; stopped when
-	# process WATCH (make) is gone
-	[ $# = 3 ] && [ -n "$1" ] && [ "$2" -gt 1 ] 2>/dev/null ||
-		{ echo "usage: tests/run.sh low FILE WATCH CMD (WATCH a pid)" >&2; exit 2; }
-	file=$1 watch=$2
-	rm -f "$file.rc" "$file.pid"
-	: >"$file" || exit 1
-	cg=$(beside_cgroup least 2>>"$file")
-	setsid sh -c 'cg=$1 file=$2 watch=$3
-		[ -z "$cg" ] || echo $$ 2>/dev/null >"$cg/cgroup.procs" ||
-			echo "# not in the cpu cgroup $cg: nice alone"
-		(while kill -0 "$watch" 2>/dev/null; do sleep 2; done
-			echo "# $watch is gone: stopped" >>"$file"; kill -TERM -$$) &
-		dog=$!
-		nice -n 19 sh -c "$4"
-		rc=$?
-		kill "$dog" 2>/dev/null
-		if [ -n "$cg" ]; then
-			# this shell, and the watch'"'"'s last sleep
-			for pid in $(cat "$cg/cgroup.procs"); do
-				echo "$pid" 2>/dev/null >"${cg%/*}/cgroup.procs"
-			done
-			rmdir "$cg" 2>/dev/null || echo "# left $cg: a process is still in it"
-		fi
-		echo "$rc" >"$file.rc"' sh "$cg" "$file" "$watch" "$3" >>"$file" 2>&1 </dev/null &
-	echo $! >"$file.pid"
-	exit 0
-	;;
-low-wait)
-	# waits for what "low FILE" started, prints its output, exits with its code
-	[ $# = 1 ] || { echo "usage: tests/run.sh low-wait FILE" >&2; exit 2; }
-	file=$1
-	pid=$(cat "$file.pid" 2>/dev/null) || { echo "tests/run.sh: nothing was started as '$file'" >&2; exit 1; }
-	while [ ! -s "$file.rc" ] && kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-	done
-	cat "$file"
-	rc=$(cat "$file.rc" 2>/dev/null)
-	[ -n "$rc" ] || { echo "tests/run.sh: '$file' ended with no exit code (killed)" >&2; exit 1; }
-	exit "$rc"
-	;;
 timed)
 	case "${2:-}" in
 	'' | *[!A-Za-z0-9._-]*) echo "usage: tests/run.sh timed FILE TIER CMD... (TIER one word)" >&2; exit 2 ;;
@@ -400,7 +348,7 @@ total)
 	fi
 	;;
 *)
-	echo "usage: tests/run.sh unit|e2e|low|low-wait|timed|total ..." >&2
+	echo "usage: tests/run.sh unit|e2e|timed|total ..." >&2
 	exit 2
 	;;
 esac

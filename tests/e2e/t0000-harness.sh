@@ -257,28 +257,6 @@ test_expect_success 'a server a script beside leaves running goes back to the de
 	fi
 '
 
-test_expect_success 'low: a command in the background at the least weight, its output and code' '
-	rm -f low.* &&
-	sh "$ROOT/tests/run.sh" low low $$ "cat /proc/self/cgroup >cg; c=\$(sed -n \"s/^[0-9]*:\\([^:]*,\\)*cpu\\(,[^:]*\\)*:\\(.*\\)/\\3/p\" cg); cat /sys/fs/cgroup/cpu\$c/cpu.shares >shares 2>/dev/null; echo said; exit 3" &&
-	test_exit_code 3 sh "$ROOT/tests/run.sh" low-wait low >out &&
-	test_grep "^said$" out &&
-	if cgroups_here; then
-		cg=$(sed -n "s/^[0-9]*:\([^:]*,\)*cpu\(,[^:]*\)*:\(.*\)/\3/p" cg) &&
-		case "$cg" in */bootgate-beside.*) ;; *) echo "not in its cgroup: $cg"; false ;; esac &&
-		test "$(cat shares)" = 2 &&
-		test ! -d "/sys/fs/cgroup/cpu$cg"
-	fi &&
-	: stopped once make is gone, and said so &&
-	watch=$(sh -c "sleep 2 >/dev/null 2>&1 & echo \$!") &&
-	sh "$ROOT/tests/run.sh" low low "$watch" "sleep 60 & echo \$! >sleeper; wait" &&
-	test_exit_code 1 sh "$ROOT/tests/run.sh" low-wait low >out 2>err &&
-	test_grep "is gone: stopped" out &&
-	test_grep "ended with no exit code" err &&
-	! kill -0 "$(cat sleeper)" 2>/dev/null &&
-	test_exit_code 2 sh "$ROOT/tests/run.sh" low low x "true" &&
-	test_exit_code 1 sh "$ROOT/tests/run.sh" low-wait never
-'
-
 test_expect_success 'timed and total: each tier'"'"'s seconds, its tests, and the budget' '
 	rm -f times summary &&
 	test_exit_code 3 sh "$ROOT/tests/run.sh" timed times fuzz sh -c "sleep 1; exit 3" &&
