@@ -72,6 +72,16 @@ cmdline: console=ttyS0
 EOF
 }
 
+# kconfig_stub TREE: TREE/scripts/kconfig/merge_config.sh for a tree standing in for a
+# kernel, which adds each fragment to the .config as the kernel's does
+# (merge_config.sh -m -O DIR CONFIG FRAGMENT...)
+kconfig_stub() {
+	mkdir -p "$1/scripts/kconfig" &&
+	printf '#!/bin/sh\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' \
+		>"$1/scripts/kconfig/merge_config.sh" &&
+	chmod +x "$1/scripts/kconfig/merge_config.sh"
+}
+
 # The body of a case, in a function of its own so that "return 1" ends it.
 test_body_() {
 	eval "$1"

@@ -19,7 +19,7 @@ tiny_lab
 
 # make_tree DIR: a git repository whose "kernel" image is its code.c
 make_tree() {
-	mkdir -p "$1/scripts/kconfig" &&
+	mkdir -p "$1" &&
 	cat >"$1/Makefile" <<'EOF' &&
 O ?= .
 -include probe.mk
@@ -33,9 +33,7 @@ image:
 	@! grep -n BROKEN code.c || { echo "code.c: error: this does not compile"; exit 1; }
 	@rm -f $(O)/image.bin && cp code.c $(O)/image.bin
 EOF
-	printf '#!/bin/sh\n# merge_config.sh -m -O DIR CONFIG FRAGMENT...\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' \
-		>"$1/scripts/kconfig/merge_config.sh" &&
-	chmod +x "$1/scripts/kconfig/merge_config.sh" &&
+	kconfig_stub "$1" &&
 	echo "int main(void) { return 0; }" >"$1/code.c" &&
 	echo "a tree" >"$1/README" &&
 	git_ -C "$1" init -q &&

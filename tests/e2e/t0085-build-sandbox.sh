@@ -53,7 +53,7 @@ echo "smtp-password-$MARK" >secrets/smtp.password
 # the tree: code.c compiled through ccache ($(CC) is "ccache gcc") into the image; each
 # hostile branch adds a rule to hostile:: (run before the compile) in hostile.mk, whose
 # rules override the Makefile's
-mkdir -p tree/scripts/kconfig
+mkdir -p tree
 cat >tree/Makefile <<'EOF'
 O ?= .
 tinyconfig:
@@ -68,8 +68,7 @@ hostile::
 .PHONY: image hostile
 -include hostile.mk
 EOF
-printf '#!/bin/sh\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' >tree/scripts/kconfig/merge_config.sh
-chmod +x tree/scripts/kconfig/merge_config.sh
+kconfig_stub tree
 echo "int main(void) { return 0; }" >tree/code.c
 git_ -C tree init -q
 git_ -C tree add -A
@@ -554,8 +553,7 @@ test_expect_success 'bootgate series builds untrusted (its base, here): nothing 
 # holds the compressed vmlinux with .incbin, and the dependency list the compiler writes
 # (-Wp,-MMD, as kbuild asks) does not name that file. ccache must not answer such a
 # compile from its cache (its depend mode would, and the image would keep the old kernel).
-mkdir -p incbin/scripts/kconfig
-cp tree/scripts/kconfig/merge_config.sh incbin/scripts/kconfig/
+kconfig_stub incbin
 cat >incbin/Makefile <<'EOF'
 O ?= .
 tinyconfig:

@@ -27,7 +27,7 @@ sed -e "s/^name: .*/name: tiny2/" -e "s/^fragments: .*/fragments: [tiny.config, 
 # link to the sources that kbuild makes. Its file "name" (not built) makes each tree's
 # source its own: no image of another tree is ever kept for it.
 new_tree() {
-	mkdir -p "$1/scripts/kconfig" &&
+	mkdir -p "$1" &&
 	cat >"$1/Makefile" <<'EOF' &&
 O ?= .
 tinyconfig:
@@ -40,9 +40,7 @@ image: $(O)/common.o $(O)/payload.o
 	@ln -sfn $(CURDIR) $(O)/source && cat $^ >$(O)/image.bin
 .PHONY: image
 EOF
-	printf '#!/bin/sh\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' \
-		>"$1/scripts/kconfig/merge_config.sh" &&
-	chmod +x "$1/scripts/kconfig/merge_config.sh" &&
+	kconfig_stub "$1" &&
 	echo "shared code" >"$1/common.c" &&
 	echo "$2" >"$1/payload.c" &&
 	echo "$1" >"$1/name" &&

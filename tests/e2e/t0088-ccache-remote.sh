@@ -32,7 +32,7 @@ echo $! >>"$SCRATCH/.servers"
 # probes from inside the build of the network and of the socket: their answers in o/net
 # and o/sock (a build step's environment is the build's own: the port and path are
 # written in)
-mkdir -p tree/scripts/kconfig &&
+mkdir -p tree &&
 cat >tree/Makefile <<EOF &&
 O ?= .
 SRCS = a.c b.c c.c d.c e.c f.c
@@ -52,8 +52,7 @@ image: \$(SRCS:%.c=\$(O)/%.o)
 		2>/dev/null && echo reached >\$(O)/sock || echo none >\$(O)/sock
 .PHONY: image
 EOF
-printf '#!/bin/sh\nout=$3; shift 4; cat "$@" >>"$out/.config"\n' >tree/scripts/kconfig/merge_config.sh &&
-chmod +x tree/scripts/kconfig/merge_config.sh &&
+kconfig_stub tree &&
 for f in a b c d e f; do
 	printf 'int %s_value(int x) { return x * %d + 1; }\n' "$f" "$(printf %d "'$f")" >"tree/$f.c" ||
 		exit 1
