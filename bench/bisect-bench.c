@@ -50,6 +50,18 @@ int bg_bb_sample(const struct bg_bb_history *h, int commit, uint64_t j, double *
 	if (u[2] < h->hang)
 		return -1;
 	z = sqrt(-2.0 * log(u[0])) * cos(2.0 * M_PI * u[1]);
+	if (h->df) {
+		/* Student's t: z over the root of a chi-square of df normals, from more draws */
+		double chi = 0;
+
+		for (unsigned k = 0; k < h->df; k++) {
+			double a = unit_double(&s), c = unit_double(&s);
+			double n = sqrt(-2.0 * log(a)) * cos(2.0 * M_PI * c);
+
+			chi += n * n;
+		}
+		z /= sqrt(chi / h->df);
+	}
 	v = bg_bb_level(h, commit) * exp(h->sigma * z);
 	if (u[3] < h->p_slow)
 		v *= h->slow;
@@ -297,10 +309,12 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 			h->levels[h->nlevels++] = (struct bg_bb_level){ (int)from, (int)to, m };
 		} else if (!strcmp(tok[0], "noise")) {
 			bool mix = ntok == 5 && !strcmp(tok[1], "mix");
+			bool t = ntok == 4 && !strcmp(tok[1], "t");
+			long df;
 
-			if (!(ntok == 3 && !strcmp(tok[1], "lognorm")) && !mix)
-				FAIL("%s:%zu: expected 'noise lognorm SIGMA' or 'noise mix SIGMA P "
-				     "FACTOR'", name, lineno);
+			if (!(ntok == 3 && !strcmp(tok[1], "lognorm")) && !mix && !t)
+				FAIL("%s:%zu: expected 'noise lognorm SIGMA', 'noise mix SIGMA P "
+				     "FACTOR' or 'noise t SIGMA DF'", name, lineno);
 			if (h->have_noise)
 				FAIL("%s:%zu: history '%s' has a second 'noise' line", name, lineno, h->id);
 			h->have_noise = true;
@@ -311,6 +325,10 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 				    !parse_num(tok[4], &h->slow) || h->slow <= 0))
 				FAIL("%s:%zu: mix needs a probability and a positive factor", name,
 				     lineno);
+			if (t && (!parse_long(tok[3], &df) || df < 1 || df > 100))
+				FAIL("%s:%zu: t needs degrees of freedom from 1 to 100, not '%s'", name,
+				     lineno, tok[3]);
+			h->df = t ? (unsigned)df : 0;
 		} else if (!strcmp(tok[0], "hang")) {
 			if (h->have_hang)
 				FAIL("%s:%zu: history '%s' has a second 'hang' line", name, lineno, h->id);
@@ -397,6 +415,10 @@ int bg_bb_generate(FILE *out, const struct bg_bb_gen *g)
 	fprintf(out, "bbench 1\n");
 	fprintf(out, "scenario N=%d d=%g cv=%g hang=%g build_fail=%g histories=%u seed=%" PRIu64,
 		g->N, g->d, g->cv, g->hang, g->bf, g->histories, g->seed);
+	if (g->p_slow > 0)
+		fprintf(out, " mix=%g,%g", g->p_slow, g->slow);
+	if (g->df)
+		fprintf(out, " tails=%u", g->df);
 	if (g->nsteps) {
 		fprintf(out, " steps=");
 		for (unsigned i = 0; i < g->nsteps; i++)
@@ -436,7 +458,12 @@ int bg_bb_generate(FILE *out, const struct bg_bb_gen *g)
 			from = pos[i];
 		}
 		fprintf(out, "level %d %d %.6f\n", from, g->N, level);
-		fprintf(out, "noise lognorm %.6f\n", sigma);
+		if (g->p_slow > 0)
+			fprintf(out, "noise mix %.6f %g %g\n", sigma, g->p_slow, g->slow);
+		else if (g->df)
+			fprintf(out, "noise t %.6f %u\n", sigma, g->df);
+		else
+			fprintf(out, "noise lognorm %.6f\n", sigma);
 		fprintf(out, "hang %g\n", g->hang);
 		{
 			/* several lines for many failures: the reader takes so many words a line */
@@ -531,19 +558,25 @@ void bg_bb_bisect(const struct bg_bb_history *h, const struct bg_bisect_config *
 	free(o.next_j);
 }
 
-/* bootgate's engine as CI would run it: the noise known from history. */
-static void run_bootgate(struct oracle *o, unsigned k, bool all_steps,
+/*
+ * bootgate's engine as CI would run it: the noise known from history (the lognormal
+ * part's, for a bimodal or heavy-tailed corpus), or from the boots alone as the service
+ * bisects; robust off is the model alone, as before (bisect.h).
+ */
+static void run_bootgate(struct oracle *o, const struct bg_bb_opts *opt, bool robust,
 			 struct bg_bisect_result *res)
 {
+	unsigned k = opt->k;
 	const struct bg_bb_history *h = o->h;
 	struct bg_bisect_config cfg;
 	struct bg_bisect *b;
 	struct bg_bisect_counts counts;
 
 	bg_bisect_config_init(&cfg, h->commits);
-	cfg.sigma = h->sigma;
+	cfg.sigma = opt->no_history ? 0 : h->sigma;
+	cfg.robust = robust;
 	cfg.workers = k > 64 ? 64 : k;
-	if (all_steps)
+	if (opt->all_steps)
 		cfg.steps = BG_BISECT_ALL_STEPS;
 	/* the smallest regression worth a report: half the planted one */
 	cfg.threshold = 0.5 * fabs(log(bg_bb_level(h, h->commits - 1)) - o->log_base);
@@ -651,7 +684,20 @@ static void run_git_bisect(struct oracle *o, int *first, int *last)
 
 const char *bg_bb_algo_name(enum bg_bb_algo a)
 {
-	return a == BG_BB_BOOTGATE ? "bootgate" : "git-bisect";
+	return a == BG_BB_BOOTGATE ? "bootgate" : a == BG_BB_MODEL_ONLY ? "model-only" : "git-bisect";
+}
+
+/* The reported set is a step of the history, or there is none and none was reported. */
+static bool is_truth(const struct bg_bb_history *h, int first, int last)
+{
+	for (size_t t = 0; t < h->ntruth; t++) {
+		int f, l;
+
+		bg_bb_ideal(h, h->truth[t], &f, &l);
+		if (first == f && last == l)
+			return true;
+	}
+	return false;
 }
 
 /* Scores a report against a history's truth. */
@@ -661,6 +707,15 @@ static void score(struct bg_bb_score *s, const struct bg_bb_history *h,
 	bool all = true;
 	size_t matched = 0;
 
+	/* a culprit named with a posterior over 0.9, and wrong */
+	if (r->outcome == BG_BISECT_FOUND && r->probability > 0.9) {
+		bool wrong = !r->nculprits && !is_truth(h, r->first, r->last);
+
+		for (unsigned i = 0; i < r->nculprits; i++)
+			wrong |= r->culprits[i].probability > 0.9 &&
+				 !is_truth(h, r->culprits[i].first, r->culprits[i].last);
+		s->confident_wrong += wrong;
+	}
 	if (h->flat) {
 		s->correct += r->outcome == BG_BISECT_NOT_REPRODUCIBLE;
 		s->false_culprits += r->nculprits;
@@ -681,7 +736,8 @@ static void score(struct bg_bb_score *s, const struct bg_bb_history *h,
 	}
 	s->steps += h->ntruth;
 	s->false_culprits += r->nculprits > matched ? r->nculprits - matched : 0;
-	s->correct += all && (r->nculprits <= h->ntruth);
+	/* right, and said: an unknown with the right set as its most likely is not an answer */
+	s->correct += all && r->nculprits <= h->ntruth && r->outcome == BG_BISECT_FOUND;
 	for (size_t t = 0; t < h->ntruth; t++)
 		if (r->first <= h->truth[t] && h->truth[t] <= r->last) {
 			s->in_set++;
@@ -689,12 +745,12 @@ static void score(struct bg_bb_score *s, const struct bg_bb_history *h,
 		}
 }
 
-void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k, bool all_steps,
+void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, const struct bg_bb_opts *opt,
 	       struct bg_bb_score *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->algo = algo;
-	s->k = k;
+	s->k = algo == BG_BB_GIT_BISECT ? 1 : opt->k;
 	s->boot_counts = xcalloc(c->n ? c->n : 1, sizeof(*s->boot_counts));
 	for (size_t i = 0; i < c->n; i++) {
 		const struct bg_bb_history *h = &c->h[i];
@@ -703,8 +759,8 @@ void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k, b
 		struct bg_bisect_result r;
 
 		memset(&r, 0, sizeof(r));
-		if (algo == BG_BB_BOOTGATE) {
-			run_bootgate(&o, k, all_steps, &r);
+		if (algo != BG_BB_GIT_BISECT) {
+			run_bootgate(&o, opt, algo == BG_BB_BOOTGATE, &r);
 		} else {
 			run_git_bisect(&o, &r.first, &r.last);
 			r.outcome = BG_BISECT_FOUND;

@@ -23,6 +23,7 @@ struct bg_bb_history {
 	size_t nlevels, alloc_levels;
 	double sigma;           /* of ln(t) */
 	double p_slow, slow;    /* bimodal noise: p_slow of boots are slow x slower */
+	unsigned df;            /* heavy tails: Student's t of df degrees, scaled by sigma; 0 none */
 	double hang;            /* probability that a boot hangs */
 	bool *fail;             /* commits that never build */
 	bool have_noise, have_hang;
@@ -55,23 +56,27 @@ struct bg_bb_gen {
 	uint64_t seed;
 	double steps[8];        /* fractions of d for a regression made of several commits */
 	unsigned nsteps;        /* 0: one step */
+	double p_slow, slow;    /* bimodal: p_slow of boots slow x slower; p_slow 0: none */
+	unsigned df;            /* heavy tails: Student's t noise of df degrees; 0: lognormal */
 };
 
 void bg_bb_gen_init(struct bg_bb_gen *g);
 /* Writes a corpus; -1 on a write error. */
 int bg_bb_generate(FILE *out, const struct bg_bb_gen *g);
 
-enum bg_bb_algo { BG_BB_BOOTGATE, BG_BB_GIT_BISECT };
+/* bootgate's engine; the same without its edge test (the model alone); git bisect */
+enum bg_bb_algo { BG_BB_BOOTGATE, BG_BB_MODEL_ONLY, BG_BB_GIT_BISECT };
 
 struct bg_bb_score {
 	enum bg_bb_algo algo;
 	unsigned k;
 	/*
-	 * correct: the report is exactly the ideal set of the culprit, or for a regression
-	 * made of several commits, exactly the ideal sets of all its steps; in_set: the
-	 * (first) reported set holds a culprit.
+	 * correct: a found culprit, exactly the ideal set of the culprit, or for a regression
+	 * made of several commits, exactly the ideal sets of all its steps (an unknown is
+	 * never correct); in_set: the (first) reported set holds a culprit.
 	 */
 	size_t histories, correct, in_set, unknown;
+	size_t confident_wrong; /* a found culprit claimed above 0.9 that is not the truth */
 	size_t steps, steps_found, false_culprits;   /* several steps: recall, extras */
 	double set_size, boots, builds, rounds, hung, failed_builds;
 	unsigned *boot_counts;  /* per history, for percentiles */
@@ -88,11 +93,14 @@ struct bg_bisect_counts;
 void bg_bb_bisect(const struct bg_bb_history *h, const struct bg_bisect_config *cfg,
 		  struct bg_bisect_result *res, struct bg_bisect_counts *counts);
 
-/*
- * Runs one algorithm over every history of a corpus; all_steps makes bootgate check the
- * ranges beside every culprit for further steps.
- */
-void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, unsigned k, bool all_steps,
+struct bg_bb_opts {
+	unsigned k;             /* bootgate's parallel workers */
+	bool all_steps;         /* check the ranges beside every culprit for further steps */
+	bool no_history;        /* the noise from the boots alone, as the service bisects */
+};
+
+/* Runs one algorithm over every history of a corpus. */
+void bg_bb_run(const struct bg_bb_corpus *c, enum bg_bb_algo algo, const struct bg_bb_opts *o,
 	       struct bg_bb_score *s);
 void bg_bb_score_release(struct bg_bb_score *s);
 /* The boots at percentile q: the nearest rank, sorted[ceil(q n) - 1]. */

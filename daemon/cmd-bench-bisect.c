@@ -38,10 +38,25 @@ static void parse_steps(struct bg_bb_gen *g, const char *arg)
 				     "they add up to 1, not %g", sum));
 }
 
+/* "P,FACTOR": a share of boots that are FACTOR times slower. */
+static void parse_mix(struct bg_bb_gen *g, const char *arg)
+{
+	char *copy = xstrdup(arg), *comma = strchr(copy, ',');
+
+	if (!comma)
+		exit(cmd_usage_error("bench-bisect", "--mix is P,FACTOR (e.g. 0.3,1.5), not '%s'",
+				     arg));
+	*comma = '\0';
+	g->p_slow = cmd_parse_real("bench-bisect", "--mix", copy, 1e-6, 1);
+	g->slow = cmd_parse_real("bench-bisect", "--mix", comma + 1, 1e-3, 1e6);
+	free(copy);
+}
+
 struct row {
 	const char *name;
 	unsigned k;
 	double accuracy, lo, hi, in_set, mean_set, mean_boots, mean_builds, mean_rounds, unknown;
+	double confident_wrong;
 	unsigned p95;
 	bool multi;                 /* a corpus of regressions made of several commits */
 	double recall, false_culprits;
@@ -62,6 +77,7 @@ static void to_row(const struct bg_bb_score *s, struct row *r)
 	r->mean_builds = s->builds / n;
 	r->mean_rounds = s->rounds / n;
 	r->unknown = (double)s->unknown / n;
+	r->confident_wrong = (double)s->confident_wrong / n;
 	r->multi = s->steps > s->histories;
 	r->recall = s->steps ? (double)s->steps_found / (double)s->steps : 0;
 	r->false_culprits = (double)s->false_culprits / n;
@@ -71,14 +87,15 @@ static void print_row(const struct row *r)
 {
 	char name[32];
 
-	if (!strcmp(r->name, "bootgate"))
-		snprintf(name, sizeof(name), "bootgate k=%u", r->k);
+	if (strcmp(r->name, "git-bisect"))
+		snprintf(name, sizeof(name), "%s k=%u", r->name, r->k);
 	else
 		snprintf(name, sizeof(name), "%s", r->name);
-	bg_text_printf(stdout, "  %-14s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f "
-			       "%6.1f%%", name, 100 * r->accuracy, 100 * r->lo, 100 * r->hi,
+	bg_text_printf(stdout, "  %-16s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f "
+			       "%6.1f%% %6.1f%%", name, 100 * r->accuracy, 100 * r->lo, 100 * r->hi,
 			       100 * r->in_set, r->mean_set,
-			       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown);
+			       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown,
+			       100 * r->confident_wrong);
 	if (r->multi)
 		bg_text_printf(stdout, "   steps found %.1f%%, false culprits %.2f", 100 * r->recall,
 				       r->false_culprits);
@@ -113,6 +130,8 @@ static void json_row(struct bg_json *j, const struct row *r)
 	bg_json_double(j, r->mean_rounds);
 	bg_json_key(j, "unknown");
 	bg_json_double(j, r->unknown);
+	bg_json_key(j, "confident_wrong");
+	bg_json_double(j, r->confident_wrong);
 	if (r->multi) {
 		bg_json_key(j, "steps_found");
 		bg_json_double(j, r->recall);
@@ -132,6 +151,13 @@ static void bench_bisect_help(FILE *out)
 	       "  --all-steps\n"
 	       "              check beside every culprit for further steps (else only when\n"
 	       "              the step found clearly explains less than 80%% of the shift)\n"
+	       "  --no-history\n"
+	       "              bootgate learns the noise from the boots alone, as the service\n"
+	       "              bisects (else it knows the lognormal noise, as from history)\n"
+	       "\nRows: bootgate; model-only, the same engine without the test of the\n"
+	       "culprit's boots against its parent's; git bisect, one boot a commit. 'wrong>0.9'\n"
+	       "is the share of histories where a wrong culprit was named with a posterior\n"
+	       "over 0.9.\n"
 	       "\nWith --generate, writes a corpus to stdout instead:\n"
 	       "  --N N       commits after the good one (128)\n"
 	       "  --d D       the regression, as a fraction (0.05)\n"
@@ -143,11 +169,15 @@ static void bench_bisect_help(FILE *out)
 	       "  --seed S    the generator's seed (1)\n"
 	       "  --steps F,F,...\n"
 	       "              a regression made of several commits, fractions of D\n"
+	       "  --mix P,FACTOR\n"
+	       "              bimodal noise: a share P of boots are FACTOR times slower\n"
+	       "  --tails DF  heavy-tailed noise: Student's t of DF degrees for the normal\n"
 	       "\nexit: 0 every corpus read, 1 a corpus could not be read, 2 usage\n");
 }
 
 /* the generator's options have no letter */
-enum { O_N = 256, O_D, O_CV, O_HANG, O_BF, O_BASE, O_HIST, O_SEED, O_STEPS };
+enum { O_N = 256, O_D, O_CV, O_HANG, O_BF, O_BASE, O_HIST, O_SEED, O_STEPS, O_MIX, O_TAILS,
+       O_NO_HISTORY };
 static const struct option bench_bisect_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "k", required_argument, NULL, 'k' },
@@ -162,6 +192,9 @@ static const struct option bench_bisect_opts[] = {
 	{ "histories", required_argument, NULL, O_HIST },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "steps", required_argument, NULL, O_STEPS },
+	{ "mix", required_argument, NULL, O_MIX },
+	{ "tails", required_argument, NULL, O_TAILS },
+	{ "no-history", no_argument, NULL, O_NO_HISTORY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -169,8 +202,8 @@ static int cmd_bench_bisect(int argc, char **argv)
 {
 	struct bg_bb_gen gen;
 	struct bg_json out;
-	bool json = false, generate = false, all_steps = false;
-	unsigned k = 1;
+	struct bg_bb_opts bo = { .k = 1 };
+	bool json = false, generate = false;
 	int opt, failed = 0;
 
 	bg_bb_gen_init(&gen);
@@ -180,13 +213,16 @@ static int cmd_bench_bisect(int argc, char **argv)
 			json = true;
 			break;
 		case 'k':
-			k = (unsigned)cmd_parse_count("bench-bisect", "--k", optarg, 1, 64);
+			bo.k = (unsigned)cmd_parse_count("bench-bisect", "--k", optarg, 1, 64);
 			break;
 		case 'g':
 			generate = true;
 			break;
 		case 'a':
-			all_steps = true;
+			bo.all_steps = true;
+			break;
+		case O_NO_HISTORY:
+			bo.no_history = true;
 			break;
 		case O_N:
 			gen.N = (int)cmd_parse_count("bench-bisect", "--N", optarg, 2, 100000);
@@ -217,6 +253,12 @@ static int cmd_bench_bisect(int argc, char **argv)
 		case O_STEPS:
 			parse_steps(&gen, optarg);
 			break;
+		case O_MIX:
+			parse_mix(&gen, optarg);
+			break;
+		case O_TAILS:
+			gen.df = (unsigned)cmd_parse_count("bench-bisect", "--tails", optarg, 1, 100);
+			break;
 		default:
 			return cmd_option_error("bench-bisect", argv);
 		}
@@ -225,6 +267,9 @@ static int cmd_bench_bisect(int argc, char **argv)
 		if (optind < argc)
 			return cmd_usage_error("bench-bisect", "--generate writes to stdout and "
 					       "takes no corpus");
+		if (gen.p_slow > 0 && gen.df)
+			return cmd_usage_error("bench-bisect", "--mix and --tails are two kinds of "
+					       "noise: one at a time");
 		if (bg_bb_generate(stdout, &gen) < 0 || fflush(stdout) == EOF) {
 			log_error("cannot write the corpus");
 			return 1;
@@ -243,8 +288,8 @@ static int cmd_bench_bisect(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++) {
 		struct bg_bb_corpus c;
-		struct bg_bb_score s[2];
-		struct row r[2];
+		struct bg_bb_score s[3];
+		struct row r[3];
 
 		if (bg_bb_parse(argv[i], &c) < 0) {
 			log_errorx("%s", bg_error_last());
@@ -252,10 +297,11 @@ static int cmd_bench_bisect(int argc, char **argv)
 			continue;
 		}
 		log_info("bench-bisect: %s: %zu histories", argv[i], c.n);
-		bg_bb_run(&c, BG_BB_BOOTGATE, k, all_steps, &s[0]);
-		bg_bb_run(&c, BG_BB_GIT_BISECT, 1, false, &s[1]);
-		to_row(&s[0], &r[0]);
-		to_row(&s[1], &r[1]);
+		bg_bb_run(&c, BG_BB_BOOTGATE, &bo, &s[0]);
+		bg_bb_run(&c, BG_BB_GIT_BISECT, &bo, &s[1]);
+		bg_bb_run(&c, BG_BB_MODEL_ONLY, &bo, &s[2]);
+		for (size_t a = 0; a < ARRAY_SIZE(s); a++)
+			to_row(&s[a], &r[a]);
 		if (json) {
 			bg_json_object_begin(&out);
 			bg_json_key(&out, "file");
@@ -266,21 +312,21 @@ static int cmd_bench_bisect(int argc, char **argv)
 			bg_json_int(&out, (int64_t)c.n);
 			bg_json_key(&out, "algorithms");
 			bg_json_array_begin(&out);
-			json_row(&out, &r[0]);
-			json_row(&out, &r[1]);
+			for (size_t a = 0; a < ARRAY_SIZE(r); a++)
+				json_row(&out, &r[a]);
 			bg_json_array_end(&out);
 			bg_json_object_end(&out);
 		} else {
 			bg_text_printf(stdout, "%s: %zu histories%s%s\n", argv[i], c.n, c.scenario ? ", " : "",
 					       c.scenario ? c.scenario : "");
-			bg_text_printf(stdout, "  %-14s %7s %14s %7s %6s %8s %6s %7s %7s %7s\n", "algorithm",
-					       "accuracy", "(95% CI)", "in set", "set", "boots", "p95", "builds",
-					       "rounds", "unknown");
-			print_row(&r[0]);
-			print_row(&r[1]);
+			bg_text_printf(stdout, "  %-16s %7s %14s %7s %6s %8s %6s %7s %7s %7s %7s\n",
+					       "algorithm", "accuracy", "(95% CI)", "in set", "set", "boots",
+					       "p95", "builds", "rounds", "unknown", "wrong>0.9");
+			for (size_t a = 0; a < ARRAY_SIZE(r); a++)
+				print_row(&r[a]);
 		}
-		bg_bb_score_release(&s[0]);
-		bg_bb_score_release(&s[1]);
+		for (size_t a = 0; a < ARRAY_SIZE(s); a++)
+			bg_bb_score_release(&s[a]);
 		bg_bb_corpus_release(&c);
 	}
 	if (json) {
@@ -296,7 +342,7 @@ static int cmd_bench_bisect(int argc, char **argv)
 
 const struct bg_cmd cmd_bench_bisect_entry = {
 	"bench-bisect", cmd_bench_bisect,
-	"[--json] [--k N] [--all-steps] FILE.bb ... | --generate [--N N] [--d D] [--cv CV] ...",
+	"[--json] [--k N] [--all-steps] [--no-history] FILE.bb ... | --generate [--N N] [--d D] ...",
 	"bootgate's noise-aware bisection against plain git bisect on simulated histories",
 	bench_bisect_help, bench_bisect_opts,
 };

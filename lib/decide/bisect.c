@@ -27,6 +27,19 @@
 #define CHECK_LOOKS 5
 #define Z_CHECK_DIFF 3.090232 /* two-sided 1% over the looks */
 #define Z_CHECK_SAME 2.326348 /* one-sided 5% over the looks */
+#define EDGE_ALPHA (0.001 / 6) /* the edge test: one-sided 0.1% over its 6 tests */
+#define EDGE_CAP 0.9          /* the most an answer the edge test refused may claim */
+#define WIDE_ENDPOINTS 12     /* endpoint boots when they fall in several modes */
+#define PAIRS_MIN 12          /* pairs of boots of one commit that tell the noise */
+
+/* the edge test's looks: new boots of the culprit and of its parent */
+static const unsigned edge_looks[] = { 6, 12, 24, 48, 96 };
+
+/* Gross outliers: a boot further than within from both centres (of the range's ends). */
+struct centres {
+	bool reject;                    /* none dropped when false */
+	double g, r, within;
+};
 
 struct commit {
 	double *v;            /* ln values, in the order they came */
@@ -62,9 +75,17 @@ struct bg_bisect {
 	double total_shift;             /* ln shift between the whole history's endpoints */
 	unsigned range_boots;           /* boots when the current range began */
 	double cur_step, cur_step_se;   /* the MAP split's step in the current range */
+	double cur_sd, cur_ml, cur_mr;  /* and its noise, and its levels before and after */
 	int lead_first, lead_last;      /* the MAP set of the last round, for progress */
 	double lead_p;
 	bool confirmed;                 /* the endpoints were found to differ */
+	double sigma;                   /* the noise the model takes: cfg.sigma, or wider */
+	double pooled;                  /* pooled SD of the boots kept about their commits' means */
+	bool wide;                      /* what is kept spreads wider than the noise says */
+	struct centres cur;             /* the outliers of the range being bisected */
+	struct centres whole;           /* and of the whole history, for residual checks */
+	int edge_a, edge_c;             /* the answer under the edge test, and the boots */
+	unsigned edge_na, edge_nc;      /* its two commits had when it first came */
 	struct commit *c;
 	enum phase phase;
 	unsigned confirm_target;
@@ -108,6 +129,7 @@ void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits)
 	cfg->confirm = true;
 	cfg->steps = BG_BISECT_STEPS_GATED;
 	cfg->min_frac = 0.25;
+	cfg->robust = true;
 }
 
 struct bg_bisect *bg_bisect_new(const struct bg_bisect_config *cfg)
@@ -139,6 +161,8 @@ struct bg_bisect *bg_bisect_new(const struct bg_bisect_config *cfg)
 	b->cum = xcalloc((size_t)n + 1, sizeof(double));
 	b->split = xcalloc((size_t)n, sizeof(*b->split));
 	b->phase = PH_START;
+	b->edge_a = b->edge_c = -1;
+	b->sigma = cfg->sigma;
 	return b;
 }
 
@@ -242,12 +266,71 @@ static double mean_of(const struct commit *c)
 	return bg_stats_mean(c->v, c->n);
 }
 
+/*
+ * The middle of the shortest interval that holds a majority of v[0..n): the centre of
+ * the mode most boots are in, where the median can fall in a minority's mode.
+ */
+static double main_mode(const double *v, unsigned n, double *scratch)
+{
+	unsigned h = n / 2 + 1, best = 0;
+
+	memcpy(scratch, v, n * sizeof(*v));
+	qsort(scratch, n, sizeof(*scratch), bg_stats_cmp_double);
+	for (unsigned i = 1; i + h <= n; i++)
+		if (scratch[i + h - 1] - scratch[i] < scratch[best + h - 1] - scratch[best])
+			best = i;
+	return (scratch[best] + scratch[best + h - 1]) / 2;
+}
+
+/*
+ * The values v[0..n) that are not gross outliers by o, into kept: within o->within of
+ * one of its centres. Without cfg.robust, all of them when that would keep none (with
+ * it, such a commit has no value yet: one boot in a minority's mode is not its level).
+ * Returns how many.
+ */
+static unsigned keep(const struct bg_bisect *b, const struct centres *o, const double *v,
+		     unsigned n, double *kept)
+{
+	unsigned m = 0;
+
+	if (o->reject)
+		for (unsigned k = 0; k < n; k++)
+			if (fmin(fabs(v[k] - o->g), fabs(v[k] - o->r)) <= o->within)
+				kept[m++] = v[k];
+	if (!m && !(o->reject && b->cfg.robust)) {
+		memcpy(kept, v, n * sizeof(*v));
+		m = n;
+	}
+	return m;
+}
+
+/*
+ * The level of commit i: the mean of its boots, with cfg.robust of those o keeps;
+ * their number in *n (0: no level yet).
+ */
+static double level(const struct bg_bisect *b, const struct centres *o, int i, unsigned *n)
+{
+	const struct commit *c = &b->c[i];
+	double *k, m;
+
+	if (!b->cfg.robust) {
+		*n = c->n;
+		return c->n ? mean_of(c) : 0;
+	}
+	k = xmalloc((c->n ? c->n : 1) * sizeof(double));
+	*n = keep(b, o, c->v, c->n, k);
+	m = *n ? bg_stats_mean(k, *n) : 0;
+	free(k);
+	return m;
+}
+
 /* ln level of the last commit minus the first's; 0 until both have values. */
 static double endpoints_shift(const struct bg_bisect *b)
 {
-	const struct commit *g = &b->c[0], *r = &b->c[b->N];
+	unsigned ng, nr;
+	double g = level(b, &b->whole, 0, &ng), r = level(b, &b->whole, b->N, &nr);
 
-	return g->n && r->n ? mean_of(r) - mean_of(g) : 0;
+	return ng && nr ? r - g : 0;
 }
 
 static enum bg_bisect_status finish(struct bg_bisect *b, enum bg_bisect_outcome o, int first,
@@ -269,43 +352,24 @@ static bool too_much_infra(const struct bg_bisect *b)
 
 /* ---- confirming the regression on the endpoints ---- */
 
-enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT, V_PROMISING };
-
-/*
- * Does the last commit's level exceed the first's? DIFFERENT when the shift is
- * significant (one-sided 1%) and at least the threshold, SAME when even its upper bound
- * (one-sided 5%) stays below the threshold. The known noise gives a z test; without it,
- * Welch's t.
- */
-static enum verdict3 endpoints_verdict(const struct bg_bisect *b)
+/* The pooled standard deviation of every commit's boots about its own mean; 0 if none. */
+static double pooled_sd(const struct bg_bisect *b)
 {
-	const struct commit *g = &b->c[0], *r = &b->c[b->N];
-	double diff, se, zc = Z_CONFIRM, zs = Z_SAME;
+	double ss = 0, df = 0;
 
-	if (g->n < 2 || r->n < 2)
-		return V_UNKNOWN;
-	diff = endpoints_shift(b);
-	if (b->cfg.sigma > 0) {
-		se = b->cfg.sigma * sqrt(1.0 / g->n + 1.0 / r->n);
-	} else {
-		struct bg_welch w;
+	for (int i = 0; i <= b->N; i++) {
+		const struct commit *c = &b->c[i];
 
-		if (bg_stats_welch(g->v, g->n, r->v, r->n, &w) < 0)
-			return V_UNKNOWN;
-		se = w.se;
-		zc = bg_t_quantile(0.99, w.df);
-		zs = bg_t_quantile(1 - 0.01 / 6, w.df);
+		if (c->n < 2)
+			continue;
+		ss += (c->n - 1) * bg_stats_var(c->v, c->n);
+		df += c->n - 1;
 	}
-	if (diff - zc * se > 0 && diff >= b->cfg.threshold)
-		return V_DIFFERENT;
-	if (diff + zs * se < b->cfg.threshold)
-		return V_SAME;
-	/* significant, but maybe smaller than the threshold: more boots may tell */
-	if (diff - zc * se > 0)
-		return V_SIGNIFICANT;
-	/* not significant yet, but as large as the threshold: the bisection will boot more */
-	return diff >= b->cfg.threshold ? V_PROMISING : V_UNKNOWN;
+	return df > 0 ? sqrt(ss / df) : 0;
 }
+
+
+enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT, V_PROMISING };
 
 /* ---- the posterior ---- */
 
@@ -317,12 +381,70 @@ static double upper_median(const double *v, unsigned n, double *scratch)
 	return scratch[n / 2];
 }
 
-/* Cleans every commit's values and fills ts[], sn, ss, sq for the tested commits. */
+/*
+ * The noise from the differences between two boots of one commit: their median, over
+ * every pair of every commit, is 0.6745 sqrt(2) sigma for normal noise. A slow mode or
+ * heavy tails move only the pairs that straddle them, so unlike the pooled SD it stays
+ * near the main mode's noise. 0 with fewer than PAIRS_MIN pairs.
+ */
+static double pairs_sd(const struct bg_bisect *b)
+{
+	double *d = NULL, sd = 0;
+	size_t n = 0, alloc = 0;
+
+	for (int i = b->lo; i <= b->hi; i++) {
+		const struct commit *c = &b->c[i];
+
+		for (unsigned j = 0; j < c->n; j++)
+			for (unsigned k = j + 1; k < c->n; k++) {
+				ALLOC_GROW(d, n + 1, alloc);
+				d[n++] = fabs(c->v[j] - c->v[k]);
+			}
+	}
+	if (n >= PAIRS_MIN) {
+		qsort(d, n, sizeof(*d), bg_stats_cmp_double);
+		sd = d[n / 2] / (0.6744898 * M_SQRT2);
+	}
+	free(d);
+	return sd;
+}
+
+/*
+ * With cfg.robust: the centres of the main modes of the range's two ends, and how far
+ * from both a boot is a gross outlier: 4 sigma, from history or from pairs (pairs_sd).
+ * scratch holds as many values as the ends have boots.
+ */
+static void set_centres(struct bg_bisect *b, double *scratch)
+{
+	const struct commit *g = &b->c[b->lo], *r = &b->c[b->hi];
+	double ref = b->cfg.sigma > 0 ? b->cfg.sigma : pairs_sd(b);
+
+	b->cur.reject = ref > 0 && g->n >= 3 && r->n >= 3;
+	if (b->cur.reject) {
+		b->cur.g = main_mode(g->v, g->n, scratch);
+		b->cur.r = main_mode(r->v, r->n, scratch);
+		b->cur.within = REJECT * ref;
+	}
+	if (b->depth == 0)
+		b->whole = b->cur;
+}
+
+/*
+ * Cleans every commit's values and fills ts[], sn, ss, sq for the tested commits: a boot
+ * 4 sigma from both endpoints' centres is dropped as a gross outlier, and every commit's
+ * boots are clipped at their median +- 3 sigma.
+ *
+ * With cfg.robust the centres are the endpoints' main modes, and the sigma of the
+ * rejection, when no noise comes from history, is the pairs' (pairs_sd): a slow mode
+ * that a share of the boots fall in is dropped with the outliers, whichever mode the
+ * median of a few boots fell in. What is kept may still spread wider than that noise
+ * (pooled SD over 1.5 times it: heavy tails, a slow mode near the main one): such a
+ * metric is "wide", taken with its own spread as its noise and clipped only at 3 of it.
+ */
 static void clean_stats(struct bg_bisect *b)
 {
 	const struct commit *g = &b->c[b->lo], *r = &b->c[b->hi];
-	double sigma = b->cfg.sigma, gmed = 0, rmed = 0, robust = 0;
-	bool reject = false;
+	double sigma = b->cfg.sigma, robust = 0;
 	unsigned maxn = 1, nres = 0;
 	double *scratch, *res = NULL, *kept;
 
@@ -331,11 +453,6 @@ static void clean_stats(struct bg_bisect *b)
 			maxn = b->c[i].n;
 	scratch = xmalloc(maxn * sizeof(double));
 	kept = xmalloc(maxn * sizeof(double));
-	if (sigma > 0 && g->n >= 3 && r->n >= 3) {
-		gmed = upper_median(g->v, g->n, scratch);
-		rmed = upper_median(r->v, r->n, scratch);
-		reject = true;
-	}
 	if (sigma <= 0) {
 		/* no noise from history: the pooled MAD of the commits' residuals */
 		unsigned total = 0;
@@ -359,24 +476,45 @@ static void clean_stats(struct bg_bisect *b)
 			robust = 1.4826 * res[nres / 2];
 		}
 	}
+	b->cur.reject = false;
+	b->wide = false;
+	b->sigma = sigma;
+	if (b->cfg.robust) {
+		double ref = sigma > 0 ? sigma : pairs_sd(b), spread = pooled_sd(b), ss = 0, df = 0;
+
+		set_centres(b, scratch);
+		for (int i = b->lo; i <= b->hi; i++) {
+			unsigned n = keep(b, &b->cur, b->c[i].v, b->c[i].n, kept);
+
+			if (n >= 2) {
+				ss += (n - 1) * bg_stats_var(kept, n);
+				df += n - 1;
+			}
+		}
+		b->pooled = df > 0 ? sqrt(ss / df) : 0;
+		/* too few pairs to tell the noise: nothing is known to be normal */
+		b->wide = spread > 0 && (ref <= 0 || spread > 1.5 * ref);
+		if (sigma > 0 && b->wide)
+			b->sigma = fmax(sigma, b->pooled);
+	} else if (sigma > 0 && g->n >= 3 && r->n >= 3) {
+		b->cur.g = upper_median(g->v, g->n, scratch);
+		b->cur.r = upper_median(r->v, r->n, scratch);
+		b->cur.within = REJECT * sigma;
+		b->cur.reject = true;
+	}
+	sigma = b->sigma;
 
 	b->T = 0;
 	for (int i = b->lo; i <= b->hi; i++) {
 		const struct commit *c = &b->c[i];
-		double scale = sigma > 0 ? sigma : robust, sum = 0, sq = 0;
-		unsigned n = 0;
+		double scale = sigma > 0 ? sigma : b->wide ? b->pooled : robust, sum = 0, sq = 0;
+		unsigned n;
 
 		if (!c->n)
 			continue;
-		if (reject) {
-			for (unsigned k = 0; k < c->n; k++)
-				if (fmin(fabs(c->v[k] - gmed), fabs(c->v[k] - rmed)) <= REJECT * sigma)
-					kept[n++] = c->v[k];
-		}
-		if (!n) {   /* nothing rejected, or everything: keep all */
-			memcpy(kept, c->v, c->n * sizeof(double));
-			n = c->n;
-		}
+		n = keep(b, &b->cur, c->v, c->n, kept);
+		if (!n)
+			continue;
 		if (scale > 0 && n >= 3) {
 			double md = upper_median(kept, n, scratch);
 
@@ -398,10 +536,70 @@ static void clean_stats(struct bg_bisect *b)
 	free(res);
 }
 
+/*
+ * Does the last commit's level exceed the first's? DIFFERENT when the shift is
+ * significant (one-sided 1%) and at least the threshold, SAME when even its upper bound
+ * (one-sided 5%) stays below the threshold. The known noise gives a z test; without it,
+ * Welch's t. With cfg.robust, on the boots of the endpoints' main modes (set_centres).
+ */
+static enum verdict3 endpoints_verdict(struct bg_bisect *b)
+{
+	const struct commit *g = &b->c[0], *r = &b->c[b->N];
+	double diff, se, zc = Z_CONFIRM, zs = Z_SAME, sigma = b->cfg.sigma;
+	double *kg = xmalloc((g->n ? g->n : 1) * sizeof(double));
+	double *kr = xmalloc((r->n ? r->n : 1) * sizeof(double));
+	unsigned ng = g->n, nr = r->n;
+	enum verdict3 v = V_UNKNOWN;
+
+	memcpy(kg, g->v, g->n * sizeof(double));
+	memcpy(kr, r->v, r->n * sizeof(double));
+	if (b->cfg.robust) {
+		/* the main modes' boots, and their own spread when it is wider than history's */
+		double *scratch = xmalloc((g->n > r->n ? g->n : r->n) * sizeof(double) + 1);
+
+		set_centres(b, scratch);
+		free(scratch);
+		ng = keep(b, &b->cur, g->v, g->n, kg);
+		nr = keep(b, &b->cur, r->v, r->n, kr);
+		if (ng >= 2 && nr >= 2 &&
+		    sqrt(((ng - 1) * bg_stats_var(kg, ng) + (nr - 1) * bg_stats_var(kr, nr)) /
+			 (ng + nr - 2)) > 1.5 * sigma)
+			sigma = 0;
+	}
+	if (ng < 2 || nr < 2)
+		goto out;
+	diff = bg_stats_mean(kr, nr) - bg_stats_mean(kg, ng);
+	if (sigma > 0) {
+		se = sigma * sqrt(1.0 / ng + 1.0 / nr);
+	} else {
+		struct bg_welch w;
+
+		if (bg_stats_welch(kg, ng, kr, nr, &w) < 0)
+			goto out;
+		se = w.se;
+		zc = bg_t_quantile(0.99, w.df);
+		zs = bg_t_quantile(1 - 0.01 / 6, w.df);
+	}
+	if (diff - zc * se > 0 && diff >= b->cfg.threshold)
+		v = V_DIFFERENT;
+	else if (diff + zs * se < b->cfg.threshold)
+		v = V_SAME;
+	/* significant, but maybe smaller than the threshold: more boots may tell */
+	else if (diff - zc * se > 0)
+		v = V_SIGNIFICANT;
+	/* not significant yet, but as large as the threshold: the bisection will boot more */
+	else if (diff >= b->cfg.threshold)
+		v = V_PROMISING;
+out:
+	free(kg);
+	free(kr);
+	return v;
+}
+
 /* Posterior mass of each segment (ts[j], ts[j+1]], and the levels under each. */
 static void compute_posterior(struct bg_bisect *b)
 {
-	double nu0 = b->cfg.sigma > 0 ? NU0 : 0, s02 = b->cfg.sigma * b->cfg.sigma;
+	double nu0 = b->sigma > 0 ? NU0 : 0, s02 = b->sigma * b->sigma;
 	double pn = 0, ps = 0, pq = 0, ntot = 0, stot = 0, qtot = 0, mx = -INFINITY, z = 0;
 	unsigned T = b->T;
 
@@ -585,7 +783,7 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 /* The noise of one boot's ln value: known from history, else the current fit's. */
 static double noise(const struct bg_bisect *b)
 {
-	return b->cfg.sigma > 0 ? b->cfg.sigma : fmax(b->split[0].sd, 1e-9);
+	return b->sigma > 0 ? b->sigma : fmax(b->split[0].sd, 1e-9);
 }
 
 static void push(struct bg_bisect *b, int lo, int hi, unsigned depth, bool check)
@@ -603,22 +801,23 @@ static void push(struct bg_bisect *b, int lo, int hi, unsigned depth, bool check
  */
 static bool explains_little(const struct bg_bisect *b, int first, int last)
 {
-	const struct commit *l = &b->c[b->lo], *h = &b->c[b->hi];
-	const struct commit *before = &b->c[first - 1], *after = &b->c[last];
+	unsigned nl, nh, nb, na;
+	double l = level(b, &b->cur, b->lo, &nl), h = level(b, &b->cur, b->hi, &nh);
+	double before = level(b, &b->cur, first - 1, &nb), after = level(b, &b->cur, last, &na);
 	double span, span_se, step, step_se;
 
 	if (b->cfg.steps == BG_BISECT_ALL_STEPS)
 		return true;
-	if (b->cfg.steps == BG_BISECT_ONE_STEP || !l->n || !h->n || !before->n || !after->n)
+	if (b->cfg.steps == BG_BISECT_ONE_STEP || !nl || !nh || !nb || !na)
 		return false;
-	span = mean_of(h) - mean_of(l);
-	step = mean_of(after) - mean_of(before);
+	span = h - l;
+	step = after - before;
 	if (span < 0) {
 		span = -span;
 		step = -step;
 	}
-	span_se = noise(b) * sqrt(1.0 / l->n + 1.0 / h->n);
-	step_se = noise(b) * sqrt(1.0 / before->n + 1.0 / after->n);
+	span_se = noise(b) * sqrt(1.0 / nl + 1.0 / nh);
+	step_se = noise(b) * sqrt(1.0 / nb + 1.0 / na);
 	return step + 2 * step_se < EXPLAINED * (span - 2 * span_se);
 }
 
@@ -666,8 +865,20 @@ static enum bg_bisect_status check_round(struct bg_bisect *b, struct bg_bisect_r
 		b->counts.rounds += ceil_div(want, b->cfg.workers);
 		return BG_BISECT_MEASURE;
 	}
-	diff = mean_of(y) - mean_of(x);
-	se = noise(b) * sqrt(1.0 / x->n + 1.0 / y->n);
+	{
+		unsigned nx, ny;
+		double lx = level(b, &b->whole, b->check.lo, &nx);
+		double ly = level(b, &b->whole, b->check.hi, &ny);
+
+		if (!nx || !ny) {   /* every boot of one in a minority's mode: boot more */
+			b->check_look *= 2;
+			if (b->check_look > CHECK_FIRST_LOOK << (CHECK_LOOKS - 1))
+				return next_task(b, req, nreq);
+			return check_round(b, req, nreq);
+		}
+		diff = ly - lx;
+		se = noise(b) * sqrt(1.0 / nx + 1.0 / ny);
+	}
 	if (fabs(diff) > Z_CHECK_DIFF * se) {
 		push(b, b->check.lo, b->check.hi, b->check.depth, false);
 		return next_task(b, req, nreq);
@@ -713,6 +924,122 @@ static enum bg_bisect_status next_task(struct bg_bisect *b, struct bg_bisect_req
 		      r->culprits[0].probability);
 }
 
+/* Every value of the commit the same (exact mode, or a single boot). */
+static bool repeats(const struct commit *c)
+{
+	for (unsigned k = 1; k < c->n; k++)
+		if (c->v[k] != c->v[0])
+			return false;
+	return c->n > 0;
+}
+
+enum edge { EDGE_SHOWN, EDGE_MORE, EDGE_NOT_SHOWN };
+
+/* Do boots y[0..ny) exceed boots x[0..nx) in the direction dir? One-sided Mann-Whitney. */
+static bool mwu_exceeds(const double *x, unsigned nx, const double *y, unsigned ny, double dir)
+{
+	struct bg_mwu m;
+
+	return nx >= 2 && ny >= 2 && bg_stats_mwu(x, nx, y, ny, &m) == 0 &&
+	       dir * (m.u - (double)nx * ny / 2) > 0 && m.p / 2 <= EDGE_ALPHA;
+}
+
+/*
+ * Are the values v[0..n) (kept, as keep leaves them) at the level of commit e, an end of
+ * the range, within 3 standard errors of the difference?
+ */
+static bool like(const struct bg_bisect *b, const double *v, unsigned n, int e, double sd)
+{
+	const struct commit *c = &b->c[e];
+	double *ke = xmalloc((c->n ? c->n : 1) * sizeof(double));
+	unsigned ne = keep(b, &b->cur, c->v, c->n, ke);
+	bool ok = n && ne &&
+		  fabs(bg_stats_mean(v, n) - bg_stats_mean(ke, ne)) <= 3 * sd * sqrt(1.0 / n + 1.0 / ne);
+
+	free(ke);
+	return ok;
+}
+
+/*
+ * The same by a z test whose noise is the larger of floor and the two samples' own (a
+ * wide spread between them is no evidence of a step), or by Mann-Whitney.
+ */
+static bool exceeds(const double *x, unsigned nx, const double *y, unsigned ny, double dir,
+		    double floor)
+{
+	double df = (double)(nx + ny - 2), sp, se, z;
+
+	if (nx < 2 || ny < 2)
+		return false;
+	sp = sqrt(((nx - 1) * bg_stats_var(x, nx) + (ny - 1) * bg_stats_var(y, ny)) / df);
+	se = fmax(sp, floor) * sqrt(1.0 / nx + 1.0 / ny);
+	z = se > 0 ? dir * (bg_stats_mean(y, ny) - bg_stats_mean(x, nx)) / se : 0;
+	return 1 - bg_norm_cdf(z) <= EDGE_ALPHA || mwu_exceeds(x, nx, y, ny, dir);
+}
+
+/*
+ * Do the culprit's own boots (commit c) differ from its parent's (commit a) in the
+ * direction of the step? The posterior rests on normal noise around one level per
+ * commit; boots that are bimodal (a share of them wait) or heavy-tailed can make it sure
+ * of a commit whose boots look like its parent's. Values that repeat exactly at both:
+ * they differ or not. A metric whose boots spread as the noise says (the history's, or
+ * the pooled robust spread): all of their boots are tested. Else only the boots taken
+ * since this answer first came: the ones that made the model choose it are no
+ * independent evidence. Each test at 1% split over the looks of 6, 12 and 24 boots a side.
+ */
+static enum edge edge_support(struct bg_bisect *b, int a, int c, double step)
+{
+	const struct commit *x = &b->c[a], *y = &b->c[c];
+	double dir = step < 0 ? -1 : 1, noise = b->sigma > 0 ? b->sigma : b->cur_sd, *kx, *ky;
+	unsigned fx, fy, nx, ny;
+	enum edge e = EDGE_MORE;
+
+	if (repeats(x) && repeats(y))
+		return dir * (y->v[0] - x->v[0]) > 0 ? EDGE_SHOWN : EDGE_NOT_SHOWN;
+	if (a != b->edge_a || c != b->edge_c) {
+		b->edge_a = a;
+		b->edge_c = c;
+		b->edge_na = x->n;
+		b->edge_nc = y->n;
+	}
+	fx = x->n - b->edge_na;
+	fy = y->n - b->edge_nc;
+	kx = xmalloc((x->n ? x->n : 1) * sizeof(double));
+	ky = xmalloc((y->n ? y->n : 1) * sizeof(double));
+	if (!b->wide) {
+		nx = keep(b, &b->cur, x->v, x->n, kx);
+		ny = keep(b, &b->cur, y->v, y->n, ky);
+		if (like(b, kx, nx, b->lo, noise) && like(b, ky, ny, b->hi, noise) &&
+		    exceeds(kx, nx, ky, ny, dir, noise))
+			e = EDGE_SHOWN;
+	}
+	if (e != EDGE_SHOWN) {
+		nx = keep(b, &b->cur, x->v + b->edge_na, fx, kx);
+		ny = keep(b, &b->cur, y->v + b->edge_nc, fy, ky);
+		if (mwu_exceeds(kx, nx, ky, ny, dir))
+			e = EDGE_SHOWN;
+		else if ((fx < fy ? fx : fy) >= edge_looks[ARRAY_SIZE(edge_looks) - 1])
+			e = EDGE_NOT_SHOWN;
+	}
+	free(kx);
+	free(ky);
+	return e;
+}
+
+/* The edge test's next look: both edges booted up to its number of new boots. */
+static enum bg_bisect_status edge_look(struct bg_bisect *b, struct bg_bisect_request *req,
+				       size_t *nreq, int a, int c)
+{
+	unsigned fa = b->c[a].n - b->edge_na, fc = b->c[c].n - b->edge_nc, look = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(edge_looks) && look <= (fa < fc ? fa : fc); i++)
+		look = edge_looks[i];
+	b->counts.rounds++;
+	request(b, req, nreq, a, fa < look ? look - fa : 0);
+	request(b, req, nreq, c, fc < look ? look - fc : 0);
+	return BG_BISECT_MEASURE;
+}
+
 /* One round of the bisection: stop, or choose the probes and their boots. */
 static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_request *req,
 					  size_t *nreq)
@@ -736,8 +1063,14 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 		b->confirmed = v == V_DIFFERENT || v == V_SIGNIFICANT;
 	}
 	if (b->T < 2 || b->ts[0] != b->lo || b->ts[b->T - 1] != b->hi) {
-		/* an endpoint without a single value yet: boot it */
-		request(b, req, nreq, b->c[b->lo].n ? b->hi : b->lo, 1);
+		/* an endpoint without a single value yet: boot it (within the budget) */
+		if (b->counts.boots >= b->cfg.max_boots) {
+			if (b->depth == 0)
+				return finish(b, BG_BISECT_UNKNOWN, 1, b->N, 0);
+			b->ntodo = 0;
+			return next_task(b, req, nreq);
+		}
+		request(b, req, nreq, b->T && b->ts[0] == b->lo ? b->hi : b->lo, 1);
 		b->counts.rounds++;
 		return BG_BISECT_MEASURE;
 	}
@@ -757,9 +1090,24 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	b->lead_last = c;
 	b->lead_p = pmax;
 	b->cur_step = b->split[j].mr - b->split[j].ml;
+	b->cur_sd = b->split[j].sd;
+	b->cur_ml = b->split[j].ml;
+	b->cur_mr = b->split[j].mr;
 	b->cur_step_se = b->split[j].sd *
 			 sqrt(1.0 / fmax(b->split[j].nl, 1) + 1.0 / fmax(b->split[j].nr, 1));
 	if (pmax >= 1 - b->cfg.eps && interior_resolved && edges_ok) {
+		enum edge e = b->cfg.robust ? edge_support(b, a, c, b->cur_step) : EDGE_SHOWN;
+
+		if (e == EDGE_MORE)
+			return edge_look(b, req, nreq, a, c);
+		if (e == EDGE_NOT_SHOWN) {
+			/* sure by the model, not by the boots: no culprit, and no such claim */
+			if (b->depth > 0)
+				return next_task(b, req, nreq);
+			b->result.step = b->cur_step;
+			b->result.step_se = b->cur_step_se;
+			return finish(b, BG_BISECT_UNKNOWN, a + 1, c, fmin(pmax, EDGE_CAP));
+		}
 		if (b->depth == 0 && b->cfg.confirm && !b->confirmed &&
 		    (fabs(b->cur_step) - Z_CONFIRM * b->cur_step_se <= 0 ||
 		     fabs(b->cur_step) < b->cfg.threshold)) {
@@ -871,6 +1219,17 @@ static enum bg_bisect_status bisect_round(struct bg_bisect *b, struct bg_bisect_
 	return BG_BISECT_MEASURE;
 }
 
+/*
+ * Do the endpoints' boots spread wider about their means than the noise says (from
+ * history, or from pairs)? A share of them in a slow mode, most often.
+ */
+static bool endpoints_wide(const struct bg_bisect *b)
+{
+	double ref = b->cfg.sigma > 0 ? b->cfg.sigma : pairs_sd(b);
+
+	return ref > 0 && pooled_sd(b) > 1.5 * ref;
+}
+
 /* Endpoint boots up to target each. */
 static void request_endpoints(struct bg_bisect *b, struct bg_bisect_request *req, size_t *n,
 			      unsigned target)
@@ -908,7 +1267,16 @@ enum bg_bisect_status bg_bisect_next(struct bg_bisect *b, struct bg_bisect_reque
 			return BG_BISECT_MEASURE;
 		return bg_bisect_next(b, req, max, n);
 	case PH_CONFIRM: {
-		enum verdict3 v = endpoints_verdict(b);
+		enum verdict3 v;
+
+		/* endpoints whose boots fall in several modes: enough of them to tell the main one */
+		if (b->cfg.robust && b->confirm_target < WIDE_ENDPOINTS && endpoints_wide(b)) {
+			b->confirm_target = WIDE_ENDPOINTS;
+			request_endpoints(b, req, n, b->confirm_target);
+			if (*n)
+				return BG_BISECT_MEASURE;
+		}
+		v = endpoints_verdict(b);
 
 		switch (v) {
 		case V_DIFFERENT:

@@ -33,11 +33,21 @@ struct bg_bisect_config {
 		BG_BISECT_ALL_STEPS,    /* always check the ranges beside every culprit */
 	} steps;
 	double min_frac;        /* smallest step looked for, as a share of the whole shift */
+	/*
+	 * For boots that are not normal about one level per commit: a metric whose boots
+	 * spread wider than its noise (a slow mode, heavy tails) is modelled with that
+	 * spread, nothing rejected as an outlier; and before a culprit is reported, its own
+	 * boots are tested against its parent's (Mann-Whitney, or t with the larger of the
+	 * model's noise and theirs; on such a metric only the boots taken since the answer
+	 * came): a step the model is sure of but the two commits' boots do not show gets more
+	 * boots on both, and at the last look is reported unknown. Off: the model alone.
+	 */
+	bool robust;
 };
 
 /*
  * The defaults: eps 0.005, n0 3, min_edge 3, 4000 boots, confirmation up to 96 boots per endpoint,
- * further steps of at least 25% of the shift looked for.
+ * further steps of at least 25% of the shift looked for, robust on.
  */
 void bg_bisect_config_init(struct bg_bisect_config *cfg, int commits);
 
@@ -59,7 +69,9 @@ struct bg_bisect_request {
 
 enum bg_bisect_outcome {
 	BG_BISECT_FOUND,            /* first..last: one culprit, or a skip set ending in one */
-	BG_BISECT_UNKNOWN,          /* budget spent: first..last is the most likely set */
+	BG_BISECT_UNKNOWN,          /* budget spent, or the edge test failed: first..last is
+				       the most likely set, its probability at most 0.9 when
+				       the edge test failed */
 	BG_BISECT_NOT_REPRODUCIBLE, /* the endpoints do not differ by the threshold */
 	BG_BISECT_INFRA,            /* more than a third of the boots hung or failed */
 };

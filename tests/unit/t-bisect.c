@@ -163,8 +163,8 @@ static void test_k_way_rounds(void **state)
 	assert_int_equal(bg_bb_generate(f, &g), 0);
 	fclose(f);
 	assert_int_equal(bg_bb_parse_mem("gen.bb", text, len, &c), 0);
-	bg_bb_run(&c, BG_BB_BOOTGATE, 1, false, &s1);
-	bg_bb_run(&c, BG_BB_BOOTGATE, 4, false, &s4);
+	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 1 }, &s1);
+	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 4 }, &s4);
 	print_message("k=1: %.1f rounds, k=4: %.1f rounds\n", s1.rounds / 40, s4.rounds / 40);
 	assert_int_equal(s1.correct, 40);
 	assert_int_equal(s4.correct, 40);
@@ -173,6 +173,124 @@ static void test_k_way_rounds(void **state)
 	bg_bb_score_release(&s4);
 	bg_bb_corpus_release(&c);
 	free(text);
+}
+
+/* n generated histories of N = 128 and d = 20%: cv 5%, and mix or tails noise */
+static struct bg_bb_corpus noisy_corpus(unsigned n, double p_slow, double slow, unsigned df)
+{
+	struct bg_bb_corpus c;
+	struct bg_bb_gen g;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	bg_bb_gen_init(&g);
+	g.d = 0.2;
+	g.histories = n;
+	g.seed = 7;
+	g.p_slow = p_slow;
+	g.slow = slow;
+	g.df = df;
+	f = open_memstream(&text, &len);
+	assert_int_equal(bg_bb_generate(f, &g), 0);
+	fclose(f);
+	assert_int_equal(bg_bb_parse_mem("gen.bb", text, len, &c), 0);
+	free(text);
+	return c;
+}
+
+/*
+ * A share of boots that wait (30% of them 1.5 times slower: the slow mode twice as far
+ * as the regression), with the noise from history and from the boots alone: the model
+ * alone names wrong culprits with a posterior over 0.9, bootgate none.
+ */
+static void test_bimodal_never_sure_and_wrong(void **state)
+{
+	struct bg_bb_corpus c = noisy_corpus(150, 0.3, 1.5, 0);
+	struct bg_bb_score s;
+
+	(void)state;
+	for (int hist = 0; hist < 2; hist++) {
+		struct bg_bb_opts o = { .k = 1, .no_history = hist };
+
+		bg_bb_run(&c, BG_BB_MODEL_ONLY, &o, &s);
+		print_message("model alone, %s: %zu of 150 right, %zu sure and wrong\n",
+			      hist ? "no history" : "history", s.correct, s.confident_wrong);
+		assert_true(s.confident_wrong >= 30);
+		bg_bb_score_release(&s);
+		bg_bb_run(&c, BG_BB_BOOTGATE, &o, &s);
+		print_message("bootgate, %s: %zu of 150 right, %zu unknown, %zu sure and wrong\n",
+			      hist ? "no history" : "history", s.correct, s.unknown,
+			      s.confident_wrong);
+		assert_int_equal(s.confident_wrong, 0);
+		assert_true(s.correct >= 135);
+		bg_bb_score_release(&s);
+	}
+	bg_bb_corpus_release(&c);
+}
+
+/* Most boots wait 300 times longer than the rest (as init_kprobe_trace on two CPUs). */
+static void test_mostly_waiting(void **state)
+{
+	struct bg_bb_corpus c = noisy_corpus(100, 0.85, 300, 0);
+	struct bg_bb_score s;
+
+	(void)state;
+	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 1, .no_history = true }, &s);
+	print_message("%zu of 100 right, %.1f boots each\n", s.correct, s.boots / 100);
+	assert_int_equal(s.confident_wrong, 0);
+	assert_true(s.correct >= 95);
+	bg_bb_score_release(&s);
+	bg_bb_corpus_release(&c);
+}
+
+/* Heavy tails (Student's t of 3 degrees): every culprit found, none wrong. */
+static void test_heavy_tails(void **state)
+{
+	struct bg_bb_corpus c = noisy_corpus(100, 0, 0, 3);
+	struct bg_bb_score s;
+
+	(void)state;
+	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 1 }, &s);
+	assert_int_equal(s.confident_wrong, 0);
+	assert_true(s.correct >= 98);
+	bg_bb_score_release(&s);
+	bg_bb_corpus_release(&c);
+}
+
+/*
+ * The edge test on values that repeat exactly (deterministic mode): one boot of the
+ * culprit and one of its parent decide, no more are asked for.
+ */
+static void test_exact_edges(void **state)
+{
+	struct bg_bisect_config cfg;
+	struct bg_bisect_request req[4];
+	struct bg_bisect_counts counts;
+	struct bg_bisect *b;
+	size_t n;
+
+	(void)state;
+	bg_bisect_config_init(&cfg, 17);
+	cfg.min_edge = 1;
+	cfg.n0 = 2;
+	cfg.threshold = log(1.05);
+	b = bg_bisect_new(&cfg);
+	while (bg_bisect_next(b, req, ARRAY_SIZE(req), &n) == BG_BISECT_MEASURE)
+		for (size_t i = 0; i < n; i++) {
+			if (req[i].build)
+				bg_bisect_built(b, req[i].commit, true);
+			for (unsigned v = 0; v < req[i].values; v++)
+				bg_bisect_value(b, req[i].commit, req[i].commit >= 11 ? log(3000) : log(2500));
+		}
+	assert_int_equal(bg_bisect_result(b)->outcome, BG_BISECT_FOUND);
+	assert_int_equal(bg_bisect_result(b)->first, 11);
+	assert_int_equal(bg_bisect_result(b)->last, 11);
+	assert_true(bg_bisect_result(b)->probability > 0.99);
+	bg_bisect_counts(b, &counts);
+	print_message("%u boots\n", counts.boots);
+	assert_true(counts.boots <= 10);
+	bg_bisect_free(b);
 }
 
 /* A regression made of two commits: both are found, with their own steps. */
@@ -314,6 +432,10 @@ int main(void)
 		cmocka_unit_test(test_infra_abort),
 		cmocka_unit_test(test_k_way_rounds),
 		cmocka_unit_test(test_two_steps),
+		cmocka_unit_test(test_bimodal_never_sure_and_wrong),
+		cmocka_unit_test(test_mostly_waiting),
+		cmocka_unit_test(test_heavy_tails),
+		cmocka_unit_test(test_exact_edges),
 		cmocka_unit_test(test_protocol),
 		cmocka_unit_test(test_corpus_errors),
 		cmocka_unit_test(test_percentile),
