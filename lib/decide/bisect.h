@@ -34,13 +34,13 @@ struct bg_bisect_config {
 	} steps;
 	double min_frac;        /* smallest step looked for, as a share of the whole shift */
 	/*
-	 * For boots that are not normal about one level per commit: a metric whose boots
-	 * spread wider than its noise (a slow mode, heavy tails) is modelled with that
-	 * spread, nothing rejected as an outlier; and before a culprit is reported, its own
-	 * boots are tested against its parent's (Mann-Whitney, or t with the larger of the
-	 * model's noise and theirs; on such a metric only the boots taken since the answer
-	 * came): a step the model is sure of but the two commits' boots do not show gets more
-	 * boots on both, and at the last look is reported unknown. Off: the model alone.
+	 * For boots that are not normal about one level per commit (a share of them in a
+	 * slow mode, heavy tails): outliers dropped around the endpoints' main modes, a
+	 * metric that still spreads wider than its noise modelled with that spread, and
+	 * before a culprit is reported its own boots tested against its parent's (the new
+	 * ones only, unless the noise comes from history and fits): a step the model is sure
+	 * of but the two commits' boots do not show gets more boots on both, and at the last
+	 * look is reported unknown, at most 0.9. Off: the model alone, as before.
 	 */
 	bool robust;
 };

@@ -142,15 +142,28 @@ static void test_infra_abort(void **state)
 	bg_bb_corpus_release(&c);
 }
 
+/* The corpus g generates, read back. */
+static struct bg_bb_corpus generated(const struct bg_bb_gen *g)
+{
+	struct bg_bb_corpus c;
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(bg_bb_generate(f, g), 0);
+	fclose(f);
+	assert_int_equal(bg_bb_parse_mem("gen.bb", text, len, &c), 0);
+	free(text);
+	return c;
+}
+
 /* k workers: the same answers in far fewer rounds. */
 static void test_k_way_rounds(void **state)
 {
 	struct bg_bb_gen g;
 	struct bg_bb_corpus c;
 	struct bg_bb_score s1, s4;
-	char *text;
-	size_t len;
-	FILE *f;
 
 	(void)state;
 	bg_bb_gen_init(&g);
@@ -159,10 +172,7 @@ static void test_k_way_rounds(void **state)
 	g.cv = 0.05;
 	g.histories = 40;
 	g.seed = 11;
-	f = open_memstream(&text, &len);
-	assert_int_equal(bg_bb_generate(f, &g), 0);
-	fclose(f);
-	assert_int_equal(bg_bb_parse_mem("gen.bb", text, len, &c), 0);
+	c = generated(&g);
 	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 1 }, &s1);
 	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 4 }, &s4);
 	print_message("k=1: %.1f rounds, k=4: %.1f rounds\n", s1.rounds / 40, s4.rounds / 40);
@@ -172,17 +182,12 @@ static void test_k_way_rounds(void **state)
 	bg_bb_score_release(&s1);
 	bg_bb_score_release(&s4);
 	bg_bb_corpus_release(&c);
-	free(text);
 }
 
 /* n generated histories of N = 128 and d = 20%: cv 5%, and mix or tails noise */
 static struct bg_bb_corpus noisy_corpus(unsigned n, double p_slow, double slow, unsigned df)
 {
-	struct bg_bb_corpus c;
 	struct bg_bb_gen g;
-	char *text;
-	size_t len;
-	FILE *f;
 
 	bg_bb_gen_init(&g);
 	g.d = 0.2;
@@ -191,12 +196,7 @@ static struct bg_bb_corpus noisy_corpus(unsigned n, double p_slow, double slow, 
 	g.p_slow = p_slow;
 	g.slow = slow;
 	g.df = df;
-	f = open_memstream(&text, &len);
-	assert_int_equal(bg_bb_generate(f, &g), 0);
-	fclose(f);
-	assert_int_equal(bg_bb_parse_mem("gen.bb", text, len, &c), 0);
-	free(text);
-	return c;
+	return generated(&g);
 }
 
 /*
@@ -293,18 +293,28 @@ static void test_exact_edges(void **state)
 	bg_bisect_free(b);
 }
 
-/* A regression made of two commits: both are found, with their own steps. */
+/*
+ * A regression made of two commits: both are found, with their own steps, when every
+ * range beside a culprit is checked. (Whether to check is decided from the endpoints'
+ * boots, at their least favourable: with 3 of them this history is a borderline case,
+ * see test_two_steps_gated.)
+ */
 static void test_two_steps(void **state)
 {
 	struct bg_bb_corpus c = corpus(
 		"bbench 1\nhistory a commits 129 seed 77\ntruth 30 90\nlevel 0 29 2500\n"
 		"level 30 89 2750\nlevel 90 128 3000\nnoise lognorm 0.02\nhang 0.01\nend\n");
+	struct bg_bisect_config cfg;
 	struct bg_bisect_result r;
 	struct bg_bisect_counts n;
 	bool f30 = false, f90 = false;
 
 	(void)state;
-	bisect_one(&c.h[0], log(1.05), 1, &r, &n);
+	bg_bisect_config_init(&cfg, c.h[0].commits);
+	cfg.sigma = c.h[0].sigma;
+	cfg.threshold = log(1.05);
+	cfg.steps = BG_BISECT_ALL_STEPS;
+	bg_bb_bisect(&c.h[0], &cfg, &r, &n);
 	assert_int_equal(r.outcome, BG_BISECT_FOUND);
 	assert_int_equal(r.nculprits, 2);
 	for (unsigned i = 0; i < r.nculprits; i++) {
@@ -314,6 +324,38 @@ static void test_two_steps(void **state)
 	}
 	assert_true(f30 && f90);
 	assert_true(fabs(r.unexplained) < 0.04);
+	bg_bb_corpus_release(&c);
+}
+
+/*
+ * Two steps of half the regression each, looked for only when the first explains too
+ * little: most are found, more than by the model alone (measured: 92% and 71.5% of the
+ * steps of 300 histories).
+ */
+static void test_two_steps_gated(void **state)
+{
+	struct bg_bb_corpus c;
+	struct bg_bb_score s, m;
+	struct bg_bb_gen g;
+
+	(void)state;
+	bg_bb_gen_init(&g);
+	g.d = 0.2;
+	g.cv = 0.02;
+	g.steps[0] = g.steps[1] = 0.5;
+	g.nsteps = 2;
+	g.histories = 60;
+	g.seed = 3;
+	c = generated(&g);
+	bg_bb_run(&c, BG_BB_BOOTGATE, &(struct bg_bb_opts){ .k = 1 }, &s);
+	bg_bb_run(&c, BG_BB_MODEL_ONLY, &(struct bg_bb_opts){ .k = 1 }, &m);
+	print_message("steps found: %zu of %zu, the model alone %zu\n", s.steps_found, s.steps,
+		      m.steps_found);
+	assert_true(s.steps_found >= 0.85 * (double)s.steps);
+	assert_true(s.steps_found >= m.steps_found);
+	assert_int_equal(s.false_culprits, 0);
+	bg_bb_score_release(&s);
+	bg_bb_score_release(&m);
 	bg_bb_corpus_release(&c);
 }
 
@@ -432,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_infra_abort),
 		cmocka_unit_test(test_k_way_rounds),
 		cmocka_unit_test(test_two_steps),
+		cmocka_unit_test(test_two_steps_gated),
 		cmocka_unit_test(test_bimodal_never_sure_and_wrong),
 		cmocka_unit_test(test_mostly_waiting),
 		cmocka_unit_test(test_heavy_tails),
