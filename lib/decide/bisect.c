@@ -27,13 +27,20 @@
 #define CHECK_LOOKS 5
 #define Z_CHECK_DIFF 3.090232 /* two-sided 1% over the looks */
 #define Z_CHECK_SAME 2.326348 /* one-sided 5% over the looks */
-#define EDGE_ALPHA (0.001 / 6) /* the edge test: one-sided 0.1% over its 6 tests */
+#define EDGE_ALPHA (0.001 / 6) /* the edge test on new boots: 0.1% over its looks ... */
+#define EDGE_ALPHA_ALL 0.001  /* ... on all boots (normal, the noise from history): 0.1% */
 #define EDGE_CAP 0.9          /* the most an answer the edge test refused may claim */
 #define WIDE_ENDPOINTS 12     /* endpoint boots when they fall in several modes */
 #define PAIRS_MIN 12          /* pairs of boots of one commit that tell the noise */
+#define WIDE 1.5              /* boots spread wider than the noise: pooled SD over 1.5 sigma */
 
-/* the edge test's looks: new boots of the culprit and of its parent */
-static const unsigned edge_looks[] = { 8, 16, 32, 64, 96 };
+/*
+ * The edge test's looks: boots of the culprit and of its parent, all of them, or new
+ * ones (8 for Mann-Whitney to reach its level); both end at LAST_LOOK.
+ */
+static const unsigned all_looks[] = { 6, 12, 24, 48, 96 };
+static const unsigned new_looks[] = { 8, 16, 32, 64, 96 };
+#define LAST_LOOK 96
 
 /* Gross outliers: a boot further than within from both centres (of the range's ends). */
 struct centres {
@@ -86,6 +93,7 @@ struct bg_bisect {
 	struct centres whole;           /* and of the whole history, for residual checks */
 	int edge_a, edge_c;             /* the answer under the edge test, and the boots */
 	unsigned edge_na, edge_nc;      /* its two commits had when it first came */
+	bool edge_all;                  /* all their boots are tested, else the new ones */
 	struct commit *c;
 	enum phase phase;
 	unsigned confirm_target;
@@ -439,7 +447,7 @@ static void set_centres(struct bg_bisect *b, double *scratch)
  * rejection, when no noise comes from history, is the pairs' (pairs_sd): a slow mode
  * that a share of the boots fall in is dropped with the outliers, whichever mode the
  * median of a few boots fell in. What is kept may still spread wider than that noise
- * (pooled SD over 1.5 times it: heavy tails, a slow mode near the main one): such a
+ * (pooled SD over WIDE times it: heavy tails, a slow mode near the main one): such a
  * metric is "wide", taken with its own spread as its noise and clipped only at 3 of it.
  */
 static void clean_stats(struct bg_bisect *b)
@@ -494,7 +502,7 @@ static void clean_stats(struct bg_bisect *b)
 		}
 		b->pooled = df > 0 ? sqrt(ss / df) : 0;
 		/* too few pairs to tell the noise: nothing is known to be normal */
-		b->wide = spread > 0 && (ref <= 0 || spread > 1.5 * ref);
+		b->wide = spread > 0 && (ref <= 0 || spread > WIDE * ref);
 		if (sigma > 0 && b->wide)
 			b->sigma = fmax(sigma, b->pooled);
 	} else if (sigma > 0 && g->n >= 3 && r->n >= 3) {
@@ -975,7 +983,7 @@ static bool exceeds(const double *x, unsigned nx, const double *y, unsigned ny, 
 	sp = sqrt(((nx - 1) * bg_stats_var(x, nx) + (ny - 1) * bg_stats_var(y, ny)) / df);
 	se = fmax(sp, floor) * sqrt(1.0 / nx + 1.0 / ny);
 	z = se > 0 ? dir * (bg_stats_mean(y, ny) - bg_stats_mean(x, nx)) / se : 0;
-	return 1 - bg_norm_cdf(z) <= EDGE_ALPHA || mwu_exceeds(x, nx, y, ny, dir);
+	return 1 - bg_norm_cdf(z) <= EDGE_ALPHA_ALL || mwu_exceeds(x, nx, y, ny, dir);
 }
 
 /*
@@ -988,8 +996,8 @@ static bool exceeds(const double *x, unsigned nx, const double *y, unsigned ny, 
  * dropped) are tested, by z or Mann-Whitney. Else only the boots taken since this answer
  * first came, by Mann-Whitney: the ones that made the model choose it are no independent
  * evidence, and a noise learnt from the same boots was measured as no safeguard (0.3% of
- * bimodal histories sure and wrong). 0.1% one-sided, split over the six tests: all the
- * boots, then 8, 16, 32, 64 and 96 new ones a side.
+ * bimodal histories sure and wrong). 0.1% one-sided, on new boots split over the looks;
+ * more boots on both up to 96 a side (all_looks, new_looks), then it is not shown.
  */
 static enum edge edge_support(struct bg_bisect *b, int a, int c, double step)
 {
@@ -1010,19 +1018,22 @@ static enum edge edge_support(struct bg_bisect *b, int a, int c, double step)
 	fy = y->n - b->edge_nc;
 	kx = xmalloc((x->n ? x->n : 1) * sizeof(double));
 	ky = xmalloc((y->n ? y->n : 1) * sizeof(double));
+	b->edge_all = false;
 	if (!b->wide && b->cfg.sigma > 0) {
 		nx = keep(b, &b->cur, x->v, x->n, kx);
 		ny = keep(b, &b->cur, y->v, y->n, ky);
-		if (like(b, kx, nx, b->lo, noise) && like(b, ky, ny, b->hi, noise) &&
-		    exceeds(kx, nx, ky, ny, dir, noise))
+		b->edge_all = like(b, kx, nx, b->lo, noise) && like(b, ky, ny, b->hi, noise);
+		if (b->edge_all && exceeds(kx, nx, ky, ny, dir, noise))
 			e = EDGE_SHOWN;
+		else if (b->edge_all && (x->n < y->n ? x->n : y->n) >= LAST_LOOK)
+			e = EDGE_NOT_SHOWN;
 	}
-	if (e != EDGE_SHOWN) {
+	if (e == EDGE_MORE && !b->edge_all) {
 		nx = keep(b, &b->cur, x->v + b->edge_na, fx, kx);
 		ny = keep(b, &b->cur, y->v + b->edge_nc, fy, ky);
 		if (mwu_exceeds(kx, nx, ky, ny, dir))
 			e = EDGE_SHOWN;
-		else if ((fx < fy ? fx : fy) >= edge_looks[ARRAY_SIZE(edge_looks) - 1])
+		else if ((fx < fy ? fx : fy) >= LAST_LOOK)
 			e = EDGE_NOT_SHOWN;
 	}
 	free(kx);
@@ -1030,14 +1041,22 @@ static enum edge edge_support(struct bg_bisect *b, int a, int c, double step)
 	return e;
 }
 
-/* The edge test's next look: both edges booted up to its number of new boots. */
+/*
+ * The edge test's next look: both edges booted up to its number of boots, all of them
+ * when all are tested, else new ones.
+ */
 static enum bg_bisect_status edge_look(struct bg_bisect *b, struct bg_bisect_request *req,
 				       size_t *nreq, int a, int c)
 {
-	unsigned fa = b->c[a].n - b->edge_na, fc = b->c[c].n - b->edge_nc, look = 0;
+	unsigned fa = b->c[a].n, fc = b->c[c].n, look = 0;
+	const unsigned *looks = b->edge_all ? all_looks : new_looks;
 
-	for (size_t i = 0; i < ARRAY_SIZE(edge_looks) && look <= (fa < fc ? fa : fc); i++)
-		look = edge_looks[i];
+	if (!b->edge_all) {
+		fa -= b->edge_na;
+		fc -= b->edge_nc;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(new_looks) && look <= (fa < fc ? fa : fc); i++)
+		look = looks[i];
 	b->counts.rounds++;
 	request(b, req, nreq, a, fa < look ? look - fa : 0);
 	request(b, req, nreq, c, fc < look ? look - fc : 0);
