@@ -75,7 +75,7 @@ printf 'highest unknown rate:                %.1f%% (target <= 1%%)\n' "$(echo "
 # The engine beside itself without its robust part (the model alone, bisect.h), with the
 # noise from history and from the boots alone (as the service bisects), and the reference
 # method's figures on the same corpora (accuracy, boots, builds; tools/bisect-bench of the
-# method's notes, bench.py run --algos bayes: it reads 'noise mix', and reads 'noise t' as
+# method's notes, bench.py run --algos bayes: it reads 'noise mix', and takes 'noise t' for
 # lognormal, so it has none for heavy tails; it names no posterior).
 noise_reference() {
 	case "$1" in
@@ -87,8 +87,8 @@ noise_reference() {
 }
 
 printf '\nbisection under noise that is not lognormal (N 128, d 20%%, CV 5%%, %s histories)\n' "$histories"
-printf '%-10s %-10s %24s %30s %30s\n' noise sigma "reference acc/boots/builds" \
-	"model alone acc/boots/wrong>0.9" "bootgate acc/boots/wrong>0.9"
+printf '%-10s %-8s %24s %30s %37s\n' noise sigma "reference acc/boots/builds" \
+	"model alone acc/boots/wrong>0.9" "bootgate acc/boots/builds/wrong>0.9"
 worst_wrong=0; worst_noise_acc=1
 for spec in lognormal: slow30:--mix=0.3,1.5 wait85:--mix=0.85,300 tails3:--tails=3; do
 	name=${spec%%:*}
@@ -108,12 +108,13 @@ for spec in lognormal: slow30:--mix=0.3,1.5 wait85:--mix=0.85,300 tails3:--tails
 			.corpora[0].algorithms as $a | ($a[] | select(.name == "bootgate")) as $b |
 			($a[] | select(.name == "model-only")) as $m |
 			[$m.accuracy, $m.mean_boots, $m.confident_wrong,
-			 $b.accuracy, $b.mean_boots, $b.confident_wrong] | map(tostring) | join(" ")')
+			 $b.accuracy, $b.mean_boots, $b.confident_wrong, $b.mean_builds]
+			| map(tostring) | join(" ")')
 		set -- $line
-		printf '%-10s %-10s %24s %10.1f%% %7.1f %8.1f%% %10.1f%% %7.1f %8.1f%%\n' "$name" "$h" \
-			"$([ $h = history ] && echo "$ref" || echo "")" \
+		printf '%-10s %-8s %24s %10.1f%% %7.1f %8.1f%% %10.1f%% %7.1f %6.1f %8.1f%%\n' "$name" \
+			"$h" "$([ $h = history ] && echo "$ref" || echo "")" \
 			"$(echo "$1 * 100" | bc -l)" "$2" "$(echo "$3 * 100" | bc -l)" \
-			"$(echo "$4 * 100" | bc -l)" "$5" "$(echo "$6 * 100" | bc -l)"
+			"$(echo "$4 * 100" | bc -l)" "$5" "$7" "$(echo "$6 * 100" | bc -l)"
 		worst_wrong=$(echo "if ($6 > $worst_wrong) $6 else $worst_wrong" | bc -l)
 		worst_noise_acc=$(echo "if ($4 < $worst_noise_acc) $4 else $worst_noise_acc" | bc -l)
 	done

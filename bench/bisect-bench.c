@@ -325,8 +325,9 @@ int bg_bb_parse_mem(const char *name, const char *text, size_t len, struct bg_bb
 				    !parse_num(tok[4], &h->slow) || h->slow <= 0))
 				FAIL("%s:%zu: mix needs a probability and a positive factor", name,
 				     lineno);
-			if (t && (!parse_long(tok[3], &df) || df < 1 || df > 100))
-				FAIL("%s:%zu: t needs degrees of freedom from 1 to 100, not '%s'", name,
+			/* 1 degree is Cauchy: a boot's time would overflow */
+			if (t && (!parse_long(tok[3], &df) || df < 2 || df > 100))
+				FAIL("%s:%zu: t needs degrees of freedom from 2 to 100, not '%s'", name,
 				     lineno, tok[3]);
 			h->df = t ? (unsigned)df : 0;
 		} else if (!strcmp(tok[0], "hang")) {
@@ -708,8 +709,8 @@ static void score(struct bg_bb_score *s, const struct bg_bb_history *h,
 	size_t matched = 0;
 
 	/* a culprit named with a posterior over 0.9, and wrong */
-	if (r->outcome == BG_BISECT_FOUND && r->probability > 0.9) {
-		bool wrong = !r->nculprits && !is_truth(h, r->first, r->last);
+	if (r->outcome == BG_BISECT_FOUND) {
+		bool wrong = !r->nculprits && r->probability > 0.9 && !is_truth(h, r->first, r->last);
 
 		for (unsigned i = 0; i < r->nculprits; i++)
 			wrong |= r->culprits[i].probability > 0.9 &&

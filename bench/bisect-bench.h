@@ -64,7 +64,7 @@ void bg_bb_gen_init(struct bg_bb_gen *g);
 /* Writes a corpus; -1 on a write error. */
 int bg_bb_generate(FILE *out, const struct bg_bb_gen *g);
 
-/* bootgate's engine; the same without its edge test (the model alone); git bisect */
+/* bootgate's engine; the same without cfg.robust (the model alone); git bisect */
 enum bg_bb_algo { BG_BB_BOOTGATE, BG_BB_MODEL_ONLY, BG_BB_GIT_BISECT };
 
 struct bg_bb_score {

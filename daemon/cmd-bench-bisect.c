@@ -85,17 +85,23 @@ static void to_row(const struct bg_bb_score *s, struct row *r)
 
 static void print_row(const struct row *r)
 {
-	char name[32];
+	bool git = !strcmp(r->name, "git-bisect");
+	char name[32], wrong[16];
 
-	if (strcmp(r->name, "git-bisect"))
+	if (!git)
 		snprintf(name, sizeof(name), "%s k=%u", r->name, r->k);
 	else
 		snprintf(name, sizeof(name), "%s", r->name);
+	/* git bisect names a commit with no posterior */
+	if (!git)
+		snprintf(wrong, sizeof(wrong), "%6.1f%%", 100 * r->confident_wrong);
+	else
+		snprintf(wrong, sizeof(wrong), "%7s", "-");
 	bg_text_printf(stdout, "  %-16s %6.1f%% [%5.1f, %5.1f] %6.1f%% %6.2f %8.1f %6u %7.1f %7.1f "
-			       "%6.1f%% %6.1f%%", name, 100 * r->accuracy, 100 * r->lo, 100 * r->hi,
+			       "%6.1f%% %s", name, 100 * r->accuracy, 100 * r->lo, 100 * r->hi,
 			       100 * r->in_set, r->mean_set,
 			       r->mean_boots, r->p95, r->mean_builds, r->mean_rounds, 100 * r->unknown,
-			       100 * r->confident_wrong);
+			       wrong);
 	if (r->multi)
 		bg_text_printf(stdout, "   steps found %.1f%%, false culprits %.2f", 100 * r->recall,
 				       r->false_culprits);
@@ -154,10 +160,10 @@ static void bench_bisect_help(FILE *out)
 	       "  --no-history\n"
 	       "              bootgate learns the noise from the boots alone, as the service\n"
 	       "              bisects (else it knows the lognormal noise, as from history)\n"
-	       "\nRows: bootgate; model-only, the same engine without the test of the\n"
-	       "culprit's boots against its parent's; git bisect, one boot a commit. 'wrong>0.9'\n"
-	       "is the share of histories where a wrong culprit was named with a posterior\n"
-	       "over 0.9.\n"
+	       "\nRows: bootgate; git bisect, one boot a commit; model-only, the same engine\n"
+	       "without its robust part (outliers around main modes, the test of the culprit's\n"
+	       "boots against its parent's). wrong>0.9: the share of histories where a wrong\n"
+	       "culprit was named with a posterior over 0.9.\n"
 	       "\nWith --generate, writes a corpus to stdout instead:\n"
 	       "  --N N       commits after the good one (128)\n"
 	       "  --d D       the regression, as a fraction (0.05)\n"
@@ -257,7 +263,7 @@ static int cmd_bench_bisect(int argc, char **argv)
 			parse_mix(&gen, optarg);
 			break;
 		case O_TAILS:
-			gen.df = (unsigned)cmd_parse_count("bench-bisect", "--tails", optarg, 1, 100);
+			gen.df = (unsigned)cmd_parse_count("bench-bisect", "--tails", optarg, 2, 100);
 			break;
 		default:
 			return cmd_option_error("bench-bisect", argv);
