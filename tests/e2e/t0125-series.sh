@@ -1,5 +1,4 @@
 #!/bin/sh
-# beside: t0161-perf.sh
 # bootgate series on real kernels: a v2 series in the lists' form (a cover letter and
 # three patches made by git format-patch --cover-letter --base, patch 2 quoted-printable)
 # on the scenario-tracing branch. Patch 1 rewords a comment (its image is its parent's,
