@@ -88,8 +88,7 @@ struct bg_bisect {
 	double lead_p;
 	bool confirmed;                 /* the endpoints were found to differ */
 	double sigma;                   /* the noise the model takes: cfg.sigma, or wider */
-	double pooled;                  /* pooled SD of the boots kept about their commits' means */
-	bool wide;                      /* what is kept spreads wider than the noise says */
+	bool wide;                      /* the boots spread wider than the noise says */
 	struct centres cur;             /* the outliers of the range being bisected */
 	struct centres whole;           /* and of the whole history, for residual checks */
 	int edge_a, edge_c;             /* the answer under the edge test, and the boots */
@@ -361,27 +360,26 @@ static bool too_much_infra(const struct bg_bisect *b)
 	return b->counts.boots >= 9 && 3 * b->counts.hung > b->counts.boots;
 }
 
-/* ---- confirming the regression on the endpoints ---- */
+/* ---- the posterior ---- */
+
+/* Adds the squared deviations of v[0..n) about their mean to *ss, their freedom to *df. */
+static void pool_add(double *ss, double *df, const double *v, unsigned n)
+{
+	if (n < 2)
+		return;
+	*ss += (n - 1) * bg_stats_var(v, n);
+	*df += n - 1;
+}
 
 /* The pooled standard deviation of every commit's boots about its own mean; 0 if none. */
 static double pooled_sd(const struct bg_bisect *b)
 {
 	double ss = 0, df = 0;
 
-	for (int i = 0; i <= b->N; i++) {
-		const struct commit *c = &b->c[i];
-
-		if (c->n < 2)
-			continue;
-		ss += (c->n - 1) * bg_stats_var(c->v, c->n);
-		df += c->n - 1;
-	}
+	for (int i = 0; i <= b->N; i++)
+		pool_add(&ss, &df, b->c[i].v, b->c[i].n);
 	return df > 0 ? sqrt(ss / df) : 0;
 }
-
-enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT, V_PROMISING };
-
-/* ---- the posterior ---- */
 
 /* The upper median of v[0..n) (the element at n/2 once sorted), as the method uses. */
 static double upper_median(const double *v, unsigned n, double *scratch)
@@ -452,14 +450,14 @@ static void set_centres(struct bg_bisect *b, double ref, double *scratch)
  * With cfg.robust the centres are the endpoints' main modes, and the sigma of the
  * rejection, when no noise comes from history, is the pairs' (pairs_sd): a slow mode
  * that a share of the boots fall in is dropped with the outliers, whichever mode the
- * median of a few boots fell in. What is kept may still spread wider than that noise
- * (pooled SD over WIDE times it: heavy tails, a slow mode near the main one): such a
- * metric is "wide", taken with its own spread as its noise and clipped only at 3 of it.
+ * median of a few boots fell in. A metric whose boots, all of them, spread wider than
+ * that noise (pooled SD over WIDE times it: a slow mode, heavy tails) is "wide": taken
+ * with the spread of the boots kept as its noise, and clipped only at 3 of it.
  */
 static void clean_stats(struct bg_bisect *b)
 {
 	const struct commit *g = &b->c[b->lo], *r = &b->c[b->hi];
-	double sigma = b->cfg.sigma, robust = 0;
+	double sigma = b->cfg.sigma, robust = 0, pooled = 0;
 	unsigned maxn = 1, nres = 0;
 	double *scratch, *res = NULL, *kept;
 
@@ -498,19 +496,13 @@ static void clean_stats(struct bg_bisect *b)
 		double ref = sigma > 0 ? sigma : pairs_sd(b), spread = pooled_sd(b), ss = 0, df = 0;
 
 		set_centres(b, ref, scratch);
-		for (int i = b->lo; i <= b->hi; i++) {
-			unsigned n = keep(b, &b->cur, b->c[i].v, b->c[i].n, kept);
-
-			if (n >= 2) {
-				ss += (n - 1) * bg_stats_var(kept, n);
-				df += n - 1;
-			}
-		}
-		b->pooled = df > 0 ? sqrt(ss / df) : 0;
+		for (int i = b->lo; i <= b->hi; i++)
+			pool_add(&ss, &df, kept, keep(b, &b->cur, b->c[i].v, b->c[i].n, kept));
+		pooled = df > 0 ? sqrt(ss / df) : 0;
 		/* too few pairs to tell the noise: nothing is known to be normal */
 		b->wide = spread > 0 && (ref <= 0 || spread > WIDE * ref);
 		if (sigma > 0 && b->wide)
-			b->sigma = fmax(sigma, b->pooled);
+			b->sigma = fmax(sigma, pooled);
 	} else if (sigma > 0 && g->n >= 3 && r->n >= 3) {
 		b->cur.g = upper_median(g->v, g->n, scratch);
 		b->cur.r = upper_median(r->v, r->n, scratch);
@@ -522,7 +514,7 @@ static void clean_stats(struct bg_bisect *b)
 	b->T = 0;
 	for (int i = b->lo; i <= b->hi; i++) {
 		const struct commit *c = &b->c[i];
-		double scale = sigma > 0 ? sigma : b->wide ? b->pooled : robust, sum = 0, sq = 0;
+		double scale = sigma > 0 ? sigma : b->wide ? pooled : robust, sum = 0, sq = 0;
 		unsigned n;
 
 		if (!c->n)
@@ -551,6 +543,10 @@ static void clean_stats(struct bg_bisect *b)
 	free(res);
 }
 
+/* ---- confirming the regression on the endpoints ---- */
+
+enum verdict3 { V_DIFFERENT, V_SAME, V_UNKNOWN, V_SIGNIFICANT, V_PROMISING };
+
 /*
  * Does the last commit's level exceed the first's? DIFFERENT when the shift is
  * significant (one-sided 1%) and at least the threshold, SAME when even its upper bound
@@ -566,22 +562,24 @@ static enum verdict3 endpoints_verdict(struct bg_bisect *b)
 	unsigned ng = g->n, nr = r->n;
 	enum verdict3 v = V_UNKNOWN;
 
-	if (g->n)
-		memcpy(kg, g->v, g->n * sizeof(double));
-	if (r->n)
-		memcpy(kr, r->v, r->n * sizeof(double));
 	if (b->cfg.robust) {
 		/* the main modes' boots, and their own spread when it is wider than history's */
 		double *scratch = xmalloc(((g->n > r->n ? g->n : r->n) + 1) * sizeof(double));
+		double ss = 0, df = 0;
 
 		set_centres(b, sigma > 0 ? sigma : pairs_sd(b), scratch);
 		free(scratch);
 		ng = keep(b, &b->cur, g->v, g->n, kg);
 		nr = keep(b, &b->cur, r->v, r->n, kr);
-		if (ng >= 2 && nr >= 2 &&
-		    sqrt(((ng - 1) * bg_stats_var(kg, ng) + (nr - 1) * bg_stats_var(kr, nr)) /
-			 (ng + nr - 2)) > WIDE * sigma)
+		pool_add(&ss, &df, kg, ng);
+		pool_add(&ss, &df, kr, nr);
+		if (ng >= 2 && nr >= 2 && sqrt(ss / df) > WIDE * sigma)
 			sigma = 0;
+	} else {
+		if (g->n)
+			memcpy(kg, g->v, g->n * sizeof(double));
+		if (r->n)
+			memcpy(kr, r->v, r->n * sizeof(double));
 	}
 	if (ng < 2 || nr < 2)
 		goto out;
@@ -984,12 +982,13 @@ static bool like(const struct bg_bisect *b, const double *v, unsigned n, int e, 
 static bool exceeds(const double *x, unsigned nx, const double *y, unsigned ny, double dir,
 		    double floor)
 {
-	double df = (double)(nx + ny - 2), sp, se, z;
+	double ss = 0, df = 0, se, z;
 
 	if (nx < 2 || ny < 2)
 		return false;
-	sp = sqrt(((nx - 1) * bg_stats_var(x, nx) + (ny - 1) * bg_stats_var(y, ny)) / df);
-	se = fmax(sp, floor) * sqrt(1.0 / nx + 1.0 / ny);
+	pool_add(&ss, &df, x, nx);
+	pool_add(&ss, &df, y, ny);
+	se = fmax(sqrt(ss / df), floor) * sqrt(1.0 / nx + 1.0 / ny);
 	z = se > 0 ? dir * (bg_stats_mean(y, ny) - bg_stats_mean(x, nx)) / se : 0;
 	return 1 - bg_norm_cdf(z) <= EDGE_ALPHA_ALL || mwu_exceeds(x, nx, y, ny, dir);
 }
